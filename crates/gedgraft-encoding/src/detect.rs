@@ -1,13 +1,53 @@
 //! Choosing the encoding of a file (2019 draft § Detecting a character encoding, § Specified character encodings).
+//!
+//! The steps, in order:
+//!
+//! 1. **Detected encoding** (R-DETECTED-ENC-01…07): a UTF-8 or UTF-16 byte-order mark, or else BOM-less UTF-16
+//!    sniffed from the first two octets (`xx 00` → UTF-16LE, `00 xx` → UTF-16BE, `xx` in `01`–`7F`).
+//! 2. **Header scan** (R-SPECIFIED-ENC-01…09): the start of the file is decoded provisionally with the detected
+//!    encoding, or octet by octet as ISO-8859-1 if there is none; line strings are whitespace-normalised and
+//!    upper-cased; the first non-blank one must be `0 HEAD`; the scan stops at the next line starting `0 `; it
+//!    reads the first `1 CHAR` line and a `2 VERS` line right after it.
+//! 3. **Specified encoding** (R-SPECIFIED-ENC-10…14), from the `CHAR` value:
+//!    * `ASCII`, `ANSEL`, `UTF-8` → that encoding (R-SPECIFIED-ENC-10);
+//!    * `UNICODE` → the detected UTF-16 (R-SPECIFIED-ENC-12). *Decision* (R-SPECIFIED-ENC-13): with no UTF-16
+//!      detected, `UNICODE` means UTF-8. The scan could read the `CHAR` line octet by octet, so the file is not
+//!      UTF-16; files that say `UNICODE` in an 8-bit stream are UTF-8 in practice (gedcom7code
+//!      `char_utf8-2.ged`). If the octets are not valid UTF-8 a `declared-encoding-mismatch` note says so.
+//!    * `ANSI` → the Windows code page named by the `VERS` line (`1250`…`1258`, `CP1250`, `windows-1250`, …),
+//!      windows-1252 without one (R-SPECIFIED-ENC-13, the draft's own example);
+//!    * any other name [`Encoding::from_name`] knows, including the real-world values `UTF8`, `IBMPC` (IBM437),
+//!      `IBM WINDOWS` (windows-1252), `MACINTOSH`, and `LATIN1` / `ISO8859-1` / `ISO-8859-1`, which mean
+//!      windows-1252 as in WHATWG, since files labelled Latin-1 use its `80`–`9F` characters
+//!      (R-SPECIFIED-ENC-13);
+//!    * anything else: no specified encoding and an `unknown-declared-encoding` warning (R-SPECIFIED-ENC-14).
+//! 4. **Used encoding** (R-SPECIFIED-ENC-15): specified, else detected, else [`DetectOptions::default_encoding`]
+//!    (UTF-8 unless the caller asks for GEDCOM 5.5.1's ANSEL, R-PARSING-LINESTRS-02); [`DetectOptions::force`]
+//!    wins over everything. *Decision*: when UTF-16 is detected and `CHAR` names something else (gedcom4j
+//!    `utf16le.ged` says `ANSEL`), UTF-16 is used and a `declared-encoding-mismatch` note explains why: the
+//!    `CHAR` line was itself read as UTF-16, and decoding UTF-16 octets as an 8-bit encoding would make even
+//!    `0 HEAD` unreadable. Otherwise the declared encoding is used even where the octets disagree; the notes
+//!    below only tell the user.
+//!
+//! Notes ([`EncodingNote`]) report a NUL octet in the scan (R-SPECIFIED-ENC-03, an error; decoding still goes
+//! on), an unknown `CHAR` value, octets that contradict the used encoding (naming the likely one), and CESU-8
+//! under UTF-8 (R-ENCODINGS-04). Their offsets are in the original octets.
+
+use std::ops::Range;
 
 use crate::source_map::SourceMap;
-use crate::{Decoded, Encoding};
+use crate::{ansel, Decoded, Encoding};
 
-/// What the caller allows or demands when the encoding is chosen.
+/// What the caller allows or demands when the encoding is chosen. `Default` gives the 2019 rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DetectOptions {
-    /// Use this encoding whatever the file says (`--encoding NAME`).
+    /// Use this encoding whatever the file says (`--encoding NAME`). A byte-order mark is still recognised and
+    /// kept as such.
     pub force: Option<Encoding>,
+    /// The encoding to use when there is neither a specified nor a detected encoding. `None` means UTF-8, the
+    /// 2019 rule (R-SPECIFIED-ENC-15, R-PARSING-LINESTRS-02); `Some(Encoding::Ansel)` gives GEDCOM 5.5.1's
+    /// default.
+    pub default_encoding: Option<Encoding>,
 }
 
 /// A byte-order mark at the start of the file.
@@ -26,7 +66,8 @@ pub struct Detection {
     pub detected: Option<Encoding>,
     /// The byte-order mark, if the file starts with one.
     pub bom: Option<Bom>,
-    /// The `HEAD.CHAR` payload as written, if the header scan found one.
+    /// The `HEAD.CHAR` payload as written (case and inner spacing kept, surrounding spaces and tabs trimmed),
+    /// if the header scan found one.
     pub declared: Option<String>,
     /// The encoding used to decode the file.
     pub used: Encoding,
@@ -35,6 +76,8 @@ pub struct Detection {
 }
 
 /// A finding about a file's encoding (a NUL octet, CESU-8, a `CHAR` the octets contradict, …).
+///
+/// The codes are the associated constants ([`EncodingNote::NUL_OCTET`], …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodingNote {
     /// A stable kebab-case code, such as `nul-octet` or `declared-encoding-mismatch`.
@@ -47,7 +90,39 @@ pub struct EncodingNote {
     pub file_offset: usize,
 }
 
-/// Chooses the encoding of `bytes`.
+impl EncodingNote {
+    /// Error: octet `00` met while scanning a file with no detected encoding (R-SPECIFIED-ENC-03). The spec says
+    /// stop; gedgraft still decodes the whole file so that it can be kept and shown.
+    pub const NUL_OCTET: &'static str = "nul-octet";
+    /// Warning: the `CHAR` value names no encoding gedgraft knows (R-SPECIFIED-ENC-14, -16); the detected or
+    /// default encoding is used instead.
+    pub const UNKNOWN_DECLARED_ENCODING: &'static str = "unknown-declared-encoding";
+    /// Warning: the octets contradict the encoding `CHAR` declares (invalid UTF-8, high octets under ASCII,
+    /// UTF-8 or code-page text under ANSEL, UTF-8 under a code page, or an 8-bit `CHAR` in a UTF-16 file). The
+    /// message names the likely encoding.
+    pub const DECLARED_ENCODING_MISMATCH: &'static str = "declared-encoding-mismatch";
+    /// Warning: as [`EncodingNote::DECLARED_ENCODING_MISMATCH`], for a file with no usable `CHAR` line, decoded
+    /// with its byte-order mark's encoding or the default.
+    pub const ENCODING_MISMATCH: &'static str = "encoding-mismatch";
+    /// Warning: a CESU-8 surrogate pair (`ED A0`–`AF xx ED B0`–`BF xx`) in a file decoded as UTF-8
+    /// (R-ENCODINGS-04). Its six octets stay raw in the text. After [`MAX_CESU_NOTES`] of them one more note
+    /// counts the rest.
+    pub const CESU_8: &'static str = "cesu-8";
+
+    fn warning(code: &'static str, file_offset: usize, message: String) -> EncodingNote {
+        EncodingNote {
+            code,
+            is_error: false,
+            message,
+            file_offset,
+        }
+    }
+}
+
+/// How many `cesu-8` notes [`detect`] gives one by one before summing up the rest in one note.
+pub const MAX_CESU_NOTES: usize = 100;
+
+/// Chooses the encoding of `bytes` (see the module documentation for the rules and decisions).
 ///
 /// ```
 /// use gedgraft_encoding::{detect, DetectOptions, Encoding};
@@ -55,19 +130,102 @@ pub struct EncodingNote {
 /// assert_eq!(d.used, Encoding::Utf8);
 /// assert_eq!(d.bom.map(|b| b.len), Some(3));
 /// assert_eq!(d.declared.as_deref(), Some("UTF-8"));
+///
+/// let d = detect(b"0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n0 TRLR\n", &DetectOptions::default());
+/// assert_eq!(d.used, Encoding::Windows1250);
 /// ```
 pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
-    let bom = bytes.starts_with(b"\xEF\xBB\xBF").then_some(Bom { encoding: Encoding::Utf8, len: 3 });
-    let detected = bom.map(|b| b.encoding);
-    let declared = scan_declared_char(&bytes[bom.map_or(0, |b| b.len)..]);
-    let used = options.force.or(detected).unwrap_or(Encoding::Utf8);
-    Detection { detected, bom, declared, used, notes: Vec::new() }
+    let (bom, detected) = detect_initial(bytes);
+    let start = bom.map_or(0, |b| b.len);
+    let body = bytes.get(start..).unwrap_or_default();
+    let scan = scan_header(body, detected);
+    let mut notes = Vec::new();
+
+    if detected.is_none() {
+        if let Some(at) = scan.nul {
+            notes.push(EncodingNote {
+                code: EncodingNote::NUL_OCTET,
+                is_error: true,
+                message: "octet 00 (NUL) in the header of a file with no detected encoding: it is not ASCII, \
+                          ANSEL or UTF-8 text (R-SPECIFIED-ENC-03)"
+                    .to_string(),
+                file_offset: start + at,
+            });
+        }
+    }
+
+    let declared_text = scan.declared.clone().unwrap_or_default();
+    let char_offset = start + scan.char_offset;
+    let specified = match &scan.char_value {
+        Some(value) => {
+            let found = specified_encoding(value, scan.vers.as_deref(), detected);
+            if found.is_none() {
+                let fallback = detected
+                    .or(options.default_encoding)
+                    .unwrap_or(Encoding::Utf8);
+                notes.push(EncodingNote::warning(
+                    EncodingNote::UNKNOWN_DECLARED_ENCODING,
+                    char_offset,
+                    format!("`1 CHAR {declared_text}` names no known character encoding; decoding as {fallback}"),
+                ));
+            }
+            found
+        }
+        None => None,
+    };
+
+    let mut chosen = specified
+        .or(detected)
+        .or(options.default_encoding)
+        .unwrap_or(Encoding::Utf8);
+    if let (Some(d), Some(s)) = (detected, specified) {
+        if d.is_utf16() && s != d {
+            chosen = d;
+            notes.push(EncodingNote::warning(
+                EncodingNote::DECLARED_ENCODING_MISMATCH,
+                char_offset,
+                format!(
+                    "`1 CHAR {declared_text}` names {s}, but the file is {d} (its first octets say so and the \
+                     CHAR line itself is written in {d}); decoding as {d}"
+                ),
+            ));
+        }
+    }
+    let used = options.force.unwrap_or(chosen);
+
+    if used.is_ascii_compatible() {
+        let stats = Stats::of(body);
+        if options.force.is_none() {
+            if let Some(note) = mismatch_note(
+                &stats,
+                used,
+                specified.is_some(),
+                &declared_text,
+                bom,
+                start,
+            ) {
+                notes.push(note);
+            }
+        }
+        if used == Encoding::Utf8 {
+            cesu_notes(&stats, start, &mut notes);
+        }
+    }
+
+    Detection {
+        detected,
+        bom,
+        declared: scan.declared,
+        used,
+        notes,
+    }
 }
 
 /// Decodes a whole file as `detection` says: the byte-order mark (if any) becomes U+FEFF, the rest is decoded
-/// with the used encoding.
+/// with the used encoding. Encoding the text back (U+FEFF in the mark's encoding, the rest in the used one)
+/// gives the original octets.
 pub fn decode_document(bytes: &[u8], detection: &Detection) -> Decoded {
-    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut text = String::with_capacity(bytes.len() + bytes.len() / 2 + 16);
     let mut map = SourceMap::builder();
     let mut rest = bytes;
     if let Some(bom) = detection.bom {
@@ -78,37 +236,453 @@ pub fn decode_document(bytes: &[u8], detection: &Detection) -> Decoded {
         }
     }
     detection.used.decode_into(rest, &mut text, &mut map);
-    Decoded { text, map: map.finish() }
+    Decoded {
+        text,
+        map: map.finish(),
+    }
 }
 
-/// The header scan, reading octets as ISO-8859-1: the `1 CHAR` payload of the `HEAD` record, as written.
-fn scan_declared_char(bytes: &[u8]) -> Option<String> {
-    let mut lines = bytes
-        .split(|&b| b == b'\n' || b == b'\r')
-        .map(|l| l.iter().map(|&b| char::from(b)).collect::<String>())
-        .filter(|l| !l.trim_matches([' ', '\t']).is_empty());
-    let first = normalise(&lines.next()?);
-    if first != "0 HEAD" {
-        return None;
+/// The byte-order mark and the detected encoding (R-DETECTED-ENC-01…07).
+fn detect_initial(bytes: &[u8]) -> (Option<Bom>, Option<Encoding>) {
+    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        Some(Bom {
+            encoding: Encoding::Utf8,
+            len: 3,
+        })
+    } else if bytes.starts_with(b"\xFF\xFE") {
+        Some(Bom {
+            encoding: Encoding::Utf16Le,
+            len: 2,
+        })
+    } else if bytes.starts_with(b"\xFE\xFF") {
+        Some(Bom {
+            encoding: Encoding::Utf16Be,
+            len: 2,
+        })
+    } else {
+        None
+    };
+    if let Some(b) = bom {
+        return (bom, Some(b.encoding));
     }
-    for line in lines {
-        let norm = normalise(&line);
-        if norm.starts_with("0 ") {
-            return None;
-        }
-        if let Some(value) = norm.strip_prefix("1 CHAR ") {
-            let _ = value;
-            // Report the value as written: the raw line after the tag and its one separator.
-            let trimmed = line.trim_start_matches([' ', '\t']);
-            let after_level = trimmed.get(1..).unwrap_or("").trim_start_matches([' ', '\t']);
-            let after_tag = after_level.get(4..).unwrap_or("");
-            return Some(after_tag.get(1..).unwrap_or("").to_string());
-        }
-    }
-    None
+    // R-DETECTED-ENC-04, -07: any ASCII character U+0001–U+007F in UTF-16, not just `0`.
+    let ascii = |b: u8| (0x01..=0x7F).contains(&b);
+    let sniffed = match bytes {
+        [a, 0, ..] if ascii(*a) => Some(Encoding::Utf16Le),
+        [0, b, ..] if ascii(*b) => Some(Encoding::Utf16Be),
+        _ => None,
+    };
+    (None, sniffed)
 }
 
-/// Whitespace-normalises a line and upper-cases ASCII letters (2019 § Specified character encodings).
+/// What the header scan found. Offsets are relative to the octets after the byte-order mark.
+#[derive(Debug, Default)]
+struct Scan {
+    /// The `CHAR` payload as written.
+    declared: Option<String>,
+    /// The `CHAR` payload, normalised and upper-cased.
+    char_value: Option<String>,
+    /// Where the `CHAR` line starts.
+    char_offset: usize,
+    /// The `VERS` payload right after `CHAR`, normalised and upper-cased.
+    vers: Option<String>,
+    /// The first NUL octet (or UTF-16 code unit 0) met during the scan.
+    nul: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Expecting the first non-blank line, `0 HEAD`.
+    Head,
+    /// Inside the `HEAD` record, looking for `1 CHAR`.
+    Body,
+    /// Just after `1 CHAR`: the next non-blank line may be `2 VERS`.
+    Vers,
+    /// Finished.
+    Done,
+}
+
+/// The header scan (R-SPECIFIED-ENC-01…09). It stops as soon as it can, so its cost is the header's size.
+fn scan_header(body: &[u8], detected: Option<Encoding>) -> Scan {
+    match detected {
+        Some(e @ (Encoding::Utf16Le | Encoding::Utf16Be)) => {
+            let units = body.chunks_exact(2).enumerate().map(move |(i, pair)| {
+                let two = [pair[0], pair[1]];
+                let unit = if e == Encoding::Utf16Be {
+                    u16::from_be_bytes(two)
+                } else {
+                    u16::from_le_bytes(two)
+                };
+                (2 * i, u32::from(unit))
+            });
+            scan_units(body, units, 2, detected)
+        }
+        _ => scan_units(
+            body,
+            body.iter().enumerate().map(|(i, &b)| (i, u32::from(b))),
+            1,
+            detected,
+        ),
+    }
+}
+
+/// Splits code units into line strings (at CR and LF, R-LINE-STRINGS-01) and feeds them to the scan.
+fn scan_units(
+    body: &[u8],
+    units: impl Iterator<Item = (usize, u32)>,
+    unit_len: usize,
+    detected: Option<Encoding>,
+) -> Scan {
+    let mut scan = Scan::default();
+    let mut stage = Stage::Head;
+    let mut line = String::new();
+    let mut line_start = 0;
+    let mut end = 0;
+    for (offset, unit) in units {
+        end = offset + unit_len;
+        if unit == 0 && scan.nul.is_none() {
+            scan.nul = Some(offset);
+        }
+        if unit == 0x0A || unit == 0x0D {
+            stage = scan_line(&mut scan, stage, &line, line_start..offset, body, detected);
+            if stage == Stage::Done {
+                return scan;
+            }
+            line.clear();
+            line_start = end;
+        } else {
+            // Only ASCII matters for matching; other code units map to some non-ASCII character.
+            line.push(char::from_u32(unit).unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
+    }
+    if !line.is_empty() {
+        scan_line(&mut scan, stage, &line, line_start..end, body, detected);
+    }
+    scan
+}
+
+/// Handles one line string of the scan and returns the next stage.
+fn scan_line(
+    scan: &mut Scan,
+    stage: Stage,
+    line: &str,
+    range: Range<usize>,
+    body: &[u8],
+    detected: Option<Encoding>,
+) -> Stage {
+    let norm = normalise(line);
+    if norm.is_empty() {
+        return stage;
+    }
+    match stage {
+        // R-SPECIFIED-ENC-06: the first line string must be `0 HEAD`; if not, there is no specified encoding.
+        Stage::Head => {
+            if norm == "0 HEAD" {
+                Stage::Body
+            } else {
+                Stage::Done
+            }
+        }
+        // R-SPECIFIED-ENC-07: stop at the next record.
+        Stage::Body if norm.starts_with("0 ") => Stage::Done,
+        Stage::Body => match norm.strip_prefix("1 CHAR ") {
+            // R-SPECIFIED-ENC-09: `1 CHAR` followed by a space.
+            Some(value) => {
+                scan.char_value = Some(value.to_string());
+                scan.char_offset = range.start;
+                let written = provisional_decode(body.get(range).unwrap_or_default(), detected);
+                scan.declared = Some(payload_as_written(&written));
+                Stage::Vers
+            }
+            None => Stage::Body,
+        },
+        // R-SPECIFIED-ENC-13: one more line string, used if it begins `2 VERS `.
+        Stage::Vers => {
+            if let Some(value) = norm.strip_prefix("2 VERS ") {
+                scan.vers = Some(value.to_string());
+            }
+            Stage::Done
+        }
+        Stage::Done => Stage::Done,
+    }
+}
+
+/// Decodes the octets of one scanned line for display: with the detected encoding, or as ISO-8859-1 if none
+/// (R-SPECIFIED-ENC-02). Undecodable parts become U+FFFD: this text is only shown, never written back.
+fn provisional_decode(octets: &[u8], detected: Option<Encoding>) -> String {
+    match detected {
+        None => octets.iter().map(|&b| char::from(b)).collect(),
+        Some(e @ (Encoding::Utf16Le | Encoding::Utf16Be)) => {
+            let units = octets.chunks_exact(2).map(|p| {
+                if e == Encoding::Utf16Be {
+                    u16::from_be_bytes([p[0], p[1]])
+                } else {
+                    u16::from_le_bytes([p[0], p[1]])
+                }
+            });
+            char::decode_utf16(units)
+                .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
+                .collect()
+        }
+        Some(_) => String::from_utf8_lossy(octets).into_owned(),
+    }
+}
+
+/// The payload of a `1 CHAR` line as written: after the level, the tag and the whitespace that follows it,
+/// with surrounding spaces and tabs trimmed.
+fn payload_as_written(line: &str) -> String {
+    let ws = [' ', '\t'];
+    let rest = line.trim_start_matches(ws);
+    let rest = rest
+        .strip_prefix('1')
+        .unwrap_or(rest)
+        .trim_start_matches(ws);
+    let rest = rest.get(4..).unwrap_or_default();
+    rest.trim_matches(ws).to_string()
+}
+
+/// Whitespace-normalises a line string and upper-cases ASCII letters (R-SPECIFIED-ENC-05).
 fn normalise(line: &str) -> String {
-    line.split([' ', '\t']).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ").to_ascii_uppercase()
+    let mut out = String::with_capacity(line.len());
+    for word in line.split([' ', '\t']).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().map(|c| c.to_ascii_uppercase()));
+    }
+    out
+}
+
+/// The specified encoding for a normalised `CHAR` value (R-SPECIFIED-ENC-10…14); see the module documentation.
+fn specified_encoding(
+    value: &str,
+    vers: Option<&str>,
+    detected: Option<Encoding>,
+) -> Option<Encoding> {
+    let utf16 = detected.filter(|e| e.is_utf16());
+    match value {
+        "ASCII" => Some(Encoding::Ascii),
+        "ANSEL" => Some(Encoding::Ansel),
+        "UTF-8" => Some(Encoding::Utf8),
+        "UNICODE" => Some(utf16.unwrap_or(Encoding::Utf8)),
+        "ANSI" => Some(
+            vers.and_then(code_page_from_vers)
+                .unwrap_or(Encoding::Windows1252),
+        ),
+        _ => Encoding::from_name(value).map(|e| {
+            if e.is_utf16() {
+                utf16.unwrap_or(Encoding::Utf8)
+            } else {
+                e
+            }
+        }),
+    }
+}
+
+/// The code page a `VERS` line under `CHAR ANSI` names: `1250`, `CP1250`, `WINDOWS-1250`, `IBM437`, ….
+fn code_page_from_vers(vers: &str) -> Option<Encoding> {
+    Encoding::windows_code_page(vers.trim())
+        .or_else(|| Encoding::from_name(vers))
+        .filter(|e| {
+            !matches!(
+                e,
+                Encoding::Utf16Le | Encoding::Utf16Be | Encoding::Utf8 | Encoding::Ansel
+            )
+        })
+}
+
+/// What one pass over the octets tells about their likely encoding.
+#[derive(Debug, Default)]
+struct Stats {
+    /// Octets from `80` up.
+    high: usize,
+    first_high: Option<usize>,
+    /// Valid UTF-8 multi-octet characters.
+    multibyte: usize,
+    first_multibyte: Option<usize>,
+    /// Invalid UTF-8 sequences, CESU-8 pairs aside.
+    invalid: usize,
+    first_invalid: Option<usize>,
+    /// Offsets of CESU-8 surrogate pairs.
+    cesu: Vec<usize>,
+    /// Octets that do not fit ANSEL: no table character, or a diacritic not followed by a letter.
+    ansel_bad: usize,
+    first_ansel_bad: Option<usize>,
+}
+
+impl Stats {
+    fn of(body: &[u8]) -> Stats {
+        let mut s = Stats::default();
+        for (i, &b) in body.iter().enumerate() {
+            if b < 0x80 {
+                continue;
+            }
+            s.high += 1;
+            s.first_high.get_or_insert(i);
+            let bad = if ansel::lossy_char(b).is_none() {
+                true
+            } else if ansel::is_diacritic_octet(b) {
+                // A diacritic is written before a letter: an ASCII letter, a special letter or another
+                // diacritic.
+                !body
+                    .get(i + 1)
+                    .is_some_and(|&n| n.is_ascii_alphabetic() || n >= 0xA1)
+            } else {
+                false
+            };
+            if bad {
+                s.ansel_bad += 1;
+                s.first_ansel_bad.get_or_insert(i);
+            }
+        }
+        if s.high == 0 {
+            return s;
+        }
+        let mut offset = 0;
+        let mut skip_until = 0;
+        for chunk in body.utf8_chunks() {
+            let valid = chunk.valid().as_bytes();
+            if let Some(first) = valid.iter().position(|&b| b >= 0x80) {
+                s.first_multibyte.get_or_insert(offset + first);
+                s.multibyte += valid.iter().filter(|&&b| b >= 0xC0).count();
+            }
+            offset += valid.len();
+            let invalid = chunk.invalid();
+            if !invalid.is_empty() && offset >= skip_until {
+                if is_cesu_pair(body.get(offset..).unwrap_or_default()) {
+                    s.cesu.push(offset);
+                    skip_until = offset + 6;
+                } else {
+                    s.invalid += 1;
+                    s.first_invalid.get_or_insert(offset);
+                }
+            }
+            offset += invalid.len();
+        }
+        s
+    }
+
+    /// Whether the high octets read as ANSEL: nearly all have a character and every diacritic has a letter.
+    fn ansel_plausible(&self) -> bool {
+        self.ansel_bad == 0 || self.ansel_bad * 20 <= self.high
+    }
+
+    /// The encoding the octets most likely are, if they are not plain ASCII.
+    fn guess(&self) -> Option<Encoding> {
+        if self.high == 0 {
+            None
+        } else if self.invalid == 0 && (self.multibyte > 0 || !self.cesu.is_empty()) {
+            Some(Encoding::Utf8)
+        } else {
+            Some(self.guess_8bit())
+        }
+    }
+
+    /// ANSEL or windows-1252, whichever the high octets fit.
+    fn guess_8bit(&self) -> Encoding {
+        if self.ansel_plausible() {
+            Encoding::Ansel
+        } else {
+            Encoding::Windows1252
+        }
+    }
+}
+
+/// `ED A0`–`AF xx ED B0`–`BF xx`: a surrogate pair written as two 3-octet sequences.
+fn is_cesu_pair(octets: &[u8]) -> bool {
+    let cont = |b: u8| (0x80..=0xBF).contains(&b);
+    matches!(octets, [0xED, h, a, 0xED, l, b, ..]
+        if (0xA0..=0xAF).contains(h) && cont(*a) && (0xB0..=0xBF).contains(l) && cont(*b))
+}
+
+/// The note for octets that contradict the used encoding, if they do.
+fn mismatch_note(
+    stats: &Stats,
+    used: Encoding,
+    from_char: bool,
+    declared: &str,
+    bom: Option<Bom>,
+    start: usize,
+) -> Option<EncodingNote> {
+    let (likely, at, why) = match used {
+        Encoding::Utf8 if stats.invalid > 0 => (
+            stats.guess_8bit(),
+            stats.first_invalid?,
+            "they are not valid UTF-8".to_string(),
+        ),
+        Encoding::Ascii if stats.high > 0 => {
+            let at = stats.first_high?;
+            (
+                stats.guess()?,
+                at,
+                "they include octets from 80 up, which ASCII does not have".to_string(),
+            )
+        }
+        Encoding::Ansel => match stats.guess()? {
+            Encoding::Utf8 => (
+                Encoding::Utf8,
+                stats.first_multibyte?,
+                "they are valid UTF-8".to_string(),
+            ),
+            Encoding::Ansel => return None,
+            other => (
+                other,
+                stats.first_ansel_bad?,
+                "they include octets ANSEL does not have or diacritics with no letter after them"
+                    .to_string(),
+            ),
+        },
+        Encoding::Utf8 | Encoding::Ascii | Encoding::Utf16Le | Encoding::Utf16Be => return None,
+        _ => match stats.guess()? {
+            Encoding::Utf8 => (
+                Encoding::Utf8,
+                stats.first_multibyte?,
+                "they are valid UTF-8".to_string(),
+            ),
+            _ => return None,
+        },
+    };
+    let at = start + at;
+    let (code, said) = if from_char {
+        (
+            EncodingNote::DECLARED_ENCODING_MISMATCH,
+            format!("`1 CHAR {declared}` gives {used}"),
+        )
+    } else if let Some(b) = bom {
+        (
+            EncodingNote::ENCODING_MISMATCH,
+            format!("the byte-order mark gives {}", b.encoding),
+        )
+    } else {
+        (
+            EncodingNote::ENCODING_MISMATCH,
+            format!("with no usable `CHAR` line the default is {used}"),
+        )
+    };
+    Some(EncodingNote::warning(
+        code,
+        at,
+        format!("{said}, but the octets look like {likely}: {why} (first at octet {at}); decoded as {used}"),
+    ))
+}
+
+/// One `cesu-8` note per CESU-8 pair, up to [`MAX_CESU_NOTES`], then one for the rest (R-ENCODINGS-04).
+fn cesu_notes(stats: &Stats, start: usize, notes: &mut Vec<EncodingNote>) {
+    for &at in stats.cesu.iter().take(MAX_CESU_NOTES) {
+        notes.push(EncodingNote::warning(
+            EncodingNote::CESU_8,
+            start + at,
+            "CESU-8: a character outside the Basic Multilingual Plane written as two 3-octet surrogates, \
+             which is not valid UTF-8 (R-ENCODINGS-04); its octets are kept as they are"
+                .to_string(),
+        ));
+    }
+    if let Some(&at) = stats.cesu.get(MAX_CESU_NOTES) {
+        let more = stats.cesu.len() - MAX_CESU_NOTES;
+        notes.push(EncodingNote::warning(
+            EncodingNote::CESU_8,
+            start + at,
+            format!("{more} more CESU-8 sequences from here on (R-ENCODINGS-04)"),
+        ));
+    }
 }

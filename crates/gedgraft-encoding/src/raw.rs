@@ -41,7 +41,10 @@ pub const RAW_UTF8_LEN: usize = 4;
 ///
 /// Raw characters are `F4 8F BC 80` to `F4 8F BF BF` in UTF-8.
 pub fn starts_with_raw(bytes: &[u8], i: usize) -> bool {
-    bytes.len() >= i + 4 && bytes[i] == 0xF4 && bytes[i + 1] == 0x8F && (0xBC..=0xBF).contains(&bytes[i + 2])
+    bytes.len() >= i + 4
+        && bytes[i] == 0xF4
+        && bytes[i + 1] == 0x8F
+        && (0xBC..=0xBF).contains(&bytes[i + 2])
 }
 
 /// Whether `text` contains any raw character.

@@ -53,19 +53,19 @@ impl SourceMapBuilder {
         if count == 0 || (text_unit == 0 && file_unit == 0) {
             return;
         }
-        let (text_unit, file_unit, count) = if text_unit == 0 || file_unit == 0 || text_unit > 255 || file_unit > 255 {
-            // A degenerate or huge unit: record it as one unit of its whole size.
-            (text_unit * count, file_unit * count, 1)
-        } else {
-            let g = gcd(text_unit, file_unit);
-            (text_unit / g, file_unit / g, count * g)
-        };
+        let (text_unit, file_unit, count) =
+            if text_unit == 0 || file_unit == 0 || text_unit > 255 || file_unit > 255 {
+                // A degenerate or huge unit: record it as one unit of its whole size.
+                (text_unit * count, file_unit * count, 1)
+            } else {
+                let g = gcd(text_unit, file_unit);
+                (text_unit / g, file_unit / g, count * g)
+            };
         let map = &mut self.map;
         let fits = text_unit <= 255 && file_unit <= 255 && text_unit > 0;
-        let same = map
-            .runs
-            .last()
-            .is_some_and(|r| fits && usize::from(r.text_unit) == text_unit && usize::from(r.file_unit) == file_unit);
+        let same = map.runs.last().is_some_and(|r| {
+            fits && usize::from(r.text_unit) == text_unit && usize::from(r.file_unit) == file_unit
+        });
         if !same {
             if fits {
                 map.runs.push(Run {
@@ -130,7 +130,8 @@ impl SourceMap {
 
     /// Whether every text offset equals its file offset.
     pub fn is_identity(&self) -> bool {
-        self.runs.iter().all(|r| r.text_unit == r.file_unit) && self.runs.first().is_none_or(|r| r.file_start == 0)
+        self.runs.iter().all(|r| r.text_unit == r.file_unit)
+            && self.runs.first().is_none_or(|r| r.file_start == 0)
     }
 
     /// The file offset of a text offset that falls on a character boundary; offsets past the end clamp to the

@@ -1,1 +1,45 @@
-//! syntax
+//! A lossless concrete syntax tree for FHISO ELF and GEDCOM 5.5/5.5.1 files.
+//!
+//! Any octet sequence parses into a [rowan] tree plus [diagnostics](Diagnostic); writing the tree back gives
+//! the same octets, in every encoding. Start with [`parse`]:
+//!
+//! ```
+//! use gedgraft_syntax::{parse, ast::AstToken};
+//! let octets = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NAME Jos\xE9\r\n0 TRLR\r\n";
+//! let parse = parse(octets);
+//! assert_eq!(parse.to_bytes().unwrap(), octets); // invalid UTF-8 is kept as written
+//! let d = &parse.diagnostics()[0];
+//! assert_eq!((d.code, d.location.line, d.location.column, d.location.offset), ("undecodable-octets", 4, 11, 45));
+//! let indi = parse.document().record_by_xref("I1").unwrap();
+//! assert_eq!(indi.tag().unwrap().text(), "INDI");
+//! ```
+//!
+//! Layers: [`lexer`](crate) splits lines into tokens, the parser groups lines into records and structures with an
+//! explicit stack (no recursion, so 100 000 nested levels are fine), [`ast`] gives typed views and [`Selector`]
+//! finds structures by path.
+
+pub mod ast;
+pub mod codes;
+mod diagnostic;
+mod dump;
+mod green;
+mod kind;
+mod lexer;
+mod line_index;
+mod parse;
+mod parser;
+mod select;
+
+pub use diagnostic::{Class, Diagnostic, Location, Severity};
+pub use dump::{dump, json_string};
+pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
+pub use line_index::LineIndex;
+pub use parse::{parse, parse_with, write_green, Parse, ParseOptions};
+pub use select::{Selector, SelectorError};
+
+pub use gedgraft_encoding as encoding;
+pub use rowan;
+pub use text_size::{TextRange, TextSize};
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,28 @@
-fn main() {}
+//! `gedgraft`: check, dump and rewrite ELF/GEDCOM files without losing a single octet.
+
+mod check;
+mod cli;
+mod fix;
+mod input;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Dump(args) => input::load(&args.file, &args.input).map(|loaded| {
+            print!("{}", gedgraft_syntax::dump(&loaded.parse));
+            ExitCode::SUCCESS
+        }),
+        cli::Command::Check(args) => check::run(&args),
+        cli::Command::Fix(args) => fix::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("gedgraft: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! The typed CST: thin views over syntax nodes and tokens.
+//!
+//! Every getter returns an `Option`, because any part of the tree may be missing or malformed. The views are
+//! cheap to clone and compare by identity of the underlying node.
+//!
+//! ```
+//! use gedgraft_syntax::ast::AstToken;
+//! let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob /Smith/\n1 FAMC @F1@\n0 TRLR\n");
+//! let indi = parse.document().records().nth(1).unwrap();
+//! assert_eq!(indi.xref().unwrap().id(), "I1");
+//! let name = indi.substructures().next().unwrap();
+//! assert_eq!(name.tag().unwrap().text(), "NAME");
+//! assert_eq!(name.payload().unwrap().raw_text(), "Bob /Smith/");
+//! let famc = indi.substructures().nth(1).unwrap();
+//! assert_eq!(famc.payload().unwrap().pointer().unwrap().target(), "F1");
+//! ```
+
+use crate::kind::{SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
+use std::ops::Deref;
+
+/// A typed view of a syntax node.
+pub trait AstNode: Sized {
+    /// The view of `node`, if it has the right kind.
+    fn cast(node: SyntaxNode) -> Option<Self>;
+    /// The underlying node.
+    fn syntax(&self) -> &SyntaxNode;
+}
+
+/// A typed view of a syntax token.
+pub trait AstToken: Sized {
+    /// The view of `token`, if it has the right kind.
+    fn cast(token: SyntaxToken) -> Option<Self>;
+    /// The underlying token.
+    fn syntax(&self) -> &SyntaxToken;
+    /// The token's text.
+    fn text(&self) -> &str {
+        self.syntax().text()
+    }
+}
+
+macro_rules! ast_node {
+    ($(#[$doc:meta])* $name:ident: $($kind:ident)|+) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub struct $name(SyntaxNode);
+
+        impl AstNode for $name {
+            fn cast(node: SyntaxNode) -> Option<Self> {
+                matches!(node.kind(), $(SyntaxKind::$kind)|+).then(|| $name(node))
+            }
+            fn syntax(&self) -> &SyntaxNode {
+                &self.0
+            }
+        }
+    };
+}
+
+macro_rules! ast_token {
+    ($(#[$doc:meta])* $name:ident: $kind:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub struct $name(SyntaxToken);
+
+        impl AstToken for $name {
+            fn cast(token: SyntaxToken) -> Option<Self> {
+                (token.kind() == SyntaxKind::$kind).then(|| $name(token))
+            }
+            fn syntax(&self) -> &SyntaxToken {
+                &self.0
+            }
+        }
+    };
+}
+
+ast_node!(
+    /// The whole file.
+    Document: Document
+);
+ast_node!(
+    /// A structure at any level: a record or a substructure.
+    Structure: Record | Structure
+);
+ast_node!(
+    /// One well-formed line.
+    Line: Line
+);
+ast_node!(
+    /// A malformed line, kept as written.
+    ErrorLine: Error
+);
+ast_token!(
+    /// A line's level number.
+    Level: Level
+);
+ast_token!(
+    /// A cross-reference label such as `@I1@`.
+    XrefId: Xref
+);
+ast_token!(
+    /// A tag such as `INDI`.
+    Tag: Tag
+);
+ast_token!(
+    /// A pointer payload such as `@F1@`.
+    Pointer: Pointer
+);
+ast_token!(
+    /// An escape sequence such as `@#DJULIAN@`.
+    Escape: Escape
+);
+
+/// A level-0 structure.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Record(Structure);
+
+impl AstNode for Record {
+    fn cast(node: SyntaxNode) -> Option<Self> {
+        (node.kind() == SyntaxKind::Record).then(|| Record(Structure(node)))
+    }
+    fn syntax(&self) -> &SyntaxNode {
+        &self.0 .0
+    }
+}
+
+impl Deref for Record {
+    type Target = Structure;
+    fn deref(&self) -> &Structure {
+        &self.0
+    }
+}
+
+fn children<N: AstNode>(node: &SyntaxNode) -> impl Iterator<Item = N> {
+    node.children().filter_map(N::cast)
+}
+
+impl Document {
+    /// The document view of a root node (any node is accepted; only its children are looked at).
+    pub fn from_root(node: SyntaxNode) -> Document {
+        Document(node)
+    }
+
+    /// The level-0 records, header and trailer included.
+    pub fn records(&self) -> impl Iterator<Item = Record> {
+        children(&self.0)
+    }
+
+    /// The header record, if the first record is `HEAD`.
+    pub fn header(&self) -> Option<Record> {
+        self.records()
+            .next()
+            .filter(|r| r.tag().is_some_and(|t| t.text() == "HEAD"))
+    }
+
+    /// The trailer record, if the last record is `TRLR`.
+    pub fn trailer(&self) -> Option<Record> {
+        self.records()
+            .last()
+            .filter(|r| r.tag().is_some_and(|t| t.text() == "TRLR"))
+    }
+
+    /// The record whose cross-reference identifier is `id` (without the `@`s).
+    pub fn record_by_xref(&self, id: &str) -> Option<Record> {
+        self.records()
+            .find(|r| r.xref().is_some_and(|x| x.id() == id))
+    }
+
+    /// Every structure in the file, depth first (iterative: deep files are fine).
+    pub fn all_structures(&self) -> impl Iterator<Item = Structure> {
+        self.0.descendants().filter_map(Structure::cast)
+    }
+}
+
+impl Structure {
+    /// The structure's first line.
+    pub fn line(&self) -> Option<Line> {
+        children(&self.0).next()
+    }
+
+    /// The level of the first line.
+    pub fn level(&self) -> Option<Level> {
+        self.line()?.level()
+    }
+
+    /// The cross-reference identifier of the first line.
+    pub fn xref(&self) -> Option<XrefId> {
+        self.line()?.xref()
+    }
+
+    /// The tag of the first line.
+    pub fn tag(&self) -> Option<Tag> {
+        self.line()?.tag()
+    }
+
+    /// The payload of the first line, if it has a payload separator.
+    pub fn payload(&self) -> Option<Payload> {
+        self.line()?.payload()
+    }
+
+    /// The `CONT` and `CONC` lines that continue the first line.
+    pub fn continuation_lines(&self) -> impl Iterator<Item = Line> {
+        children::<Line>(&self.0).skip(1)
+    }
+
+    /// The substructures, in order.
+    pub fn substructures(&self) -> impl Iterator<Item = Structure> {
+        children(&self.0)
+    }
+
+    /// Malformed lines nested in this structure.
+    pub fn error_lines(&self) -> impl Iterator<Item = ErrorLine> {
+        children(&self.0)
+    }
+
+    /// The parent structure, if this is not a record.
+    pub fn parent(&self) -> Option<Structure> {
+        self.0.parent().and_then(Structure::cast)
+    }
+
+    /// Whether this is a record (level 0).
+    pub fn is_record(&self) -> bool {
+        self.0.kind() == SyntaxKind::Record
+    }
+}
+
+impl Line {
+    fn token<T: AstToken>(&self) -> Option<T> {
+        self.0
+            .children_with_tokens()
+            .filter_map(SyntaxElement::into_token)
+            .find_map(T::cast)
+    }
+
+    /// The level.
+    pub fn level(&self) -> Option<Level> {
+        self.token()
+    }
+
+    /// The cross-reference identifier.
+    pub fn xref(&self) -> Option<XrefId> {
+        self.token()
+    }
+
+    /// The tag.
+    pub fn tag(&self) -> Option<Tag> {
+        self.token()
+    }
+
+    /// The payload, if the line has a payload separator (possibly followed by nothing).
+    pub fn payload(&self) -> Option<Payload> {
+        let sep = self
+            .0
+            .children_with_tokens()
+            .filter_map(SyntaxElement::into_token)
+            .find(|t| t.kind() == SyntaxKind::PayloadSep)?;
+        Some(Payload { sep })
+    }
+
+    /// The line break at the end of the line, if any.
+    pub fn line_break(&self) -> Option<SyntaxToken> {
+        self.0
+            .last_token()
+            .filter(|t| t.kind() == SyntaxKind::LineBreak)
+    }
+
+    /// Whether this is a `CONT` or `CONC` line.
+    pub fn is_continuation(&self) -> bool {
+        self.tag()
+            .is_some_and(|t| matches!(t.text(), "CONT" | "CONC"))
+    }
+}
+
+impl Level {
+    /// The level as a number (saturating for absurdly large levels).
+    pub fn value(&self) -> usize {
+        self.text().bytes().fold(0usize, |acc, d| {
+            acc.saturating_mul(10)
+                .saturating_add(usize::from(d.wrapping_sub(b'0')))
+        })
+    }
+}
+
+impl XrefId {
+    /// The identifier without its `@`s.
+    pub fn id(&self) -> &str {
+        strip_ats(self.text())
+    }
+}
+
+impl Pointer {
+    /// The identifier pointed at, without its `@`s.
+    pub fn target(&self) -> &str {
+        strip_ats(self.text())
+    }
+}
+
+impl Escape {
+    /// The escape type: the character after `@#` (`U`, `D`, …).
+    pub fn escape_type(&self) -> Option<char> {
+        self.text().get(2..)?.chars().next()
+    }
+
+    /// The escape value: the text between the type and the closing `@`.
+    pub fn value(&self) -> &str {
+        let t = self.text();
+        let start = 2 + self.escape_type().map_or(0, char::len_utf8);
+        t.get(start..t.len().saturating_sub(1)).unwrap_or("")
+    }
+}
+
+fn strip_ats(text: &str) -> &str {
+    text.strip_prefix('@')
+        .and_then(|t| t.strip_suffix('@'))
+        .unwrap_or(text)
+}
+
+/// The payload of a line: everything after its payload separator.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Payload {
+    sep: SyntaxToken,
+}
+
+impl Payload {
+    /// The payload's tokens, in order (text, `@@`, escapes, bare `@`, raw octets, or a pointer with the
+    /// whitespace around it).
+    pub fn tokens(&self) -> impl Iterator<Item = SyntaxToken> {
+        let line = self.sep.parent();
+        std::iter::successors(self.sep.next_token(), |t| t.next_token())
+            .take_while(move |t| t.parent() == line && t.kind() != SyntaxKind::LineBreak)
+    }
+
+    /// The pointer, if the payload is one.
+    pub fn pointer(&self) -> Option<Pointer> {
+        self.tokens().find_map(Pointer::cast)
+    }
+
+    /// The escape sequences in the payload.
+    pub fn escapes(&self) -> impl Iterator<Item = Escape> {
+        self.tokens().filter_map(Escape::cast)
+    }
+
+    /// The payload as written (escapes not undone; raw octets as raw characters).
+    pub fn raw_text(&self) -> String {
+        self.tokens().map(|t| t.text().to_string()).collect()
+    }
+
+    /// The payload separator token.
+    pub fn separator(&self) -> &SyntaxToken {
+        &self.sep
+    }
+}

@@ -1,0 +1,42 @@
+//! The stable codes of syntax-layer diagnostics.
+//!
+//! Codes never change meaning once released; new problems get new codes.
+
+/// The first line is not `0 HEAD` (R-SPECIFIED-ENC-06).
+pub const FIRST_LINE_NOT_HEAD: &str = "first-line-not-head";
+/// A line's level is missing or is not `0` or a number without leading zeros (R-LINES-03).
+pub const BAD_LEVEL: &str = "bad-level";
+/// No whitespace between a line's components (R-LINES-06).
+pub const MISSING_DELIMITER: &str = "missing-delimiter";
+/// The line has no tag, or the tag has characters outside `[0-9A-Za-z_]` (R-TAGS-01).
+pub const BAD_TAG: &str = "bad-tag";
+/// A cross-reference label does not match `XRefLabel` (R-XREF-IDS-01).
+pub const BAD_XREF: &str = "bad-xref";
+/// A line is more than one level deeper than the line before it (R-LINES-04).
+pub const LEVEL_JUMP: &str = "level-jump";
+/// A `CONT`/`CONC` line that cannot continue the structure above it (after a substructure, or at the wrong level).
+pub const MISPLACED_CONTINUATION: &str = "misplaced-continuation";
+/// A `CONT`/`CONC` line at level 0.
+pub const CONTINUATION_AT_LEVEL_0: &str = "continuation-at-level-0";
+/// A `CONT`/`CONC` line with a cross-reference identifier.
+pub const CONTINUATION_WITH_XREF: &str = "continuation-with-xref";
+/// A line nested below a `CONT`/`CONC` line.
+pub const CONTINUATION_WITH_SUBSTRUCTURES: &str = "continuation-with-substructures";
+/// The file has no trailer line (R-TAGGED-STRUCTS-05).
+pub const MISSING_TRAILER: &str = "missing-trailer";
+/// The trailer line has a cross-reference identifier or a payload (R-TAGGED-STRUCTS-05).
+pub const NON_EMPTY_TRAILER: &str = "non-empty-trailer";
+/// A `TRLR` line below level 0 (R-SECOND-PASS-02).
+pub const MISPLACED_TRAILER: &str = "misplaced-trailer";
+/// Lines after the trailer (R-TAGGED-STRUCTS-05).
+pub const CONTENT_AFTER_TRAILER: &str = "content-after-trailer";
+/// Control characters (such as a DOS end-of-file mark, `^Z`) after the trailer.
+pub const JUNK_AFTER_TRAILER: &str = "junk-after-trailer";
+/// A blank or whitespace-only line (allowed, R-LINE-STRINGS-06).
+pub const BLANK_LINE: &str = "blank-line";
+/// Whitespace before a line's level (allowed, R-LINE-STRINGS-04).
+pub const LEADING_WHITESPACE: &str = "leading-whitespace";
+/// Octets the file's encoding cannot decode, kept as they are.
+pub const UNDECODABLE_OCTETS: &str = "undecodable-octets";
+/// `@#` with no closing `@` on the line (R-IDENTIFY-ESCS-04).
+pub const UNTERMINATED_ESCAPE: &str = "unterminated-escape";

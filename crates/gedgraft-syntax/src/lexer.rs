@@ -1,0 +1,602 @@
+//! Splitting one line string into tokens (2019 § Parsing lines).
+//!
+//! The lexer sees one line at a time, without its line break. Every character lands in exactly one token;
+//! a line that does not match `Line ::= Number S (XRefLabel S)? Tag (PayloadSep Payload)?` becomes
+//! `ERROR_TEXT` (and `RAW`) tokens after its leading whitespace, with the reason in [`LineShape::Malformed`].
+
+use crate::codes;
+use crate::kind::SyntaxKind;
+use gedgraft_encoding::raw;
+
+/// A token of a line: its kind and the offset where it ends, relative to the line start.
+pub(crate) type LineToken = (SyntaxKind, usize);
+
+/// What a line turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineShape {
+    /// Empty, or spaces and tabs only.
+    Blank,
+    /// A well-formed line.
+    Line(LineFacts),
+    /// A line that does not match the `Line` production.
+    Malformed {
+        /// The level, if the line starts with a valid one.
+        level: Option<usize>,
+        /// The diagnostic code.
+        code: &'static str,
+        /// What is wrong.
+        message: String,
+        /// Where the problem is, relative to the line start.
+        at: usize,
+    },
+}
+
+/// The facts about a well-formed line that the parser needs to place it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineFacts {
+    pub level: usize,
+    pub has_xref: bool,
+    pub tag_start: usize,
+    pub tag_end: usize,
+    /// Where the payload starts (after the separator), if the line has a separator.
+    pub payload_start: Option<usize>,
+    /// Unterminated escapes (`@#` with no closing `@`), relative to the line start.
+    pub unterminated_escapes: Vec<usize>,
+}
+
+/// Tokenises `line` into `out` (cleared first) and says what shape the line has.
+pub(crate) fn lex_line(line: &str, out: &mut Vec<LineToken>) -> LineShape {
+    out.clear();
+    let bytes = line.as_bytes();
+    let mut pos = skip_blanks(bytes, 0);
+    if pos > 0 {
+        out.push((SyntaxKind::Whitespace, pos));
+    }
+    if pos == bytes.len() {
+        return LineShape::Blank;
+    }
+    let content_start = pos;
+    match lex_fields(line, pos, out) {
+        Ok(facts) => LineShape::Line(facts),
+        Err(mut malformed) => {
+            out.truncate(usize::from(content_start > 0));
+            pos = content_start;
+            push_split_raw(line, pos, bytes.len(), SyntaxKind::ErrorText, out);
+            if let LineShape::Malformed { at, .. } = &mut malformed {
+                *at = (*at).min(bytes.len());
+            }
+            malformed
+        }
+    }
+}
+
+fn malformed(
+    level: Option<usize>,
+    code: &'static str,
+    message: impl Into<String>,
+    at: usize,
+) -> LineShape {
+    LineShape::Malformed {
+        level,
+        code,
+        message: message.into(),
+        at,
+    }
+}
+
+fn skip_blanks(bytes: &[u8], mut pos: usize) -> usize {
+    while pos < bytes.len() && (bytes[pos] == b' ' || bytes[pos] == b'\t') {
+        pos += 1;
+    }
+    pos
+}
+
+/// Lexes level, delimiters, xref, tag and payload; on failure the caller re-tokenises the line as an error.
+fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<LineFacts, LineShape> {
+    let bytes = line.as_bytes();
+    // Level: "0" | [1-9][0-9]* (R-LINES-03).
+    let mut pos = start;
+    while pos < bytes.len() && bytes[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos == start {
+        return Err(malformed(
+            None,
+            codes::BAD_LEVEL,
+            "the line does not start with a level number",
+            start,
+        ));
+    }
+    let digits = &line[start..pos];
+    if digits.len() > 1 && digits.starts_with('0') {
+        return Err(malformed(
+            None,
+            codes::BAD_LEVEL,
+            format!("level `{digits}` has a leading zero"),
+            start,
+        ));
+    }
+    let level = digits.bytes().fold(0usize, |acc, d| {
+        acc.saturating_mul(10).saturating_add(usize::from(d - b'0'))
+    });
+    out.push((SyntaxKind::Level, pos));
+    let after_level = pos;
+    pos = skip_blanks(bytes, pos);
+    if pos == after_level {
+        return Err(match bytes.get(pos) {
+            None => malformed(
+                Some(level),
+                codes::BAD_TAG,
+                "the line has a level but no tag",
+                pos,
+            ),
+            Some(b'@') => malformed(
+                Some(level),
+                codes::MISSING_DELIMITER,
+                "a space or tab must separate the level from the cross-reference identifier",
+                pos,
+            ),
+            Some(_) => {
+                let end = line[start..]
+                    .find([' ', '\t'])
+                    .map_or(line.len(), |e| start + e);
+                malformed(
+                    None,
+                    codes::BAD_LEVEL,
+                    format!("`{}` is not a level number", &line[start..end]),
+                    start,
+                )
+            }
+        });
+    }
+    out.push((SyntaxKind::Delimiter, pos));
+    if pos == bytes.len() {
+        return Err(malformed(
+            Some(level),
+            codes::BAD_TAG,
+            "the line has a level but no tag",
+            pos,
+        ));
+    }
+    // Optional cross-reference label (R-XREF-IDS-01).
+    let mut has_xref = false;
+    if bytes[pos] == b'@' {
+        let xref_start = pos;
+        let Some(close) = line[pos + 1..].find('@').map(|i| pos + 1 + i) else {
+            return Err(malformed(
+                Some(level),
+                codes::BAD_XREF,
+                "the cross-reference identifier has no closing `@`",
+                pos,
+            ));
+        };
+        let id = &line[pos + 1..close];
+        if id.is_empty() {
+            return Err(malformed(
+                Some(level),
+                codes::BAD_XREF,
+                "the cross-reference identifier `@@` is empty",
+                pos,
+            ));
+        }
+        if let Some((i, c)) = id.char_indices().find(|&(_, c)| !is_id_char(c)) {
+            return Err(malformed(
+                Some(level),
+                codes::BAD_XREF,
+                format!(
+                    "{} is not allowed in a cross-reference identifier",
+                    describe_char(c)
+                ),
+                pos + 1 + i,
+            ));
+        }
+        pos = close + 1;
+        out.push((SyntaxKind::Xref, pos));
+        let after_xref = pos;
+        pos = skip_blanks(bytes, pos);
+        if pos == bytes.len() {
+            return Err(malformed(
+                Some(level),
+                codes::BAD_TAG,
+                "the line has no tag after its cross-reference identifier",
+                pos,
+            ));
+        }
+        if pos == after_xref {
+            return Err(malformed(
+                Some(level),
+                codes::MISSING_DELIMITER,
+                "a space or tab must separate the cross-reference identifier from the tag",
+                pos,
+            ));
+        }
+        out.push((SyntaxKind::Delimiter, pos));
+        has_xref = true;
+        debug_assert!(xref_start < pos);
+    }
+    // Tag (R-TAGS-01).
+    let tag_start = pos;
+    while pos < bytes.len() && (bytes[pos].is_ascii_alphanumeric() || bytes[pos] == b'_') {
+        pos += 1;
+    }
+    let tag_end = pos;
+    if tag_start == tag_end {
+        let c = line[pos..].chars().next().unwrap_or(' ');
+        return Err(malformed(
+            Some(level),
+            codes::BAD_TAG,
+            format!("a tag cannot start with {}", describe_char(c)),
+            pos,
+        ));
+    }
+    if pos < bytes.len() && bytes[pos] != b' ' && bytes[pos] != b'\t' {
+        let c = line[pos..].chars().next().unwrap_or(' ');
+        return Err(malformed(
+            Some(level),
+            codes::BAD_TAG,
+            format!("{} is not allowed in a tag", describe_char(c)),
+            pos,
+        ));
+    }
+    out.push((SyntaxKind::Tag, pos));
+    let mut facts = LineFacts {
+        level,
+        has_xref,
+        tag_start,
+        tag_end,
+        payload_start: None,
+        unterminated_escapes: Vec::new(),
+    };
+    if pos == bytes.len() {
+        return Ok(facts);
+    }
+    // Exactly one separator; everything after it is payload (R-LINES-08).
+    pos += 1;
+    out.push((SyntaxKind::PayloadSep, pos));
+    facts.payload_start = Some(pos);
+    lex_payload(line, pos, out, &mut facts.unterminated_escapes);
+    Ok(facts)
+}
+
+/// `IDChar ::= [A-Za-z0-9] | [?$&'*+,;=._~-] | [#xA0-#xD7FF] | [#xF900-#xFFEF] | [#x10000-#xEFFFF]`.
+fn is_id_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || "?$&'*+,;=._~-".contains(c)
+        || matches!(u32::from(c), 0xA0..=0xD7FF | 0xF900..=0xFFEF | 0x1_0000..=0xE_FFFF)
+}
+
+/// How a character is named in messages.
+pub(crate) fn describe_char(c: char) -> String {
+    if let Some(octet) = raw::to_octet(c) {
+        format!("the undecodable octet {octet:02X}")
+    } else if c.is_control() || c.is_whitespace() {
+        format!("U+{:04X}", u32::from(c))
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// Lexes a payload: a pointer (with optional surrounding whitespace) or string pieces.
+fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, unterminated: &mut Vec<usize>) {
+    let bytes = line.as_bytes();
+    if start == bytes.len() {
+        return;
+    }
+    if let Some((p_start, p_end)) = pointer_span(bytes, start) {
+        if p_start > start {
+            out.push((SyntaxKind::Delimiter, p_start));
+        }
+        out.push((SyntaxKind::Pointer, p_end));
+        if p_end < bytes.len() {
+            out.push((SyntaxKind::Delimiter, bytes.len()));
+        }
+        return;
+    }
+    let mut pos = start;
+    let mut text_start = start;
+    while let Some(i) = memchr::memchr2(b'@', 0xF4, &bytes[pos..]).map(|i| pos + i) {
+        let (kind, end) = if bytes[i] == b'@' {
+            match bytes.get(i + 1) {
+                Some(b'@') => (SyntaxKind::EscapedAt, i + 2),
+                Some(b'#') => match escape_end(bytes, i) {
+                    Some(end) => (SyntaxKind::Escape, end),
+                    None => {
+                        unterminated.push(i);
+                        (SyntaxKind::AtSign, i + 1)
+                    }
+                },
+                _ => (SyntaxKind::AtSign, i + 1),
+            }
+        } else if raw::starts_with_raw(bytes, i) {
+            let mut end = i;
+            while raw::starts_with_raw(bytes, end) {
+                end += raw::RAW_UTF8_LEN;
+            }
+            (SyntaxKind::Raw, end)
+        } else {
+            pos = i + 1;
+            continue;
+        };
+        if i > text_start {
+            out.push((SyntaxKind::Text, i));
+        }
+        out.push((kind, end));
+        pos = end;
+        text_start = end;
+    }
+    if text_start < bytes.len() {
+        out.push((SyntaxKind::Text, bytes.len()));
+    }
+}
+
+/// The end of an escape sequence starting with `@#` at `at`: the offset after the next `@`, if one follows
+/// with no raw octet in between (R-IDENTIFY-ESCS-03).
+fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let close = memchr::memchr2(b'@', 0xF4, &bytes[at + 2..]).map(|i| at + 2 + i)?;
+    (bytes[close] == b'@').then_some(close + 1)
+}
+
+/// `Payload ::= S? Pointer S?` with `Pointer ::= "@" [^#x23#x40#xA#xD] [^#x40#xA#xD]* "@"` (R-PAYLOADS-04):
+/// the pointer's span, if the whole payload is one.
+fn pointer_span(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
+    let p_start = skip_blanks(bytes, start);
+    let mut p_end = bytes.len();
+    while p_end > p_start && (bytes[p_end - 1] == b' ' || bytes[p_end - 1] == b'\t') {
+        p_end -= 1;
+    }
+    let p = &bytes[p_start..p_end];
+    if p.len() < 3 || p[0] != b'@' || p[p.len() - 1] != b'@' || p[1] == b'#' {
+        return None;
+    }
+    let inner = &p[1..p.len() - 1];
+    if inner.contains(&b'@')
+        || memchr::memchr(0xF4, inner)
+            .is_some_and(|_| inner.windows(4).any(|w| raw::starts_with_raw(w, 0)))
+    {
+        return None;
+    }
+    Some((p_start, p_end))
+}
+
+/// Pushes `line[start..end]` as tokens of `kind`, with raw runs as `RAW` tokens.
+pub(crate) fn push_split_raw(
+    line: &str,
+    start: usize,
+    end: usize,
+    kind: SyntaxKind,
+    out: &mut Vec<LineToken>,
+) {
+    let bytes = line.as_bytes();
+    let mut text_start = start;
+    let mut pos = start;
+    while let Some(i) = memchr::memchr(0xF4, &bytes[pos..end]).map(|i| pos + i) {
+        if !raw::starts_with_raw(bytes, i) {
+            pos = i + 1;
+            continue;
+        }
+        let mut raw_end = i;
+        while raw_end < end && raw::starts_with_raw(bytes, raw_end) {
+            raw_end += raw::RAW_UTF8_LEN;
+        }
+        if i > text_start {
+            out.push((kind, i));
+        }
+        out.push((SyntaxKind::Raw, raw_end));
+        pos = raw_end;
+        text_start = raw_end;
+    }
+    if text_start < end {
+        out.push((kind, end));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SyntaxKind::*;
+
+    fn lex(line: &str) -> (Vec<(SyntaxKind, String)>, LineShape) {
+        let mut out = Vec::new();
+        let shape = lex_line(line, &mut out);
+        let mut start = 0;
+        let tokens = out
+            .iter()
+            .map(|&(k, end)| {
+                let t = (k, line[start..end].to_string());
+                start = end;
+                t
+            })
+            .collect();
+        assert_eq!(start, line.len(), "tokens cover the line");
+        (tokens, shape)
+    }
+
+    fn kinds(line: &str) -> Vec<SyntaxKind> {
+        lex(line).0.into_iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn r_lines_01_spec_example_lines() {
+        assert_eq!(
+            kinds("0 @I1@ INDI"),
+            [Level, Delimiter, Xref, Delimiter, Tag]
+        );
+        assert_eq!(
+            kinds("1 NAME Cleopatra"),
+            [Level, Delimiter, Tag, PayloadSep, Text]
+        );
+        assert_eq!(
+            kinds("1 FAMC @F2@"),
+            [Level, Delimiter, Tag, PayloadSep, Pointer]
+        );
+    }
+
+    #[test]
+    fn r_lines_01_malformed_lines() {
+        for line in [
+            "1NAME x",
+            "1 @I1@",
+            "x NAME",
+            "01 NAME x",
+            "-1 NAME x",
+            "0@I1@INDI",
+            "0 @I1@INDI",
+            "1 NA-ME x",
+        ] {
+            let (tokens, shape) = lex(line);
+            assert!(
+                matches!(shape, LineShape::Malformed { .. }),
+                "{line}: {shape:?}"
+            );
+            assert!(
+                tokens.iter().all(|(k, _)| *k == ErrorText),
+                "{line}: {tokens:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn r_lines_07_tabs_and_runs_of_spaces_delimit() {
+        assert_eq!(
+            lex("0  @I1@\tINDI").0,
+            [
+                (Level, "0".into()),
+                (Delimiter, "  ".into()),
+                (Xref, "@I1@".into()),
+                (Delimiter, "\t".into()),
+                (Tag, "INDI".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn r_lines_08_one_separator_then_payload() {
+        assert_eq!(lex("1 NAME  Bob").0.last(), Some(&(Text, " Bob".into())));
+        assert_eq!(lex("1 NAME \tBob").0.last(), Some(&(Text, "\tBob".into())));
+        assert_eq!(lex("1 NAME\tBob").0.last(), Some(&(Text, "Bob".into())));
+        assert_eq!(
+            lex("1 NAME Bob  ").0.last(),
+            Some(&(Text, "Bob  ".into())),
+            "R-LINE-STRINGS-05"
+        );
+    }
+
+    #[test]
+    fn r_xref_ids_01_identifier_characters() {
+        assert!(matches!(lex("0 @Ж-1.a_~@ INDI").1, LineShape::Line(_)));
+        for bad in [
+            "0 @I:1@ INDI",
+            "0 @I!1@ INDI",
+            "0 @I#1@ INDI",
+            "0 @I/1@ INDI",
+            "0 @I 1@ INDI",
+            "0 @@ INDI",
+            "0 @I\u{E000}@ INDI",
+            "0 @I\u{FFF0}@ INDI",
+        ] {
+            assert!(
+                matches!(
+                    lex(bad).1,
+                    LineShape::Malformed {
+                        code: codes::BAD_XREF,
+                        ..
+                    } | LineShape::Malformed {
+                        code: codes::MISSING_DELIMITER,
+                        ..
+                    } | LineShape::Malformed {
+                        code: codes::BAD_TAG,
+                        ..
+                    }
+                ),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn r_payloads_03_pointer_or_string() {
+        assert_eq!(
+            kinds("1 FAMC  @F2@ "),
+            [Level, Delimiter, Tag, PayloadSep, Delimiter, Pointer, Delimiter]
+        );
+        assert_eq!(
+            kinds("1 NOTE @F2@x"),
+            [Level, Delimiter, Tag, PayloadSep, AtSign, Text, AtSign, Text]
+        );
+        assert_eq!(
+            kinds("1 NOTE @#DJULIAN@"),
+            [Level, Delimiter, Tag, PayloadSep, Escape]
+        );
+        assert_eq!(
+            kinds("1 NOTE @@"),
+            [Level, Delimiter, Tag, PayloadSep, EscapedAt]
+        );
+        assert_eq!(
+            kinds("1 CHIL @F1!2@"),
+            [Level, Delimiter, Tag, PayloadSep, Pointer],
+            "R-PAYLOADS-04"
+        );
+        assert_eq!(
+            kinds("1 NOTE @a b@"),
+            [Level, Delimiter, Tag, PayloadSep, Pointer]
+        );
+    }
+
+    fn payload(line: &str) -> Vec<String> {
+        let (tokens, _) = lex(line);
+        let sep = tokens.iter().position(|(k, _)| *k == PayloadSep).unwrap();
+        tokens[sep + 1..].iter().map(|(_, t)| t.clone()).collect()
+    }
+
+    #[test]
+    fn r_identify_escs_06_tokenisation_vectors() {
+        let cases: [(&str, &[&str]); 8] = [
+            ("name@example.com", &["name", "@", "example.com"]),
+            ("name@@example.com", &["name", "@@", "example.com"]),
+            ("name@@@example.com", &["name", "@@", "@", "example.com"]),
+            ("name@@@@example.com", &["name", "@@", "@@", "example.com"]),
+            ("some@#XYZ@thing", &["some", "@#XYZ@", "thing"]),
+            ("some@@#XYZ@thing", &["some", "@@", "#XYZ", "@", "thing"]),
+            ("some@@@#XYZ@thing", &["some", "@@", "@#XYZ@", "thing"]),
+            ("@#XA@@#YB@", &["@#XA@", "@#YB@"]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(payload(&format!("1 NOTE {text}")), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn r_identify_escs_04_unterminated_escape_is_reported() {
+        let (_, shape) = lex("0 NOTE Lines containing only a @# are non-conformant.");
+        let LineShape::Line(facts) = shape else {
+            panic!("{shape:?}")
+        };
+        assert_eq!(facts.unterminated_escapes, [31]);
+    }
+
+    #[test]
+    fn raw_octets_are_their_own_tokens() {
+        let mut line = String::from("1 NAME Jos");
+        raw::push_octets(&mut line, &[0xE9]);
+        line.push_str(" x");
+        assert_eq!(
+            kinds(&line),
+            [Level, Delimiter, Tag, PayloadSep, Text, Raw, Text]
+        );
+        let mut bad = String::from("1 N");
+        raw::push_octets(&mut bad, &[0xC9]);
+        bad.push_str("ME x");
+        assert_eq!(kinds(&bad), [ErrorText, Raw, ErrorText]);
+    }
+
+    #[test]
+    fn blank_and_indented_lines() {
+        assert_eq!(lex(" \t").1, LineShape::Blank);
+        assert_eq!(lex("").1, LineShape::Blank);
+        assert_eq!(
+            kinds("  1 NAME Bob"),
+            [Whitespace, Level, Delimiter, Tag, PayloadSep, Text]
+        );
+        assert_eq!(kinds("  x"), [Whitespace, ErrorText]);
+    }
+}

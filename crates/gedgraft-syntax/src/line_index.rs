@@ -1,0 +1,86 @@
+//! Line and column numbers for offsets in decoded text.
+
+use crate::diagnostic::Location;
+use gedgraft_encoding::SourceMap;
+
+/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut pos = 0;
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+            let e = pos + i;
+            let next = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
+                e + 2
+            } else {
+                e + 1
+            };
+            starts.push(next);
+            pos = next;
+        }
+        LineIndex { starts }
+    }
+
+    /// The number of lines (a final line break starts an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
+    /// A byte-order mark does not count as a column.
+    pub fn locate(&self, text: &str, map: &SourceMap, offset: usize) -> Location {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let mut line_start = self.starts[line - 1];
+        if line == 1 && text.starts_with('\u{FEFF}') {
+            line_start = line_start
+                .max('\u{FEFF}'.len_utf8())
+                .min(offset.max(line_start));
+        }
+        let column = text
+            .get(line_start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        Location {
+            offset: map.file_offset(offset),
+            line,
+            column,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_line_strings_01_all_break_forms_count() {
+        let text = "0 HEAD\r\n1 A\r1 B\n\r0 TRLR";
+        let index = LineIndex::new(text);
+        let map = SourceMap::identity(text.len());
+        let at = |needle: &str| index.locate(text, &map, text.find(needle).unwrap());
+        assert_eq!((at("1 A").line, at("1 A").column), (2, 1));
+        assert_eq!(at("1 B").line, 3);
+        assert_eq!(
+            at("0 TRLR").line,
+            5,
+            "LF CR is two breaks (R-LINE-STRINGS-02)"
+        );
+        assert_eq!(at("TRLR").column, 3);
+    }
+
+    #[test]
+    fn byte_order_mark_is_not_a_column() {
+        let text = "\u{FEFF}0 HEAD";
+        let index = LineIndex::new(text);
+        let map = SourceMap::identity(text.len());
+        assert_eq!(index.locate(text, &map, 3).column, 1);
+        assert_eq!(index.locate(text, &map, 5).column, 3);
+    }
+}

@@ -1,0 +1,223 @@
+//! The parse result: the green tree, its diagnostics, the encoding and the map back to the file.
+
+use crate::ast::Document;
+use crate::diagnostic::{Diagnostic, Location};
+use crate::kind::{SyntaxKind, SyntaxNode};
+use crate::line_index::LineIndex;
+use crate::parser::parse_text;
+use gedgraft_encoding::{
+    decode_document, detect, DetectOptions, Detection, Encoding, EncodingNote, SourceMap,
+    Unencodable,
+};
+use rowan::{GreenNode, GreenNodeData, NodeOrToken};
+use std::sync::OnceLock;
+use text_size::TextSize;
+
+/// How to parse.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// How to choose the encoding (`force` overrides detection).
+    pub detect: DetectOptions,
+}
+
+/// A parsed file: owns its tree and diagnostics, and is `Send + Sync`.
+///
+/// ```
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
+/// assert!(parse.diagnostics().is_empty());
+/// assert_eq!(parse.to_bytes().unwrap(), b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
+/// ```
+#[derive(Debug)]
+pub struct Parse {
+    green: GreenNode,
+    diagnostics: Vec<Diagnostic>,
+    detection: Detection,
+    source_map: SourceMap,
+    line_index: OnceLock<LineIndex>,
+    text: OnceLock<String>,
+    max_depth: usize,
+}
+
+/// Parses octets with the default options (2019 rules: detection, then UTF-8).
+pub fn parse(bytes: &[u8]) -> Parse {
+    parse_with(bytes, &ParseOptions::default())
+}
+
+/// Parses octets. Never fails and never panics: any octet sequence gives a tree plus diagnostics.
+pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
+    let detection = detect(bytes, &options.detect);
+    let decoded = decode_document(bytes, &detection);
+    let parsed = parse_text(&decoded.text, detection.used.name());
+    let mut parse = Parse {
+        green: parsed.green,
+        diagnostics: parsed.diagnostics,
+        detection,
+        source_map: decoded.map,
+        line_index: OnceLock::new(),
+        text: OnceLock::new(),
+        max_depth: parsed.max_depth,
+    };
+    let notes = std::mem::take(&mut parse.detection.notes);
+    for note in &notes {
+        parse
+            .diagnostics
+            .push(note_diagnostic(note, &parse.source_map));
+    }
+    parse.detection.notes = notes;
+    if !parse.diagnostics.is_empty() {
+        parse.locate_diagnostics(&decoded.text);
+    }
+    parse
+}
+
+fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
+    use crate::diagnostic::Class;
+    let at = map.text_offset(note.file_offset);
+    let class = if note.is_error {
+        Class::NonConformant
+    } else {
+        Class::Warning
+    };
+    Diagnostic::new(
+        note.code,
+        class,
+        note.message.clone(),
+        crate::parser::range(at, at),
+    )
+}
+
+impl Parse {
+    fn locate_diagnostics(&mut self, text: &str) {
+        let index = self.line_index.get_or_init(|| LineIndex::new(text));
+        for d in &mut self.diagnostics {
+            d.location = index.locate(text, &self.source_map, usize::from(d.range.start()));
+            d.end_offset = self.source_map.file_offset(usize::from(d.range.end()));
+        }
+        self.diagnostics.sort_by_key(|d| d.range.start());
+    }
+
+    /// The root of the tree.
+    pub fn syntax(&self) -> SyntaxNode {
+        SyntaxNode::new_root(self.green.clone())
+    }
+
+    /// The typed root of the tree.
+    pub fn document(&self) -> Document {
+        Document::from_root(self.syntax())
+    }
+
+    /// The green tree.
+    pub fn green(&self) -> &GreenNode {
+        &self.green
+    }
+
+    /// The diagnostics, in file order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity() == crate::Severity::Error)
+    }
+
+    /// How the encoding was chosen.
+    pub fn detection(&self) -> &Detection {
+        &self.detection
+    }
+
+    /// The encoding the file was decoded with (and untouched text is written back with).
+    pub fn encoding(&self) -> Encoding {
+        self.detection.used
+    }
+
+    /// The map from tree offsets to file offsets.
+    pub fn source_map(&self) -> &SourceMap {
+        &self.source_map
+    }
+
+    /// The decoded text of the whole tree.
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| self.syntax().to_string())
+    }
+
+    /// The file location of a tree offset: byte offset in the input, 1-based line and column.
+    pub fn locate(&self, offset: TextSize) -> Location {
+        let text = self.text();
+        let index = self.line_index.get_or_init(|| LineIndex::new(text));
+        index.locate(text, &self.source_map, usize::from(offset))
+    }
+
+    /// The file's octets, written back through the tree token by token.
+    ///
+    /// For a parsed file this is always `Ok` and equal to the input. It fails only for an edited tree that holds a
+    /// character the file's encoding cannot represent.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Unencodable> {
+        let mut out = Vec::with_capacity(self.source_map.file_len());
+        write_green(
+            &self.green,
+            self.encoding(),
+            self.detection.bom.map(|b| b.encoding),
+            &mut out,
+        )?;
+        Ok(out)
+    }
+}
+
+/// Writes the octets of a green subtree: byte-order marks in `bom_encoding` (or `encoding`), everything else in
+/// `encoding`. Iterative, so deep trees cannot overflow the stack.
+pub fn write_green(
+    node: &GreenNodeData,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unencodable> {
+    let mut stack = vec![node.children()];
+    while let Some(children) = stack.last_mut() {
+        match children.next() {
+            None => {
+                stack.pop();
+            }
+            Some(NodeOrToken::Node(child)) => stack.push(child.children()),
+            Some(NodeOrToken::Token(token)) => {
+                let enc = if token.kind() == SyntaxKind::Bom.into() {
+                    bom_encoding.unwrap_or(encoding)
+                } else {
+                    encoding
+                };
+                enc.encode(token.text(), out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Trees deeper than this are torn down iteratively on drop.
+const DEEP_TREE: usize = 512;
+
+impl Drop for Parse {
+    /// rowan frees green nodes recursively, which would overflow the stack on very deep trees (invariant 4):
+    /// hold every node of a deep tree in a list in pre-order and release them parents first, so each release
+    /// frees one node.
+    fn drop(&mut self) {
+        if self.max_depth <= DEEP_TREE {
+            return;
+        }
+        let mut nodes: Vec<GreenNode> = vec![self.green.clone()];
+        let mut i = 0;
+        while i < nodes.len() {
+            let children: Vec<GreenNode> = nodes[i]
+                .children()
+                .filter_map(|c| c.into_node().map(|n| n.to_owned()))
+                .collect();
+            nodes.extend(children);
+            i += 1;
+        }
+        self.green = GreenNode::new(SyntaxKind::Document.into(), std::iter::empty());
+        for node in nodes {
+            drop(node);
+        }
+    }
+}

@@ -1,0 +1,501 @@
+//! Grouping lines into records and structures (2019 § Parsing lines into structures, first pass).
+//!
+//! The parser walks the text line by line with an explicit stack of open structures, so nesting depth costs
+//! heap, never call stack. A line of level `L` closes every open structure of level `L` or deeper and opens a
+//! new one under whatever is left. `CONT`/`CONC` lines directly after a structure's first line (before any
+//! substructure) join that structure as continuation lines. Malformed lines become `ERROR` nodes.
+
+use crate::codes;
+use crate::diagnostic::{Class, Diagnostic};
+use crate::green::{GreenElement, GreenFactory};
+use crate::kind::SyntaxKind;
+use crate::lexer::{lex_line, push_split_raw, LineFacts, LineShape, LineToken};
+use gedgraft_encoding::raw;
+use rowan::{GreenNode, NodeOrToken};
+use text_size::{TextRange, TextSize};
+
+/// The parser's output before locations are attached.
+pub(crate) struct Parsed {
+    pub green: GreenNode,
+    pub diagnostics: Vec<Diagnostic>,
+    pub max_depth: usize,
+}
+
+/// Parses decoded text; `encoding` names the encoding in messages about raw octets.
+pub(crate) fn parse_text(text: &str, encoding: &str) -> Parsed {
+    let mut parser = Parser::new(text, encoding);
+    parser.run();
+    parser.finish()
+}
+
+/// A text range from byte offsets (rowan trees are limited to 4 GiB of text).
+pub(crate) fn range(start: usize, end: usize) -> TextRange {
+    let size = |n: usize| TextSize::from(u32::try_from(n).unwrap_or(u32::MAX));
+    TextRange::new(size(start), size(end.max(start)))
+}
+
+struct Frame {
+    kind: SyntaxKind,
+    level: usize,
+    children: Vec<GreenElement>,
+    has_substructure: bool,
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    encoding: &'t str,
+    factory: GreenFactory,
+    stack: Vec<Frame>,
+    diagnostics: Vec<Diagnostic>,
+    tokens: Vec<LineToken>,
+    prev_level: Option<usize>,
+    continuation_level: Option<usize>,
+    seen_first_line: bool,
+    trailer_seen: bool,
+    max_depth: usize,
+}
+
+impl<'t> Parser<'t> {
+    fn new(text: &'t str, encoding: &'t str) -> Self {
+        let document = Frame {
+            kind: SyntaxKind::Document,
+            level: 0,
+            children: Vec::new(),
+            has_substructure: false,
+        };
+        Parser {
+            text,
+            encoding,
+            factory: GreenFactory::default(),
+            stack: vec![document],
+            diagnostics: Vec::new(),
+            tokens: Vec::new(),
+            prev_level: None,
+            continuation_level: None,
+            seen_first_line: false,
+            trailer_seen: false,
+            max_depth: 1,
+        }
+    }
+
+    fn diag(
+        &mut self,
+        code: &'static str,
+        class: Class,
+        message: impl Into<String>,
+        start: usize,
+        end: usize,
+    ) {
+        self.diagnostics
+            .push(Diagnostic::new(code, class, message, range(start, end)));
+    }
+
+    fn run(&mut self) {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        if text.starts_with('\u{FEFF}') {
+            pos = '\u{FEFF}'.len_utf8();
+            let bom = self.factory.token(SyntaxKind::Bom, &text[..pos]);
+            self.top().children.push(NodeOrToken::Token(bom));
+        }
+        while pos < bytes.len() {
+            let (line_end, break_end) = match memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+                Some(i) => {
+                    let e = pos + i;
+                    let crlf = bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n');
+                    (e, if crlf { e + 2 } else { e + 1 })
+                }
+                None => (bytes.len(), bytes.len()),
+            };
+            let was_trailer = self.trailer_seen;
+            self.line(pos, line_end, break_end);
+            pos = break_end;
+            if self.trailer_seen
+                && !was_trailer
+                && !text[pos..]
+                    .bytes()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                self.trailing_text(pos);
+                return;
+            }
+        }
+    }
+
+    fn top(&mut self) -> &mut Frame {
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    /// Closes every open structure whose level is `level` or deeper.
+    fn close_from(&mut self, level: usize) {
+        while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level >= level {
+            self.close_top();
+        }
+    }
+
+    fn close_top(&mut self) {
+        if let Some(frame) = self.stack.pop() {
+            let node = self.factory.node(frame.kind, frame.children);
+            self.top().children.push(NodeOrToken::Node(node));
+        }
+    }
+
+    /// Green tokens for the lexed line plus its line break.
+    fn line_children(
+        &mut self,
+        start: usize,
+        line_end: usize,
+        break_end: usize,
+    ) -> Vec<GreenElement> {
+        let mut children = self.factory.buffer();
+        let mut from = start;
+        for i in 0..self.tokens.len() {
+            let (kind, end) = self.tokens[i];
+            let token = self.factory.token(kind, &self.text[from..start + end]);
+            children.push(NodeOrToken::Token(token));
+            from = start + end;
+        }
+        debug_assert_eq!(from, line_end);
+        if break_end > line_end {
+            let token = self
+                .factory
+                .token(SyntaxKind::LineBreak, &self.text[line_end..break_end]);
+            children.push(NodeOrToken::Token(token));
+        }
+        children
+    }
+
+    fn line(&mut self, start: usize, line_end: usize, break_end: usize) {
+        let line = &self.text[start..line_end];
+        let shape = lex_line(line, &mut self.tokens);
+        if shape == LineShape::Blank {
+            self.diag(
+                codes::BLANK_LINE,
+                Class::Warning,
+                "blank line (ignored)",
+                start,
+                break_end,
+            );
+            let mut children = self.line_children(start, line_end, break_end);
+            self.top().children.append(&mut children);
+            self.factory.recycle(children);
+            return;
+        }
+        if self
+            .tokens
+            .first()
+            .is_some_and(|t| t.0 == SyntaxKind::Whitespace)
+        {
+            let end = start + self.tokens[0].1;
+            self.diag(
+                codes::LEADING_WHITESPACE,
+                Class::Warning,
+                "whitespace before the level (ignored)",
+                start,
+                end,
+            );
+        }
+        self.report_raw(start);
+        let first = !self.seen_first_line;
+        self.seen_first_line = true;
+        match shape {
+            LineShape::Blank => {}
+            LineShape::Line(facts) => {
+                if first {
+                    self.check_header_line(line, &facts, start, line_end);
+                }
+                self.well_formed_line(start, line_end, break_end, &facts);
+            }
+            LineShape::Malformed {
+                level,
+                code,
+                message,
+                at,
+            } => {
+                if first {
+                    self.diag(
+                        codes::FIRST_LINE_NOT_HEAD,
+                        Class::MalformedStructure,
+                        "the first line must be `0 HEAD`",
+                        start,
+                        line_end,
+                    );
+                }
+                self.diag(
+                    code,
+                    Class::MalformedLine,
+                    message,
+                    start + at,
+                    line_end.max(start + at + 1).min(line_end),
+                );
+                if let Some(level) = level {
+                    self.check_level(level, start, line_end);
+                    self.close_from(level);
+                }
+                let children = self.line_children(start, line_end, break_end);
+                let node = self.factory.node(SyntaxKind::Error, children);
+                self.top().children.push(NodeOrToken::Node(node));
+            }
+        }
+    }
+
+    /// One diagnostic per run of raw octets on the line.
+    fn report_raw(&mut self, start: usize) {
+        let mut from = start;
+        for i in 0..self.tokens.len() {
+            let (kind, end) = self.tokens[i];
+            if kind == SyntaxKind::Raw {
+                let octets = raw::octets_of(&self.text[from..start + end]);
+                let shown: Vec<String> =
+                    octets.iter().take(8).map(|o| format!("{o:02X}")).collect();
+                let more = if octets.len() > 8 { " …" } else { "" };
+                let message = format!(
+                    "octet{} {}{more} cannot be decoded as {}; kept as written",
+                    if octets.len() == 1 { "" } else { "s" },
+                    shown.join(" "),
+                    self.encoding
+                );
+                self.diag(
+                    codes::UNDECODABLE_OCTETS,
+                    Class::NonConformant,
+                    message,
+                    from,
+                    start + end,
+                );
+            }
+            from = start + end;
+        }
+    }
+
+    /// R-SPECIFIED-ENC-06: after normalisation the first line must be exactly `0 HEAD`.
+    fn check_header_line(&mut self, line: &str, facts: &LineFacts, start: usize, line_end: usize) {
+        let tag = &line[facts.tag_start..facts.tag_end];
+        let payload_blank = facts
+            .payload_start
+            .is_none_or(|p| line[p..].trim_matches([' ', '\t']).is_empty());
+        if facts.level != 0 || facts.has_xref || tag != "HEAD" || !payload_blank {
+            self.diag(
+                codes::FIRST_LINE_NOT_HEAD,
+                Class::MalformedStructure,
+                "the first line must be `0 HEAD`",
+                start,
+                line_end,
+            );
+        }
+    }
+
+    /// R-LINES-04: a line may be at most one level deeper than the line before it.
+    fn check_level(&mut self, level: usize, start: usize, line_end: usize) {
+        if let Some(prev) = self.prev_level {
+            if level > prev.saturating_add(1) {
+                let message = format!(
+                    "level {level} follows level {prev}; a line may go at most one level deeper"
+                );
+                self.diag(
+                    codes::LEVEL_JUMP,
+                    Class::MalformedLine,
+                    message,
+                    start,
+                    line_end,
+                );
+            }
+        }
+        if let Some(cont) = self.continuation_level {
+            if level > cont {
+                self.diag(
+                    codes::CONTINUATION_WITH_SUBSTRUCTURES,
+                    Class::MalformedStructure,
+                    "a line nested below a CONT/CONC continuation line",
+                    start,
+                    line_end,
+                );
+            }
+        }
+        self.prev_level = Some(level);
+        self.continuation_level = None;
+    }
+
+    fn well_formed_line(
+        &mut self,
+        start: usize,
+        line_end: usize,
+        break_end: usize,
+        facts: &LineFacts,
+    ) {
+        let level = facts.level;
+        let line = &self.text[start..line_end];
+        let ws = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let tag = &line[facts.tag_start..facts.tag_end];
+        self.check_level(level, start + ws, line_end);
+        for &at in &facts.unterminated_escapes {
+            self.diag(
+                codes::UNTERMINATED_ESCAPE,
+                Class::NonConformant,
+                "`@#` starts an escape but no `@` closes it on this line",
+                start + at,
+                start + at + 2,
+            );
+        }
+        self.close_from(level);
+        let children = self.line_children(start, line_end, break_end);
+        let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
+        if tag == "CONT" || tag == "CONC" {
+            if level == 0 {
+                let message = format!("a {tag} line cannot be at level 0");
+                self.diag(
+                    codes::CONTINUATION_AT_LEVEL_0,
+                    Class::MalformedStructure,
+                    message,
+                    start + ws,
+                    line_end,
+                );
+            } else if self.continues_top(level) {
+                if facts.has_xref {
+                    let message = format!("a {tag} line cannot have a cross-reference identifier");
+                    self.diag(
+                        codes::CONTINUATION_WITH_XREF,
+                        Class::MalformedStructure,
+                        message,
+                        start + ws,
+                        line_end,
+                    );
+                }
+                self.top().children.push(line_node);
+                self.continuation_level = Some(level);
+                return;
+            } else {
+                let message =
+                    format!("this {tag} line does not directly follow the line it would continue");
+                self.diag(
+                    codes::MISPLACED_CONTINUATION,
+                    Class::MalformedStructure,
+                    message,
+                    start + ws,
+                    line_end,
+                );
+            }
+        }
+        if tag == "TRLR" {
+            if level > 0 {
+                self.diag(
+                    codes::MISPLACED_TRAILER,
+                    Class::MalformedStructure,
+                    "TRLR is only allowed at level 0",
+                    start + ws,
+                    line_end,
+                );
+            } else {
+                let payload = facts.payload_start.map_or("", |p| &line[p..]);
+                if facts.has_xref || !payload.is_empty() {
+                    self.diag(
+                        codes::NON_EMPTY_TRAILER,
+                        Class::MalformedStructure,
+                        "the trailer line must be exactly `0 TRLR`",
+                        start + ws,
+                        line_end,
+                    );
+                }
+                self.trailer_seen = true;
+            }
+        }
+        let kind = if level == 0 {
+            SyntaxKind::Record
+        } else {
+            SyntaxKind::Structure
+        };
+        let top = self.top();
+        if top.kind != SyntaxKind::Document {
+            top.has_substructure = true;
+        }
+        let mut children = self.factory.buffer();
+        children.push(line_node);
+        self.stack.push(Frame {
+            kind,
+            level,
+            children,
+            has_substructure: false,
+        });
+        self.max_depth = self.max_depth.max(self.stack.len());
+    }
+
+    /// Whether a continuation line of `level` continues the innermost open structure.
+    fn continues_top(&mut self, level: usize) -> bool {
+        let top = self.top();
+        top.kind != SyntaxKind::Document
+            && top.level.saturating_add(1) == level
+            && !top.has_substructure
+    }
+
+    /// Everything after the trailer line, kept as trailing text.
+    fn trailing_text(&mut self, pos: usize) {
+        self.close_from(0);
+        let rest = &self.text[pos..];
+        let junk_only = rest
+            .chars()
+            .all(|c| c.is_control() || c.is_whitespace() || raw::is_raw(c));
+        if junk_only {
+            self.diag(
+                codes::JUNK_AFTER_TRAILER,
+                Class::Warning,
+                "control characters after the trailer",
+                pos,
+                self.text.len(),
+            );
+        } else {
+            self.diag(
+                codes::CONTENT_AFTER_TRAILER,
+                Class::MalformedStructure,
+                "content after the trailer line",
+                pos,
+                self.text.len(),
+            );
+        }
+        self.tokens.clear();
+        push_split_raw(
+            rest,
+            0,
+            rest.len(),
+            SyntaxKind::TrailingText,
+            &mut self.tokens,
+        );
+        let mut from = pos;
+        for i in 0..self.tokens.len() {
+            let (kind, end) = self.tokens[i];
+            let token = self.factory.token(kind, &self.text[from..pos + end]);
+            self.top().children.push(NodeOrToken::Token(token));
+            from = pos + end;
+        }
+    }
+
+    fn finish(mut self) -> Parsed {
+        self.close_from(0);
+        let end = self.text.len();
+        if !self.seen_first_line {
+            self.diag(
+                codes::FIRST_LINE_NOT_HEAD,
+                Class::MalformedStructure,
+                "the file has no lines; it must start with `0 HEAD`",
+                0,
+                end,
+            );
+        }
+        if !self.trailer_seen {
+            self.diag(
+                codes::MISSING_TRAILER,
+                Class::MalformedStructure,
+                "the file does not end with a `0 TRLR` line",
+                end,
+                end,
+            );
+        }
+        let document = self.stack.pop().map(|f| f.children).unwrap_or_default();
+        let green = self.factory.node(SyntaxKind::Document, document);
+        Parsed {
+            green,
+            diagnostics: self.diagnostics,
+            max_depth: self.max_depth,
+        }
+    }
+}

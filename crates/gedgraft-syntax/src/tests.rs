@@ -1,0 +1,270 @@
+//! Parser tests on small inputs: placement of lines, diagnostics and byte-exact round trips.
+
+use crate::ast::{AstNode, AstToken};
+use crate::{codes, dump, parse, Class, SyntaxKind};
+
+fn codes_of(input: &[u8]) -> Vec<&'static str> {
+    parse(input).diagnostics().iter().map(|d| d.code).collect()
+}
+
+fn round_trips(input: &[u8]) {
+    let p = parse(input);
+    assert_eq!(
+        p.to_bytes().unwrap(),
+        input,
+        "round trip of {:?}",
+        String::from_utf8_lossy(input)
+    );
+    assert_eq!(p.text().len(), p.source_map().text_len());
+}
+
+#[test]
+fn clean_file_has_no_diagnostics() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Elizabeth\n1 BIRT\n2 DATE 21 APR 1926\n0 TRLR\n";
+    assert_eq!(codes_of(input), Vec::<&str>::new());
+    round_trips(input);
+}
+
+#[test]
+fn r_first_pass_03_structures_nest_by_level() {
+    let p = parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Elizabeth\n1 BIRT\n2 DATE 21 APR 1926\n0 TRLR\n");
+    let indi = p.document().record_by_xref("I1").unwrap();
+    let subs: Vec<String> = indi
+        .substructures()
+        .map(|s| s.tag().unwrap().text().to_string())
+        .collect();
+    assert_eq!(subs, ["NAME", "BIRT"]);
+    let birt = indi.substructures().nth(1).unwrap();
+    assert_eq!(
+        birt.substructures()
+            .next()
+            .unwrap()
+            .payload()
+            .unwrap()
+            .raw_text(),
+        "21 APR 1926"
+    );
+}
+
+#[test]
+fn r_line_cont_01_continuation_lines_join_their_structure() {
+    let p = parse(b"0 HEAD\n0 NOTE a\n1 CONC b\n1 CONT c\n1 SOUR @S1@\n0 TRLR\n");
+    let note = p.document().records().nth(1).unwrap();
+    assert_eq!(note.continuation_lines().count(), 2);
+    assert_eq!(note.substructures().count(), 1);
+    assert!(p.diagnostics().is_empty(), "{:?}", p.diagnostics());
+}
+
+#[test]
+fn misplaced_continuations_are_reported() {
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 NOTE a\n1 SOUR x\n1 CONC b\n0 TRLR\n"),
+        [codes::MISPLACED_CONTINUATION]
+    );
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 CONT a\n0 TRLR\n"),
+        [codes::CONTINUATION_AT_LEVEL_0]
+    );
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 NOTE a\n1 @X@ CONC b\n0 TRLR\n"),
+        [codes::CONTINUATION_WITH_XREF]
+    );
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 NOTE a\n1 CONC b\n2 DATE x\n0 TRLR\n"),
+        [codes::CONTINUATION_WITH_SUBSTRUCTURES]
+    );
+}
+
+#[test]
+fn r_lines_04_level_jump_keeps_its_level_and_nests_under_deepest() {
+    let input =
+        "0 HEAD\n0 @I1@ INDI\n2 PLAC Москва\n3 ROMN Moscow\n1 NAME Иван Васильевич\n0 TRLR\n";
+    let p = parse(input.as_bytes());
+    let jumps: Vec<_> = p
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code == codes::LEVEL_JUMP)
+        .collect();
+    assert_eq!(jumps.len(), 1);
+    assert_eq!(jumps[0].location.line, 3);
+    assert_eq!(jumps[0].class, Class::MalformedLine);
+    let indi = p.document().record_by_xref("I1").unwrap();
+    let plac = indi.substructures().next().unwrap();
+    assert_eq!(plac.level().unwrap().value(), 2);
+    assert_eq!(
+        plac.substructures().next().unwrap().tag().unwrap().text(),
+        "ROMN"
+    );
+    round_trips(input.as_bytes());
+}
+
+#[test]
+fn r_lines_04_trailer_after_deep_cont_is_not_a_jump() {
+    assert!(codes_of(b"0 HEAD\n0 INDI\n1 NOTE x\n2 CONT y\n0 TRLR\n").is_empty());
+}
+
+#[test]
+fn r_specified_enc_06_first_line_must_be_head() {
+    for bad in [
+        &b"0 @H1@ HEAD\n0 TRLR\n"[..],
+        b"0 HEAD x\n0 TRLR\n",
+        b"1 HEAD\n0 TRLR\n",
+        b"",
+    ] {
+        assert!(
+            codes_of(bad).contains(&codes::FIRST_LINE_NOT_HEAD),
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    let ok = b"\n\n  0  HEAD \n0 TRLR\n";
+    assert!(!codes_of(ok).contains(&codes::FIRST_LINE_NOT_HEAD));
+    round_trips(ok);
+}
+
+#[test]
+fn r_tagged_structs_05_trailer_problems() {
+    assert!(codes_of(b"0 HEAD\n").contains(&codes::MISSING_TRAILER));
+    assert!(codes_of(b"0 HEAD\n0 TRLR x\n").contains(&codes::NON_EMPTY_TRAILER));
+    assert!(codes_of(b"0 HEAD\n0 @T@ TRLR\n").contains(&codes::NON_EMPTY_TRAILER));
+    assert!(codes_of(b"0 HEAD\n0 TRLR\n1 NOTE x\n").contains(&codes::CONTENT_AFTER_TRAILER));
+    assert!(codes_of(b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n").contains(&codes::CONTENT_AFTER_TRAILER));
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 TRLR\n\x1a"),
+        [codes::JUNK_AFTER_TRAILER]
+    );
+    assert!(codes_of(b"0 HEAD\n0 INDI\n1 TRLR\n0 TRLR\n").contains(&codes::MISPLACED_TRAILER));
+    for input in [
+        &b"0 HEAD\n0 TRLR\n1 NOTE x\n"[..],
+        b"0 HEAD\n0 TRLR\n\x1a",
+        b"0 HEAD\n0 TRLR\r\n\r\n",
+    ] {
+        round_trips(input);
+    }
+}
+
+#[test]
+fn r_line_strings_06_blank_lines_and_indentation_are_warnings() {
+    let input = b"0 HEAD\n\n \t\n  1 CHAR UTF-8\n0 TRLR\n";
+    let p = parse(input);
+    let found: Vec<_> = p
+        .diagnostics()
+        .iter()
+        .map(|d| (d.code, d.class, d.location.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (codes::BLANK_LINE, Class::Warning, 2),
+            (codes::BLANK_LINE, Class::Warning, 3),
+            (codes::LEADING_WHITESPACE, Class::Warning, 4)
+        ]
+    );
+    round_trips(input);
+}
+
+#[test]
+fn r_line_strings_02_lf_cr_is_two_breaks() {
+    let p = parse(b"0 HEAD\n\r1 CHAR UTF-8\n\r0 TRLR\n\r");
+    let d = p
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code == codes::BLANK_LINE)
+        .count();
+    assert_eq!(d, 3);
+    let breaks = p
+        .syntax()
+        .descendants_with_tokens()
+        .filter(|e| e.kind() == SyntaxKind::LineBreak)
+        .count();
+    assert_eq!(breaks, 6);
+}
+
+#[test]
+fn malformed_lines_become_error_nodes_with_positions() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n1 N@ME x\n0 TRLR\n";
+    let p = parse(input);
+    let d = &p.diagnostics()[0];
+    assert_eq!(
+        (
+            d.code,
+            d.class,
+            d.location.line,
+            d.location.column,
+            d.location.offset
+        ),
+        (codes::BAD_TAG, Class::MalformedLine, 3, 4, 23)
+    );
+    let head = p.document().header().unwrap();
+    assert_eq!(head.error_lines().count(), 1);
+    round_trips(input);
+}
+
+#[test]
+fn missing_final_line_break_and_mixed_breaks_round_trip() {
+    round_trips(b"0 HEAD\r\n1 CHAR UTF-8\r0 @I1@ INDI\n0 TRLR");
+    assert!(codes_of(b"0 HEAD\n0 TRLR").is_empty());
+}
+
+#[test]
+fn bom_is_a_token_and_round_trips() {
+    let input = b"\xEF\xBB\xBF0 HEAD\n0 TRLR\n";
+    let p = parse(input);
+    assert_eq!(p.syntax().first_token().unwrap().kind(), SyntaxKind::Bom);
+    assert!(p.diagnostics().is_empty());
+    round_trips(input);
+    assert!(dump(&p).contains("BOM@0..3 \"\\ufeff\""));
+}
+
+#[test]
+fn raw_octets_are_reported_at_their_file_offset() {
+    let input = b"0 HEAD\n1 NOTE \xFF\xFEab\n0 TRLR\n";
+    let p = parse(input);
+    let d = &p.diagnostics()[0];
+    assert_eq!(
+        (d.code, d.location.offset, d.end_offset, d.location.column),
+        (codes::UNDECODABLE_OCTETS, 14, 16, 8)
+    );
+    assert!(d.message.contains("FF FE"), "{}", d.message);
+    round_trips(input);
+}
+
+#[test]
+fn unterminated_escape_is_non_conformant() {
+    let p = parse(b"0 HEAD\n0 NOTE a @# b\n0 TRLR\n");
+    assert_eq!(p.diagnostics()[0].code, codes::UNTERMINATED_ESCAPE);
+    assert_eq!(p.diagnostics()[0].class, Class::NonConformant);
+}
+
+#[test]
+fn hundred_thousand_nested_levels_parse_write_and_drop() {
+    let mut input = String::from("0 HEAD\n");
+    for level in 0..100_000 {
+        input.push_str(&format!("{level} _X\n"));
+    }
+    input.push_str("0 TRLR\n");
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let p = parse(input.as_bytes());
+            assert!(p.diagnostics().is_empty());
+            assert_eq!(p.to_bytes().unwrap(), input.as_bytes());
+            let deepest = p
+                .syntax()
+                .descendants()
+                .filter(|n| n.kind() == SyntaxKind::Structure)
+                .count();
+            assert_eq!(deepest, 99_999);
+            drop(p);
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn typed_views_reject_other_kinds() {
+    let p = parse(b"0 HEAD\n0 TRLR\n");
+    let root = p.syntax();
+    assert!(crate::ast::Structure::cast(root.clone()).is_none());
+    assert!(crate::ast::Document::cast(root).is_some());
+}

@@ -1,0 +1,53 @@
+//! Reading and parsing input files.
+
+use crate::cli::InputArgs;
+use gedgraft_syntax::encoding::{DetectOptions, Encoding};
+use gedgraft_syntax::{parse_with, Parse, ParseOptions};
+use std::path::{Path, PathBuf};
+
+/// A parsed input file.
+pub struct Loaded {
+    pub path: PathBuf,
+    pub parse: Parse,
+}
+
+/// The parse options the input arguments ask for.
+pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
+    let force = match &args.encoding {
+        None => None,
+        Some(name) => Some(Encoding::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
+            format!(
+                "unknown encoding `{name}`; known encodings: {}",
+                known.join(", ")
+            )
+        })?),
+    };
+    Ok(ParseOptions {
+        detect: DetectOptions {
+            force,
+            ..DetectOptions::default()
+        },
+    })
+}
+
+/// Reads and parses one file.
+pub fn load(path: &Path, args: &InputArgs) -> Result<Loaded, String> {
+    let options = options(args)?;
+    load_with(path, &options)
+}
+
+/// Reads and parses one file with given options.
+pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if u32::try_from(bytes.len()).is_err() {
+        return Err(format!(
+            "{}: files of 4 GiB or more are not supported",
+            path.display()
+        ));
+    }
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        parse: parse_with(&bytes, options),
+    })
+}

@@ -1,0 +1,33 @@
+//! Every corpus file round-trips byte for byte (invariant 2) and parses without panicking.
+
+use gedgraft_syntax::parse;
+use gedgraft_tests::{corpus_files, corpus_name};
+
+#[test]
+fn every_corpus_file_round_trips_byte_identically() {
+    let Some(files) = corpus_files() else { return };
+    let mut failures = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).expect("read corpus file");
+        let parse = parse(&bytes);
+        match parse.to_bytes() {
+            Ok(out) if out == bytes => {}
+            Ok(out) => {
+                let at = out
+                    .iter()
+                    .zip(&bytes)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(out.len().min(bytes.len()));
+                failures.push(format!("{}: differs at byte {at}", corpus_name(path)));
+            }
+            Err(e) => failures.push(format!("{}: {e}", corpus_name(path))),
+        }
+    }
+    println!("round-tripped {} corpus files", files.len());
+    assert!(files.len() > 100, "only {} corpus files found", files.len());
+    assert!(
+        failures.is_empty(),
+        "round trip failed:\n{}",
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,121 @@
+//! Property tests for invariants 1 and 2: any octets parse without panicking and write back identically.
+
+use gedgraft_syntax::{parse, parse_with, ParseOptions};
+use proptest::prelude::*;
+
+fn assert_round_trip(bytes: &[u8], options: &ParseOptions) -> Result<(), TestCaseError> {
+    let p = parse_with(bytes, options);
+    let out = p
+        .to_bytes()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(out, bytes);
+    for d in p.diagnostics() {
+        prop_assert!(d.location.offset <= bytes.len());
+        prop_assert!(d.location.line >= 1 && d.location.column >= 1);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn arbitrary_bytes_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        assert_round_trip(&bytes, &ParseOptions::default())?;
+    }
+}
+
+/// One line of generated "line soup": valid, malformed, blank or deep lines in any mix.
+fn line() -> impl Strategy<Value = String> {
+    let level = prop_oneof![
+        Just("0".to_string()),
+        Just("1".into()),
+        Just("2".into()),
+        Just("01".into()),
+        Just("99".into()),
+        Just("".into()),
+        "[0-9]{1,3}"
+    ];
+    let xref = prop_oneof![
+        Just(String::new()),
+        Just("@I1@ ".into()),
+        Just("@@ ".into()),
+        Just("@I 1@ ".into()),
+        "@[A-Za-z0-9é]{1,4}@ "
+    ];
+    let tag = prop_oneof![
+        Just("HEAD".to_string()),
+        Just("TRLR".into()),
+        Just("CONT".into()),
+        Just("CONC".into()),
+        Just("NAME".into()),
+        Just("NA-ME".into()),
+        Just("".into()),
+        "[A-Z_]{1,5}"
+    ];
+    let payload = prop_oneof![
+        Just(String::new()),
+        Just(" @F1@".into()),
+        Just("  @F1@ ".into()),
+        Just(" a@@b".into()),
+        Just(" x@#UE9@y".into()),
+        Just(" @# open".into()),
+        Just("\tTab".into()),
+        " [ -~éЖ\u{1F600}]{0,12}",
+    ];
+    let indent = prop_oneof![Just(""), Just(" "), Just("\t "), Just("")];
+    (
+        indent,
+        level,
+        prop_oneof![Just(" "), Just("\t"), Just("  "), Just("")],
+        xref,
+        tag,
+        payload,
+    )
+        .prop_map(|(i, l, d, x, t, p)| format!("{i}{l}{d}{x}{t}{p}"))
+}
+
+fn line_break() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("\n"),
+        Just("\r\n"),
+        Just("\r"),
+        Just("\n\r"),
+        Just("\n\n"),
+        Just(" \t\n")
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    #[test]
+    fn line_soup_round_trips(lines in proptest::collection::vec((line(), line_break()), 0..40), last_break in any::<bool>()) {
+        let mut text = String::from("0 HEAD\n");
+        let n = lines.len();
+        for (i, (l, b)) in lines.into_iter().enumerate() {
+            text.push_str(&l);
+            if i + 1 < n || last_break {
+                text.push_str(b);
+            }
+        }
+        assert_round_trip(text.as_bytes(), &ParseOptions::default())?;
+    }
+
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn deep_levels_round_trip(depth in 1usize..3000, tail in "[ -~]{0,20}") {
+        let mut text = String::from("0 HEAD\n");
+        for level in 0..depth {
+            text.push_str(&format!("{level} _X {tail}\n"));
+        }
+        text.push_str("0 TRLR\n");
+        let p = parse(text.as_bytes());
+        prop_assert!(p.diagnostics().iter().all(|d| d.code != "level-jump"));
+        assert_round_trip(text.as_bytes(), &ParseOptions::default())?;
+    }
+}

@@ -1,0 +1,493 @@
+//! `cargo xtask bench`: wall time, throughput and peak memory of parsing and writing back a large sample,
+//! each compared with a baseline measured in the same run (splitting the file into lines with `memchr`).
+//!
+//! Peak memory is the `VmHWM` (peak resident set) of a fresh child process: xtask runs itself again as
+//! `xtask bench-child MODE PATH`, which does one thing and prints its `VmHWM` from `/proc/self/status`.
+
+use crate::gen_sample::{self, GENERATOR_VERSION};
+use crate::Args;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+/// The targets of the performance issue.
+const TARGET_PARSE_MB_S: f64 = 150.0;
+const TARGET_WRITE_MB_S: f64 = 1000.0;
+const TARGET_PEAK_X_FILE: f64 = 6.0;
+
+pub fn run(rest: &[String]) -> Result<ExitCode, String> {
+    let mut args = Args::new(rest);
+    let size_mb: f64 = args.parsed("--size-mb", 100.0)?;
+    let runs: usize = args.parsed("--runs", 5)?;
+    let crlf = args.flag("--crlf");
+    let json = args.flag("--json");
+    let sample = args.value("--sample")?;
+    args.finish()?;
+    if runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+
+    let path = match sample {
+        Some(p) => PathBuf::from(p),
+        None => cached_sample(size_mb, crlf, json)?,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = bytes.len();
+    let progress = |what: &str| {
+        if !json {
+            eprintln!("  measuring {what} ...");
+        }
+    };
+
+    // Check the round trip once before measuring anything, so a bench never measures a broken writer.
+    let (lines, errors, warnings, encoding) = {
+        let parse = gedgraft_syntax::parse(&bytes);
+        let out = parse
+            .to_bytes()
+            .map_err(|e| format!("write-back failed: {e}"))?;
+        assert_round_trip(&bytes, &out)?;
+        let errors = parse
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity() == gedgraft_syntax::Severity::Error)
+            .count();
+        (
+            count_lines(&bytes),
+            errors,
+            parse.diagnostics().len() - errors,
+            parse.encoding().name(),
+        )
+    };
+
+    progress("baseline (memchr line split)");
+    let baseline = best_of(runs, || {
+        let t = Instant::now();
+        black_box(count_lines(black_box(&bytes)));
+        t.elapsed()
+    });
+
+    progress("parse");
+    let parse_time = best_of(runs, || {
+        let t = Instant::now();
+        let parse = gedgraft_syntax::parse(black_box(&bytes));
+        let elapsed = t.elapsed();
+        drop(black_box(parse));
+        elapsed
+    });
+
+    progress("parse + write back");
+    let mut round_trip_err = None;
+    let parse_write = best_of(runs, || {
+        let t = Instant::now();
+        let parse = gedgraft_syntax::parse(black_box(&bytes));
+        let out = parse.to_bytes();
+        let elapsed = t.elapsed();
+        match out {
+            Ok(out) if out == bytes => {}
+            Ok(out) => {
+                round_trip_err = Some(assert_round_trip(&bytes, &out).err().unwrap_or_default())
+            }
+            Err(e) => round_trip_err = Some(e.to_string()),
+        }
+        drop(black_box(parse));
+        elapsed
+    });
+    if let Some(err) = round_trip_err {
+        return Err(format!("round trip failed: {err}"));
+    }
+
+    progress("write back alone and drop");
+    let parse = gedgraft_syntax::parse(&bytes);
+    let write = best_of(runs, || {
+        let t = Instant::now();
+        let out = parse.to_bytes();
+        let elapsed = t.elapsed();
+        if !matches!(&out, Ok(out) if *out == bytes) {
+            round_trip_err = Some("write back of an existing parse differs".into());
+        }
+        elapsed
+    });
+    if let Some(err) = round_trip_err {
+        return Err(format!("round trip failed: {err}"));
+    }
+    drop(parse);
+    let drop_time = best_of(runs, || {
+        let parse = gedgraft_syntax::parse(&bytes);
+        let t = Instant::now();
+        drop(black_box(parse));
+        t.elapsed()
+    });
+    drop(bytes);
+
+    progress("peak memory in fresh processes");
+    let mem_baseline = child_peak("baseline", &path)?;
+    let mem_parse = child_peak("parse", &path)?;
+    let mem_round_trip = child_peak("roundtrip", &path)?;
+
+    let timings = [
+        Timing {
+            name: "baseline: memchr line split",
+            time: baseline,
+        },
+        Timing {
+            name: "parse",
+            time: parse_time,
+        },
+        Timing {
+            name: "parse + write back",
+            time: parse_write,
+        },
+        Timing {
+            name: "write back alone (to_bytes)",
+            time: write,
+        },
+        Timing {
+            name: "drop of the parse",
+            time: drop_time,
+        },
+    ];
+    let memory = [
+        Memory {
+            name: "baseline: read + line split",
+            peak: mem_baseline,
+        },
+        Memory {
+            name: "parse (input kept)",
+            peak: mem_parse,
+        },
+        Memory {
+            name: "parse + write back",
+            peak: mem_round_trip,
+        },
+    ];
+    let parse_mb_s = mb_s(len, parse_time);
+    let write_mb_s = mb_s(len, write);
+    let peak_x = mem_parse as f64 / len as f64;
+    let targets = [
+        Target {
+            name: "parse >= 150 MB/s",
+            measured: format!("{parse_mb_s:.0} MB/s"),
+            met: parse_mb_s >= TARGET_PARSE_MB_S,
+        },
+        Target {
+            name: "write back >= 1 GB/s",
+            measured: format!("{write_mb_s:.0} MB/s"),
+            met: write_mb_s >= TARGET_WRITE_MB_S,
+        },
+        Target {
+            name: "parse peak memory <= 6x file",
+            measured: format!("{peak_x:.2}x"),
+            met: peak_x <= TARGET_PEAK_X_FILE,
+        },
+    ];
+    let info = SampleInfo {
+        path: &path,
+        len,
+        lines,
+        crlf,
+        errors,
+        warnings,
+        encoding,
+        runs,
+    };
+    if json {
+        print_json(&info, &timings, &memory, &targets);
+    } else {
+        print_text(&info, &timings, &memory, &targets);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `xtask bench-child MODE PATH`: does one job in a fresh process and prints `VmHWM_KB <n>`.
+pub fn run_child(rest: &[String]) -> Result<ExitCode, String> {
+    let [mode, path] = rest else {
+        return Err("usage: xtask bench-child baseline|parse|roundtrip PATH".into());
+    };
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    match mode.as_str() {
+        "baseline" => {
+            black_box(count_lines(black_box(&bytes)));
+            println!("VmHWM_KB {}", vm_hwm_kb()?);
+        }
+        "parse" => {
+            let parse = gedgraft_syntax::parse(black_box(&bytes));
+            black_box(&parse);
+            println!("VmHWM_KB {}", vm_hwm_kb()?);
+            drop(parse);
+        }
+        "roundtrip" => {
+            let parse = gedgraft_syntax::parse(black_box(&bytes));
+            let out = parse.to_bytes().map_err(|e| e.to_string())?;
+            assert_round_trip(&bytes, &out)?;
+            println!("VmHWM_KB {}", vm_hwm_kb()?);
+            drop(out);
+            drop(parse);
+        }
+        other => return Err(format!("unknown bench-child mode `{other}`")),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The sample under `target/xtask/`, generated if missing.
+fn cached_sample(size_mb: f64, crlf: bool, quiet: bool) -> Result<PathBuf, String> {
+    let target = gen_sample::mb_to_octets(size_mb)?;
+    let eol = if crlf { "crlf" } else { "lf" };
+    let name = format!("sample-v{GENERATOR_VERSION}-{target}-{eol}.ged");
+    let path = target_dir().join("xtask").join(name);
+    let fresh = std::fs::metadata(&path)
+        .map(|m| m.len() as usize >= target)
+        .unwrap_or(false);
+    if !fresh {
+        if !quiet {
+            eprintln!("generating {} ...", path.display());
+        }
+        let octets = gen_sample::generate(target, crlf, gen_sample::DEFAULT_SEED);
+        gen_sample::write_file(&path, &octets)?;
+    } else if !quiet {
+        eprintln!("using cached {}", path.display());
+    }
+    Ok(path)
+}
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => crate::workspace_root().join("target"),
+    }
+}
+
+/// The baseline: split into lines with `memchr`, touching every line (its length and first octet).
+fn count_lines(bytes: &[u8]) -> usize {
+    let mut lines = 0usize;
+    let mut touch = 0usize;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        let line = &bytes[start..end];
+        touch = touch
+            .wrapping_add(line.len())
+            .wrapping_add(line.first().copied().unwrap_or(0) as usize);
+        lines += 1;
+        start = end + 1;
+    }
+    if start < bytes.len() {
+        lines += 1;
+        touch = touch.wrapping_add(bytes.len() - start);
+    }
+    black_box(touch);
+    lines
+}
+
+fn best_of(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
+    (0..runs).map(|_| f()).min().unwrap_or_default()
+}
+
+fn assert_round_trip(input: &[u8], output: &[u8]) -> Result<(), String> {
+    if input == output {
+        return Ok(());
+    }
+    let at = input
+        .iter()
+        .zip(output)
+        .position(|(a, b)| a != b)
+        .unwrap_or(input.len().min(output.len()));
+    Err(format!(
+        "output differs from input at octet {at} (input {} octets, output {})",
+        input.len(),
+        output.len()
+    ))
+}
+
+fn vm_hwm_kb() -> Result<u64, String> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("/proc/self/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| "no VmHWM in /proc/self/status".to_string())
+}
+
+/// Runs `xtask bench-child MODE PATH` and returns its peak resident set in octets.
+fn child_peak(mode: &str, path: &Path) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let out = Command::new(exe)
+        .arg("bench-child")
+        .arg(mode)
+        .arg(path)
+        .output()
+        .map_err(|e| format!("bench-child {mode}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "bench-child {mode} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM_KB "))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .ok_or_else(|| format!("bench-child {mode} printed no VmHWM: {stdout}"))
+}
+
+struct Timing {
+    name: &'static str,
+    time: Duration,
+}
+
+struct Memory {
+    name: &'static str,
+    peak: u64,
+}
+
+struct Target {
+    name: &'static str,
+    measured: String,
+    met: bool,
+}
+
+struct SampleInfo<'a> {
+    path: &'a Path,
+    len: usize,
+    lines: usize,
+    crlf: bool,
+    errors: usize,
+    warnings: usize,
+    encoding: &'static str,
+    runs: usize,
+}
+
+fn mb_s(len: usize, time: Duration) -> f64 {
+    len as f64 / 1e6 / time.as_secs_f64().max(1e-9)
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+fn print_text(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targets: &[Target]) {
+    let len = info.len;
+    println!(
+        "sample: {} ({} octets = {:.1} MB, {} lines, {}, {}; {} errors, {} warnings)",
+        info.path.display(),
+        len,
+        len as f64 / 1e6,
+        info.lines,
+        if info.crlf { "CRLF" } else { "LF" },
+        info.encoding,
+        info.errors,
+        info.warnings
+    );
+    println!("round trip: ok (bytes out == bytes in)");
+    println!();
+    println!(
+        "time, best of {} runs                   time       MB/s   vs. baseline time",
+        info.runs
+    );
+    let base = timings[0].time;
+    for t in timings {
+        println!(
+            "  {:<33} {:>8.3} s {:>10.1}   {:>6.1}x",
+            t.name,
+            t.time.as_secs_f64(),
+            mb_s(len, t.time),
+            ratio(t.time, base)
+        );
+    }
+    println!();
+    println!("peak memory (VmHWM of a fresh process)     MiB   x file   vs. baseline");
+    let base = memory[0].peak as f64;
+    for m in memory {
+        println!(
+            "  {:<36} {:>8.1} {:>7.2}x   {:>6.2}x",
+            m.name,
+            m.peak as f64 / (1024.0 * 1024.0),
+            m.peak as f64 / len as f64,
+            m.peak as f64 / base
+        );
+    }
+    println!();
+    println!("targets");
+    for t in targets {
+        println!(
+            "  {:<33} {:>12}   {}",
+            t.name,
+            t.measured,
+            if t.met { "met" } else { "MISSED" }
+        );
+    }
+}
+
+/// A JSON string literal.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targets: &[Target]) {
+    let len = info.len;
+    let base = timings[0].time;
+    let timings: Vec<String> = timings
+        .iter()
+        .map(|t| {
+            format!(
+                "{{\"name\":{},\"seconds\":{:.6},\"mb_per_s\":{:.2},\"x_baseline\":{:.3}}}",
+                json_string(t.name),
+                t.time.as_secs_f64(),
+                mb_s(len, t.time),
+                ratio(t.time, base)
+            )
+        })
+        .collect();
+    let base = memory[0].peak as f64;
+    let memory: Vec<String> = memory
+        .iter()
+        .map(|m| {
+            format!(
+                "{{\"name\":{},\"peak_bytes\":{},\"x_file\":{:.3},\"x_baseline\":{:.3}}}",
+                json_string(m.name),
+                m.peak,
+                m.peak as f64 / len as f64,
+                m.peak as f64 / base
+            )
+        })
+        .collect();
+    let targets: Vec<String> = targets
+        .iter()
+        .map(|t| {
+            format!(
+                "{{\"name\":{},\"measured\":{},\"met\":{}}}",
+                json_string(t.name),
+                json_string(&t.measured),
+                t.met
+            )
+        })
+        .collect();
+    println!(
+        "{{\"sample\":{{\"path\":{},\"octets\":{},\"lines\":{},\"line_break\":\"{}\",\"encoding\":{},\"errors\":{},\
+         \"warnings\":{}}},\"runs\":{},\"round_trip\":true,\"timings\":[{}],\"memory\":[{}],\"targets\":[{}]}}",
+        json_string(&info.path.display().to_string()),
+        len,
+        info.lines,
+        if info.crlf { "CRLF" } else { "LF" },
+        json_string(info.encoding),
+        info.errors,
+        info.warnings,
+        info.runs,
+        timings.join(","),
+        memory.join(","),
+        targets.join(",")
+    );
+}
