@@ -160,7 +160,9 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
         Some(value) => {
             let found = specified_encoding(value, scan.vers.as_deref(), detected);
             if found.is_none() {
-                let fallback = detected
+                let fallback = options
+                    .force
+                    .or(detected)
                     .or(options.default_encoding)
                     .unwrap_or(Encoding::Utf8);
                 notes.push(EncodingNote::warning(
@@ -179,7 +181,7 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
         .or(options.default_encoding)
         .unwrap_or(Encoding::Utf8);
     if let (Some(d), Some(s)) = (detected, specified) {
-        if d.is_utf16() && s != d {
+        if d.is_utf16() && s != d && options.force.is_none() {
             chosen = d;
             notes.push(EncodingNote::warning(
                 EncodingNote::DECLARED_ENCODING_MISMATCH,

@@ -28,7 +28,9 @@ mod detect;
 pub mod raw;
 mod source_map;
 
-pub use detect::{decode_document, detect, Bom, DetectOptions, Detection, EncodingNote};
+pub use detect::{
+    decode_document, detect, Bom, DetectOptions, Detection, EncodingNote, MAX_CESU_NOTES,
+};
 pub use source_map::{SourceMap, SourceMapBuilder};
 
 use std::fmt;

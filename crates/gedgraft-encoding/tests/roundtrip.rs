@@ -1,6 +1,7 @@
 //! Property tests of the core contract, for every codec: arbitrary octets decode and encode back to themselves,
 //! the source map agrees with the octets, and every piece of decoded text cut on character boundaries encodes
 //! to exactly the octets it came from (per-token bijectivity). 10 500 cases of arbitrary octets in all.
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
 use gedgraft_encoding::{ansel, decode_document, detect, raw, DetectOptions, Encoding};
 use proptest::prelude::*;
@@ -123,7 +124,7 @@ fn repertoire(e: Encoding) -> Vec<char> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2_500))]
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(2_500) })]
 
     /// R-ENCODINGS-04, -06: UTF-8 with invalid sequences, CESU-8 and raw-range characters.
     #[test]
@@ -150,7 +151,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1_500))]
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(1_500) })]
 
     /// R-ENCODINGS-06: UTF-16LE with lone surrogates, odd lengths and raw-range characters.
     #[test]
@@ -166,7 +167,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1_000))]
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(1_000) })]
 
     /// Text in the Unicode encodings' repertoire (everything but the raw range) encodes, then decodes to itself.
     #[test]
@@ -202,10 +203,11 @@ proptest! {
     }
 
     /// `to_ansel_order` undoes `to_unicode_order`: converting to Unicode order is the same before and after a
-    /// trip through ANSEL order.
+    /// trip through ANSEL order. (The text ends with a letter: diacritics with no letter after them have no
+    /// defined place.)
     #[test]
     fn ansel_reordering_is_consistent(bytes in octets()) {
-        let text = Encoding::Ansel.decode(&bytes).text;
+        let text = Encoding::Ansel.decode(&[&bytes[..], b"x"].concat()).text;
         let unicode = ansel::to_unicode_order(&text);
         prop_assert_eq!(ansel::to_unicode_order(&ansel::to_ansel_order(&unicode)), unicode.clone());
         prop_assert_eq!(unicode.chars().count(), text.chars().count());

@@ -80,10 +80,20 @@ ast_node!(
     /// A structure at any level: a record or a substructure.
     Structure: Record | Structure
 );
-ast_node!(
-    /// One well-formed line.
-    Line: Line
-);
+/// One well-formed line: a structure's first line (the leading tokens of its `RECORD`/`STRUCTURE` node, up to
+/// and including the line break) or a `CONT`/`CONC` continuation line (a `LINE` node).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Line(SyntaxNode);
+
+impl AstNode for Line {
+    /// Accepts `LINE` nodes only; a structure's first line comes from [`Structure::line`].
+    fn cast(node: SyntaxNode) -> Option<Self> {
+        (node.kind() == SyntaxKind::Line).then(|| Line(node))
+    }
+    fn syntax(&self) -> &SyntaxNode {
+        &self.0
+    }
+}
 ast_node!(
     /// A malformed line, kept as written.
     ErrorLine: Error
@@ -173,7 +183,7 @@ impl Document {
 impl Structure {
     /// The structure's first line.
     pub fn line(&self) -> Option<Line> {
-        children(&self.0).next()
+        Some(Line(self.0.clone()))
     }
 
     /// The level of the first line.
@@ -198,7 +208,7 @@ impl Structure {
 
     /// The `CONT` and `CONC` lines that continue the first line.
     pub fn continuation_lines(&self) -> impl Iterator<Item = Line> {
-        children::<Line>(&self.0).skip(1)
+        children::<Line>(&self.0)
     }
 
     /// The substructures, in order.
@@ -223,11 +233,33 @@ impl Structure {
 }
 
 impl Line {
-    fn token<T: AstToken>(&self) -> Option<T> {
+    /// The line's tokens, up to and including its line break.
+    pub fn tokens(&self) -> impl Iterator<Item = SyntaxToken> {
+        let mut ended = false;
         self.0
             .children_with_tokens()
-            .filter_map(SyntaxElement::into_token)
-            .find_map(T::cast)
+            .map_while(SyntaxElement::into_token)
+            .take_while(move |t| {
+                let take = !ended;
+                ended |= t.kind() == SyntaxKind::LineBreak;
+                take
+            })
+    }
+
+    /// The range of the line in the tree's text, line break included.
+    pub fn text_range(&self) -> text_size::TextRange {
+        let start = self.0.text_range().start();
+        let end = self.tokens().last().map_or(start, |t| t.text_range().end());
+        text_size::TextRange::new(start, end)
+    }
+
+    /// The node holding the line's tokens: a `LINE` node, or the `RECORD`/`STRUCTURE` whose first line this is.
+    pub fn node(&self) -> &SyntaxNode {
+        &self.0
+    }
+
+    fn token<T: AstToken>(&self) -> Option<T> {
+        self.tokens().find_map(T::cast)
     }
 
     /// The level.
@@ -247,18 +279,14 @@ impl Line {
 
     /// The payload, if the line has a payload separator (possibly followed by nothing).
     pub fn payload(&self) -> Option<Payload> {
-        let sep = self
-            .0
-            .children_with_tokens()
-            .filter_map(SyntaxElement::into_token)
-            .find(|t| t.kind() == SyntaxKind::PayloadSep)?;
+        let sep = self.tokens().find(|t| t.kind() == SyntaxKind::PayloadSep)?;
         Some(Payload { sep })
     }
 
     /// The line break at the end of the line, if any.
     pub fn line_break(&self) -> Option<SyntaxToken> {
-        self.0
-            .last_token()
+        self.tokens()
+            .last()
             .filter(|t| t.kind() == SyntaxKind::LineBreak)
     }
 

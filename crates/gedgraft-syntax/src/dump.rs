@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// ```
 /// let parse = gedgraft_syntax::parse(b"0 HEAD\n");
 /// let dump = gedgraft_syntax::dump(&parse);
-/// assert!(dump.starts_with("DOCUMENT@0..7\n  RECORD@0..7\n    LINE@0..7\n      LEVEL@0..1 \"0\"\n"));
+/// assert!(dump.starts_with("DOCUMENT@0..7\n  RECORD@0..7\n    LEVEL@0..1 \"0\"\n"));
 /// ```
 pub fn dump(parse: &Parse) -> String {
     let map = parse.source_map();

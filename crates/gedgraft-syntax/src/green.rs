@@ -6,7 +6,7 @@
 
 use crate::kind::SyntaxKind;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A green element: a node or a token.
 pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
@@ -18,7 +18,7 @@ const MAX_SHARED_LEN: usize = 32;
 #[derive(Default)]
 pub(crate) struct GreenFactory {
     /// Shared tokens, one map per token kind (indexed by the kind's raw value).
-    shared: Vec<HashMap<Box<str>, GreenToken>>,
+    shared: Vec<FxHashMap<Box<str>, GreenToken>>,
     buffers: Vec<Vec<GreenElement>>,
 }
 
@@ -41,7 +41,7 @@ impl GreenFactory {
         }
         let index = kind as usize;
         if self.shared.len() <= index {
-            self.shared.resize_with(index + 1, HashMap::new);
+            self.shared.resize_with(index + 1, FxHashMap::default);
         }
         let map = &mut self.shared[index];
         if let Some(t) = map.get(text) {

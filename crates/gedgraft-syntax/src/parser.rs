@@ -4,6 +4,9 @@
 //! heap, never call stack. A line of level `L` closes every open structure of level `L` or deeper and opens a
 //! new one under whatever is left. `CONT`/`CONC` lines directly after a structure's first line (before any
 //! substructure) join that structure as continuation lines. Malformed lines become `ERROR` nodes.
+//!
+//! A structure's first line has no node of its own: its tokens are the first children of the `RECORD` or
+//! `STRUCTURE` node, up to and including its line break. Continuation lines are `LINE` nodes.
 
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
@@ -340,7 +343,6 @@ impl<'t> Parser<'t> {
         }
         self.close_from(level);
         let children = self.line_children(start, line_end, break_end);
-        let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
         if tag == "CONT" || tag == "CONC" {
             if level == 0 {
                 let message = format!("a {tag} line cannot be at level 0");
@@ -362,6 +364,7 @@ impl<'t> Parser<'t> {
                         line_end,
                     );
                 }
+                let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
                 self.top().children.push(line_node);
                 self.continuation_level = Some(level);
                 return;
@@ -409,8 +412,7 @@ impl<'t> Parser<'t> {
         if top.kind != SyntaxKind::Document {
             top.has_substructure = true;
         }
-        let mut children = self.factory.buffer();
-        children.push(line_node);
+        // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
         self.stack.push(Frame {
             kind,
             level,

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests.
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
