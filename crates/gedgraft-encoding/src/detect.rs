@@ -515,10 +515,22 @@ struct Stats {
 impl Stats {
     fn of(body: &[u8]) -> Stats {
         let mut s = Stats::default();
-        for (i, &b) in body.iter().enumerate() {
+        // Skip ASCII 64 octets at a time: most of a typical file is ASCII.
+        let mut i = 0;
+        while i < body.len() {
+            if i % 64 == 0 {
+                let end = body.len().min(i + 64);
+                if body[i..end].is_ascii() {
+                    i = end;
+                    continue;
+                }
+            }
+            let b = body[i];
+            i += 1;
             if b < 0x80 {
                 continue;
             }
+            let i = i - 1;
             s.high += 1;
             s.first_high.get_or_insert(i);
             let bad = if ansel::lossy_char(b).is_none() {
@@ -538,6 +550,11 @@ impl Stats {
             }
         }
         if s.high == 0 {
+            return s;
+        }
+        if std::str::from_utf8(body).is_ok() {
+            s.first_multibyte = body.iter().position(|&b| b >= 0x80);
+            s.multibyte = body.iter().filter(|&&b| b >= 0xC0).count();
             return s;
         }
         let mut offset = 0;

@@ -2,7 +2,8 @@
 //!
 //! rowan's `GreenNodeBuilder` interns every token, unique payloads included, and slows down on large files.
 //! Here only short tokens of kinds that repeat (levels, delimiters, tags, separators, line breaks, leading
-//! whitespace) are shared; child buffers are reused between nodes.
+//! whitespace, short payload texts such as `M` or a place name, pointers) are shared, in bounded tables; child
+//! buffers are reused between nodes.
 
 use crate::kind::SyntaxKind;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
@@ -13,6 +14,9 @@ pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
 
 /// Longest token text worth sharing.
 const MAX_SHARED_LEN: usize = 32;
+
+/// How many distinct texts of one kind are remembered for sharing (bounds the table on files of unique payloads).
+const MAX_SHARED_PER_KIND: usize = 1 << 16;
 
 /// Makes green tokens and nodes, sharing repeated tokens.
 #[derive(Default)]
@@ -35,6 +39,9 @@ impl GreenFactory {
                     | SyntaxKind::LineBreak
                     | SyntaxKind::Whitespace
                     | SyntaxKind::Bom
+                    | SyntaxKind::Text
+                    | SyntaxKind::Pointer
+                    | SyntaxKind::EscapedAt
             );
         if !shareable {
             return GreenToken::new(kind.into(), text);
@@ -48,7 +55,9 @@ impl GreenFactory {
             return t.clone();
         }
         let t = GreenToken::new(kind.into(), text);
-        map.insert(text.into(), t.clone());
+        if map.len() < MAX_SHARED_PER_KIND {
+            map.insert(text.into(), t.clone());
+        }
         t
     }
 

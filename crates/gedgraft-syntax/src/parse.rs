@@ -18,6 +18,9 @@ use text_size::TextSize;
 pub struct ParseOptions {
     /// How to choose the encoding (`force` overrides detection).
     pub detect: DetectOptions,
+    /// How many threads large inputs may be parsed on: 0 for one per core, 1 for the calling thread only.
+    /// The tree and diagnostics are the same either way.
+    pub threads: usize,
 }
 
 /// A parsed file: owns its tree and diagnostics, and is `Send + Sync`.
@@ -47,7 +50,7 @@ pub fn parse(bytes: &[u8]) -> Parse {
 pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
     let detection = detect(bytes, &options.detect);
     let decoded = decode_document(bytes, &detection);
-    let parsed = parse_text(&decoded.text, detection.used.name());
+    let parsed = parse_text(&decoded.text, detection.used.name(), options.threads);
     let mut parse = Parse {
         green: parsed.green,
         diagnostics: parsed.diagnostics,

@@ -24,11 +24,145 @@ pub(crate) struct Parsed {
     pub max_depth: usize,
 }
 
+/// Texts shorter than this many bytes per thread are parsed on one thread.
+const MIN_CHUNK: usize = 4 << 20;
+
 /// Parses decoded text; `encoding` names the encoding in messages about raw octets.
-pub(crate) fn parse_text(text: &str, encoding: &str) -> Parsed {
+///
+/// Large texts are cut at level-0 lines into up to `threads` chunks (0: as many as the machine has cores) that are
+/// parsed in parallel. A level-0 line closes every open structure, so each chunk starts from the same state a
+/// sequential parse would be in there, and the chunks' records are simply concatenated: the tree is the same.
+pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let starts = chunk_starts(text, threads.min(text.len() / MIN_CHUNK).max(1));
+    parse_chunks(text, encoding, &starts)
+}
+
+/// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line).
+pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Parsed {
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
+    let chunks: Vec<ChunkOutput> = if starts.len() == 1 {
+        vec![parse_chunk(text, encoding, 0, text.len())]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = starts
+                .iter()
+                .zip(&ends)
+                .skip(1)
+                .map(|(&start, &end)| scope.spawn(move || parse_chunk(text, encoding, start, end)))
+                .collect();
+            let first = parse_chunk(text, encoding, 0, ends[0]);
+            let mut chunks = vec![first];
+            // A chunk whose thread died cannot be recovered: parse the rest sequentially instead.
+            for (handle, (&start, &end)) in
+                handles.into_iter().zip(starts.iter().zip(&ends).skip(1))
+            {
+                chunks.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| parse_chunk(text, encoding, start, end)),
+                );
+            }
+            chunks
+        })
+    };
+    merge_chunks(text, chunks)
+}
+
+/// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
+/// each `k/n`-th of the text.
+pub(crate) fn chunk_starts(text: &str, n: usize) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    for k in 1..n {
+        let mut pos = (bytes.len() / n * k).max(starts[starts.len() - 1]);
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+            let start = pos + i + 1;
+            let rest = &bytes[start..];
+            if rest.starts_with(b"0 ") || rest.starts_with(b"0\t") {
+                starts.push(start);
+                break;
+            }
+            pos = start;
+        }
+    }
+    starts.dedup();
+    starts
+}
+
+/// What one chunk's parser leaves behind.
+struct ChunkOutput {
+    children: Vec<GreenElement>,
+    diagnostics: Vec<Diagnostic>,
+    max_depth: usize,
+    seen_line: bool,
+    trailer_seen: bool,
+    /// Whether the chunk ran to the end of the text (trailing text after its trailer).
+    consumed_rest: bool,
+}
+
+fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOutput {
     let mut parser = Parser::new(text, encoding);
-    parser.run();
-    parser.finish()
+    parser.seen_first_line = start > 0;
+    parser.run(start, end);
+    parser.close_from(0);
+    ChunkOutput {
+        children: parser.stack.pop().map(|f| f.children).unwrap_or_default(),
+        diagnostics: parser.diagnostics,
+        max_depth: parser.max_depth,
+        seen_line: parser.seen_first_line,
+        trailer_seen: parser.trailer_seen,
+        consumed_rest: parser.consumed_rest,
+    }
+}
+
+/// Joins the chunks' records into one document and adds the whole-file diagnostics.
+fn merge_chunks(text: &str, chunks: Vec<ChunkOutput>) -> Parsed {
+    let mut children = Vec::new();
+    let mut diagnostics = Vec::new();
+    let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
+    for chunk in chunks {
+        children.extend(chunk.children);
+        diagnostics.extend(chunk.diagnostics);
+        max_depth = max_depth.max(chunk.max_depth);
+        seen_line |= chunk.seen_line;
+        trailer_seen |= chunk.trailer_seen;
+        if chunk.consumed_rest {
+            break; // later chunks lie after the trailer and are already trailing text
+        }
+    }
+    let end = text.len();
+    let mut extra = |code, message: &str, start| {
+        diagnostics.push(Diagnostic::new(
+            code,
+            Class::MalformedStructure,
+            message,
+            range(start, end),
+        ));
+    };
+    if !seen_line {
+        extra(
+            codes::FIRST_LINE_NOT_HEAD,
+            "the file has no lines; it must start with `0 HEAD`",
+            0,
+        );
+    }
+    if !trailer_seen {
+        extra(
+            codes::MISSING_TRAILER,
+            "the file does not end with a `0 TRLR` line",
+            end,
+        );
+    }
+    let green = GreenNode::new(SyntaxKind::Document.into(), children);
+    Parsed {
+        green,
+        diagnostics,
+        max_depth,
+    }
 }
 
 /// A text range from byte offsets (rowan trees are limited to 4 GiB of text).
@@ -55,6 +189,7 @@ struct Parser<'t> {
     continuation_level: Option<usize>,
     seen_first_line: bool,
     trailer_seen: bool,
+    consumed_rest: bool,
     max_depth: usize,
 }
 
@@ -77,6 +212,7 @@ impl<'t> Parser<'t> {
             continuation_level: None,
             seen_first_line: false,
             trailer_seen: false,
+            consumed_rest: false,
             max_depth: 1,
         }
     }
@@ -93,11 +229,11 @@ impl<'t> Parser<'t> {
             .push(Diagnostic::new(code, class, message, range(start, end)));
     }
 
-    fn run(&mut self) {
+    /// Parses the lines from `pos` up to `end` (a line start, or the end of the text).
+    fn run(&mut self, mut pos: usize, end: usize) {
         let text = self.text;
-        let bytes = text.as_bytes();
-        let mut pos = 0;
-        if text.starts_with('\u{FEFF}') {
+        let bytes = &text.as_bytes()[..end];
+        if pos == 0 && text.starts_with('\u{FEFF}') {
             pos = '\u{FEFF}'.len_utf8();
             let bom = self.factory.token(SyntaxKind::Bom, &text[..pos]);
             self.top().children.push(NodeOrToken::Token(bom));
@@ -454,6 +590,7 @@ impl<'t> Parser<'t> {
                 self.text.len(),
             );
         }
+        self.consumed_rest = true;
         self.tokens.clear();
         push_split_raw(
             rest,
@@ -468,36 +605,6 @@ impl<'t> Parser<'t> {
             let token = self.factory.token(kind, &self.text[from..pos + end]);
             self.top().children.push(NodeOrToken::Token(token));
             from = pos + end;
-        }
-    }
-
-    fn finish(mut self) -> Parsed {
-        self.close_from(0);
-        let end = self.text.len();
-        if !self.seen_first_line {
-            self.diag(
-                codes::FIRST_LINE_NOT_HEAD,
-                Class::MalformedStructure,
-                "the file has no lines; it must start with `0 HEAD`",
-                0,
-                end,
-            );
-        }
-        if !self.trailer_seen {
-            self.diag(
-                codes::MISSING_TRAILER,
-                Class::MalformedStructure,
-                "the file does not end with a `0 TRLR` line",
-                end,
-                end,
-            );
-        }
-        let document = self.stack.pop().map(|f| f.children).unwrap_or_default();
-        let green = self.factory.node(SyntaxKind::Document, document);
-        Parsed {
-            green,
-            diagnostics: self.diagnostics,
-            max_depth: self.max_depth,
         }
     }
 }

@@ -268,3 +268,50 @@ fn typed_views_reject_other_kinds() {
     assert!(crate::ast::Structure::cast(root.clone()).is_none());
     assert!(crate::ast::Document::cast(root).is_some());
 }
+
+#[test]
+fn chunked_parse_builds_the_same_tree_as_one_pass() {
+    use crate::parser::{chunk_starts, parse_chunks};
+    let mut text = String::from("\u{FEFF}0 HEAD\r\n1 CHAR UTF-8\n");
+    for i in 0..400 {
+        text.push_str(&format!(
+            "0 @I{i}@ INDI\n1 NAME N{i}\n\n1 NOTE a\n2 CONC b\n2 CONT c\n"
+        ));
+        if i % 7 == 0 {
+            text.push_str("1 N@ME bad\n  2 DATE x\n0 CONT y\n3 JUMP\n");
+        }
+        if i % 11 == 0 {
+            text.push_str("0 @F1@ FAM\r1 CHIL @I1@\r\n");
+        }
+    }
+    let endings = [
+        "0 TRLR\n",
+        "0 TRLR\n0 @X@ INDI\n1 NAME after\n",
+        "",
+        "0 TRLR\n\x1a",
+    ];
+    for ending in endings {
+        let whole = format!("{text}{ending}");
+        let one = parse_chunks(&whole, "UTF-8", &[0]);
+        for n in [2, 3, 7] {
+            let starts = chunk_starts(&whole, n);
+            assert_eq!(starts.len(), n, "{n} chunks");
+            let many = parse_chunks(&whole, "UTF-8", &starts);
+            assert_eq!(usize::from(one.green.text_len()), whole.len());
+            assert_eq!(
+                usize::from(many.green.text_len()),
+                whole.len(),
+                "{n} chunks, ending {ending:?}"
+            );
+            assert_eq!(many.green, one.green, "{n} chunks, ending {ending:?}");
+            assert_eq!(many.diagnostics, one.diagnostics);
+        }
+    }
+    // A trailer inside an early chunk: later chunks are trailing text, exactly as in one pass.
+    let early = format!("0 HEAD\n0 TRLR\n{text}");
+    let one = parse_chunks(&early, "UTF-8", &[0]);
+    assert_eq!(usize::from(one.green.text_len()), early.len());
+    let many = parse_chunks(&early, "UTF-8", &chunk_starts(&early, 4));
+    assert_eq!(many.green, one.green);
+    assert_eq!(many.diagnostics, one.diagnostics);
+}

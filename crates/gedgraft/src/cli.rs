@@ -44,6 +44,10 @@ pub struct InputArgs {
     /// windows-1252, IBM437, macintosh, …).
     #[arg(long, value_name = "NAME")]
     pub encoding: Option<String>,
+    /// The encoding for files with no byte-order mark and no usable `HEAD.CHAR`: UTF-8 by the 2019 ELF draft
+    /// (the default), ANSEL by GEDCOM 5.5.1.
+    #[arg(long, value_name = "NAME")]
+    pub default_encoding: Option<String>,
 }
 
 /// `gedgraft dump`.

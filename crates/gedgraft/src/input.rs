@@ -13,21 +13,22 @@ pub struct Loaded {
 
 /// The parse options the input arguments ask for.
 pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
-    let force = match &args.encoding {
-        None => None,
-        Some(name) => Some(Encoding::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
-            format!(
-                "unknown encoding `{name}`; known encodings: {}",
-                known.join(", ")
-            )
-        })?),
-    };
+    let force = args.encoding.as_deref().map(encoding_named).transpose()?;
+    let default_encoding = args.default_encoding.as_deref().map(encoding_named).transpose()?;
     Ok(ParseOptions {
         detect: DetectOptions {
             force,
-            ..DetectOptions::default()
+            default_encoding,
         },
+        threads: 0,
+    })
+}
+
+/// The encoding called `name`, or an error listing the known names.
+fn encoding_named(name: &str) -> Result<Encoding, String> {
+    Encoding::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
+        format!("unknown encoding `{name}`; known encodings: {}", known.join(", "))
     })
 }
 

@@ -8,6 +8,10 @@ mod input;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc: the tree is many small allocations, and mimalloc makes them markedly cheaper than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
