@@ -8,14 +8,22 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let path = std::env::args().nth(1).expect("usage: timeparse FILE");
     let bytes = std::fs::read(path).expect("read");
+    let threads = std::env::var("THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
+    let options = gedgraft_syntax::ParseOptions {
+        threads,
+        ..Default::default()
+    };
     for _ in 0..2 {
         let t = Instant::now();
-        let p = gedgraft_syntax::parse(&bytes);
+        let p = gedgraft_syntax::parse_with(&bytes, &options);
         println!("warm-up parse {:.3}s", t.elapsed().as_secs_f64());
         drop(p);
     }
     let t = Instant::now();
-    let p = gedgraft_syntax::parse(&bytes);
+    let p = gedgraft_syntax::parse_with(&bytes, &options);
     let parse = t.elapsed();
     let t = Instant::now();
     let out = p.to_bytes().expect("encode");

@@ -1,13 +1,14 @@
 //! Building green nodes directly, sharing the tokens that repeat.
 //!
 //! rowan's `GreenNodeBuilder` interns every token, unique payloads included, and slows down on large files.
-//! Here only short tokens of kinds that repeat (levels, delimiters, tags, separators, line breaks, leading
-//! whitespace, short payload texts such as `M` or a place name, pointers) are shared, in bounded tables; child
-//! buffers are reused between nodes.
+//! Here short tokens of kinds that repeat (levels, delimiters, tags, separators, line breaks, leading whitespace,
+//! short payload texts such as `M` or a place name, pointers) go through a fixed-size direct-mapped cache: one
+//! hash and one comparison per token, bounded memory, and a miss only costs an allocation. Child buffers are
+//! reused between nodes.
 
 use crate::kind::SyntaxKind;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
-use rustc_hash::FxHashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// A green element: a node or a token.
 pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
@@ -15,20 +16,54 @@ pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
 /// Longest token text worth sharing.
 const MAX_SHARED_LEN: usize = 32;
 
-/// How many distinct texts of one kind are remembered for sharing (bounds the table on files of unique payloads).
-const MAX_SHARED_PER_KIND: usize = 1 << 16;
+/// Slots for the commonest tokens (see [`fixed_slot`]).
+const FIXED_SLOTS: usize = 15;
+
+/// The fixed slot of a token, if it has one.
+fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
+    match (kind, text.as_bytes()) {
+        (SyntaxKind::Level, &[d]) if d.is_ascii_digit() => Some(usize::from(d - b'0')),
+        (SyntaxKind::Delimiter, b" ") => Some(10),
+        (SyntaxKind::PayloadSep, b" ") => Some(11),
+        (SyntaxKind::LineBreak, b"\n") => Some(12),
+        (SyntaxKind::LineBreak, b"\r\n") => Some(13),
+        (SyntaxKind::LineBreak, b"\r") => Some(14),
+        _ => None,
+    }
+}
+
+/// Slots in the token cache (a power of two).
+const CACHE_SLOTS: usize = 1 << 14;
 
 /// Makes green tokens and nodes, sharing repeated tokens.
-#[derive(Default)]
 pub(crate) struct GreenFactory {
-    /// Shared tokens, one map per token kind (indexed by the kind's raw value).
-    shared: Vec<FxHashMap<Box<str>, GreenToken>>,
+    /// The commonest tokens, looked up without hashing: levels `0`–`9`, then `" "` as a delimiter, as a payload
+    /// separator, and `"\n"`, `"\r\n"`, `"\r"` as line breaks.
+    fixed: Vec<Option<GreenToken>>,
+    cache: Vec<Option<GreenToken>>,
+    hasher: rustc_hash::FxBuildHasher,
     buffers: Vec<Vec<GreenElement>>,
+}
+
+impl Default for GreenFactory {
+    fn default() -> Self {
+        GreenFactory {
+            fixed: vec![None; FIXED_SLOTS],
+            cache: vec![None; CACHE_SLOTS],
+            hasher: rustc_hash::FxBuildHasher,
+            buffers: Vec::new(),
+        }
+    }
 }
 
 impl GreenFactory {
     /// A token of `kind` with `text`; shared if the kind repeats.
     pub(crate) fn token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
+        if let Some(slot) = fixed_slot(kind, text) {
+            return self.fixed[slot]
+                .get_or_insert_with(|| GreenToken::new(kind.into(), text))
+                .clone();
+        }
         let shareable = text.len() <= MAX_SHARED_LEN
             && matches!(
                 kind,
@@ -46,18 +81,17 @@ impl GreenFactory {
         if !shareable {
             return GreenToken::new(kind.into(), text);
         }
-        let index = kind as usize;
-        if self.shared.len() <= index {
-            self.shared.resize_with(index + 1, FxHashMap::default);
-        }
-        let map = &mut self.shared[index];
-        if let Some(t) = map.get(text) {
-            return t.clone();
+        let mut h = self.hasher.build_hasher();
+        (kind as u16).hash(&mut h);
+        text.hash(&mut h);
+        let slot = (h.finish() as usize) & (CACHE_SLOTS - 1);
+        if let Some(t) = &self.cache[slot] {
+            if t.kind() == kind.into() && t.text() == text {
+                return t.clone();
+            }
         }
         let t = GreenToken::new(kind.into(), text);
-        if map.len() < MAX_SHARED_PER_KIND {
-            map.insert(text.into(), t.clone());
-        }
+        self.cache[slot] = Some(t.clone());
         t
     }
 

@@ -9,6 +9,11 @@ use crate::source_map::SourceMapBuilder;
 /// surrogates (`ED A0`–`ED BF` …) are invalid UTF-8, so their octets stay raw too (R-ENCODINGS-04; detection
 /// warns about them). Linear in the input, however many errors it holds.
 pub(crate) fn decode_into(bytes: &[u8], text: &mut String, map: &mut SourceMapBuilder) {
+    // Clean files are the common case, and whole-input validation is several times faster than chunking.
+    if let Ok(valid) = std::str::from_utf8(bytes) {
+        push_valid(valid, text, map);
+        return;
+    }
     for chunk in bytes.utf8_chunks() {
         push_valid(chunk.valid(), text, map);
         push_raw(chunk.invalid(), text, map);
