@@ -70,3 +70,5 @@ pub fn data_files(sub: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+pub mod report;

@@ -40,3 +40,12 @@ pub const LEADING_WHITESPACE: &str = "leading-whitespace";
 pub const UNDECODABLE_OCTETS: &str = "undecodable-octets";
 /// `@#` with no closing `@` on the line (R-IDENTIFY-ESCS-04).
 pub const UNTERMINATED_ESCAPE: &str = "unterminated-escape";
+/// An escape sequence whose type (the character after `@#`) is not an upper-case letter (R-ESCAPE-SEQ-02,
+/// R-IDENTIFY-ESCS-04).
+pub const BAD_ESCAPE: &str = "bad-escape";
+/// A `HEAD` line that is not the file's first line (R-SECOND-PASS-02).
+pub const MISPLACED_HEADER: &str = "misplaced-header";
+/// A `CONT`/`CONC` line continuing a pointer payload, which is never merged (R-SECOND-PASS-02).
+pub const CONTINUATION_OF_POINTER: &str = "continuation-of-pointer";
+/// A `CONT`/`CONC` line whose payload is a pointer (R-MERGE-CONTS-07).
+pub const POINTER_IN_CONTINUATION: &str = "pointer-in-continuation";

@@ -42,6 +42,10 @@ pub(crate) struct LineFacts {
     pub payload_start: Option<usize>,
     /// Unterminated escapes (`@#` with no closing `@`), relative to the line start.
     pub unterminated_escapes: Vec<usize>,
+    /// Escapes whose type is not an upper-case letter, relative to the line start.
+    pub bad_escapes: Vec<usize>,
+    /// Whether the payload is a pointer.
+    pub pointer_payload: bool,
 }
 
 /// Tokenises `line` into `out` (cleared first) and says what shape the line has.
@@ -246,6 +250,8 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
         tag_end,
         payload_start: None,
         unterminated_escapes: Vec::new(),
+        bad_escapes: Vec::new(),
+        pointer_payload: false,
     };
     if pos == bytes.len() {
         return Ok(facts);
@@ -254,7 +260,7 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
     pos += 1;
     out.push((SyntaxKind::PayloadSep, pos));
     facts.payload_start = Some(pos);
-    lex_payload(line, pos, out, &mut facts.unterminated_escapes);
+    lex_payload(line, pos, out, &mut facts);
     Ok(facts)
 }
 
@@ -277,7 +283,7 @@ pub(crate) fn describe_char(c: char) -> String {
 }
 
 /// Lexes a payload: a pointer (with optional surrounding whitespace) or string pieces.
-fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, unterminated: &mut Vec<usize>) {
+fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, facts: &mut LineFacts) {
     let bytes = line.as_bytes();
     if start == bytes.len() {
         return;
@@ -287,6 +293,7 @@ fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, unterminated:
             out.push((SyntaxKind::Delimiter, p_start));
         }
         out.push((SyntaxKind::Pointer, p_end));
+        facts.pointer_payload = true;
         if p_end < bytes.len() {
             out.push((SyntaxKind::Delimiter, bytes.len()));
         }
@@ -299,9 +306,14 @@ fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, unterminated:
             match bytes.get(i + 1) {
                 Some(b'@') => (SyntaxKind::EscapedAt, i + 2),
                 Some(b'#') => match escape_end(bytes, i) {
-                    Some(end) => (SyntaxKind::Escape, end),
+                    Some(end) => {
+                        if !bytes.get(i + 2).is_some_and(u8::is_ascii_uppercase) {
+                            facts.bad_escapes.push(i);
+                        }
+                        (SyntaxKind::Escape, end)
+                    }
                     None => {
-                        unterminated.push(i);
+                        facts.unterminated_escapes.push(i);
                         (SyntaxKind::AtSign, i + 1)
                     }
                 },

@@ -176,6 +176,8 @@ struct Frame {
     level: usize,
     children: Vec<GreenElement>,
     has_substructure: bool,
+    /// Whether the structure's first line has a pointer payload.
+    pointer_payload: bool,
 }
 
 struct Parser<'t> {
@@ -200,6 +202,7 @@ impl<'t> Parser<'t> {
             level: 0,
             children: Vec::new(),
             has_substructure: false,
+            pointer_payload: false,
         };
         Parser {
             text,
@@ -345,7 +348,7 @@ impl<'t> Parser<'t> {
                 if first {
                     self.check_header_line(line, &facts, start, line_end);
                 }
-                self.well_formed_line(start, line_end, break_end, &facts);
+                self.well_formed_line(start, line_end, break_end, &facts, first);
             }
             LineShape::Malformed {
                 level,
@@ -462,12 +465,31 @@ impl<'t> Parser<'t> {
         line_end: usize,
         break_end: usize,
         facts: &LineFacts,
+        first: bool,
     ) {
         let level = facts.level;
         let line = &self.text[start..line_end];
         let ws = line.len() - line.trim_start_matches([' ', '\t']).len();
         let tag = &line[facts.tag_start..facts.tag_end];
         self.check_level(level, start + ws, line_end);
+        for &at in &facts.bad_escapes {
+            self.diag(
+                codes::BAD_ESCAPE,
+                Class::NonConformant,
+                "an escape sequence's type, the character after `@#`, must be an upper-case letter A-Z",
+                start + at,
+                start + at + 3,
+            );
+        }
+        if tag == "HEAD" && !first {
+            self.diag(
+                codes::MISPLACED_HEADER,
+                Class::MalformedStructure,
+                "HEAD is only allowed as the file's first line",
+                start + ws,
+                line_end,
+            );
+        }
         for &at in &facts.unterminated_escapes {
             self.diag(
                 codes::UNTERMINATED_ESCAPE,
@@ -495,6 +517,28 @@ impl<'t> Parser<'t> {
                     self.diag(
                         codes::CONTINUATION_WITH_XREF,
                         Class::MalformedStructure,
+                        message,
+                        start + ws,
+                        line_end,
+                    );
+                }
+                if self.top().pointer_payload {
+                    let message = format!("a {tag} line cannot continue a pointer payload");
+                    let class = Class::MalformedStructure;
+                    self.diag(
+                        codes::CONTINUATION_OF_POINTER,
+                        class,
+                        message,
+                        start + ws,
+                        line_end,
+                    );
+                }
+                if facts.pointer_payload {
+                    let message = format!("a {tag} line cannot have a pointer payload");
+                    let class = Class::NonConformant;
+                    self.diag(
+                        codes::POINTER_IN_CONTINUATION,
+                        class,
                         message,
                         start + ws,
                         line_end,
@@ -554,6 +598,7 @@ impl<'t> Parser<'t> {
             level,
             children,
             has_substructure: false,
+            pointer_payload: facts.pointer_payload,
         });
         self.max_depth = self.max_depth.max(self.stack.len());
     }

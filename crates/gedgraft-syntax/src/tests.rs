@@ -315,3 +315,12 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
     assert_eq!(many.green, one.green);
     assert_eq!(many.diagnostics, one.diagnostics);
 }
+
+#[test]
+fn parse_results_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<crate::Parse>();
+    let p = parse(b"0 HEAD\n0 TRLR\n");
+    let handle = std::thread::spawn(move || p.to_bytes().unwrap());
+    assert_eq!(handle.join().unwrap(), b"0 HEAD\n0 TRLR\n");
+}

@@ -14,7 +14,11 @@ pub struct Loaded {
 /// The parse options the input arguments ask for.
 pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
     let force = args.encoding.as_deref().map(encoding_named).transpose()?;
-    let default_encoding = args.default_encoding.as_deref().map(encoding_named).transpose()?;
+    let default_encoding = args
+        .default_encoding
+        .as_deref()
+        .map(encoding_named)
+        .transpose()?;
     Ok(ParseOptions {
         detect: DetectOptions {
             force,
@@ -28,7 +32,10 @@ pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
 fn encoding_named(name: &str) -> Result<Encoding, String> {
     Encoding::from_name(name).ok_or_else(|| {
         let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
-        format!("unknown encoding `{name}`; known encodings: {}", known.join(", "))
+        format!(
+            "unknown encoding `{name}`; known encodings: {}",
+            known.join(", ")
+        )
     })
 }
 
