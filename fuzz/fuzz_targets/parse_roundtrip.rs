@@ -24,7 +24,9 @@ fn check(data: &[u8], parse: &Parse, how: &str) {
     }
     for d in parse.diagnostics() {
         assert!(
-            d.location.offset <= data.len() && d.end_offset <= data.len() && d.location.offset <= d.end_offset,
+            d.location.offset <= data.len()
+                && d.end_offset <= data.len()
+                && d.location.offset <= d.end_offset,
             "diagnostic outside the file ({how}): {d} at {}..{} of {}",
             d.location.offset,
             d.end_offset,
@@ -36,7 +38,13 @@ fn check(data: &[u8], parse: &Parse, how: &str) {
 fuzz_target!(|data: &[u8]| {
     check(data, &parse(data), "detected");
     for &encoding in Encoding::all() {
-        let options = ParseOptions { detect: DetectOptions { force: Some(encoding) } };
+        let options = ParseOptions {
+            detect: DetectOptions {
+                force: Some(encoding),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         check(data, &parse_with(data, &options), encoding.name());
     }
 });

@@ -62,16 +62,16 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
 
     progress("baseline (memchr line split)");
     let baseline = best_of(runs, || {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         black_box(count_lines(black_box(&bytes)));
-        t.elapsed()
+        t.stop()
     });
 
     progress("parse");
     let parse_time = best_of(runs, || {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let parse = gedgraft_syntax::parse(black_box(&bytes));
-        let elapsed = t.elapsed();
+        let elapsed = t.stop();
         drop(black_box(parse));
         elapsed
     });
@@ -79,10 +79,10 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     progress("parse + write back");
     let mut round_trip_err = None;
     let parse_write = best_of(runs, || {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let parse = gedgraft_syntax::parse(black_box(&bytes));
         let out = parse.to_bytes();
-        let elapsed = t.elapsed();
+        let elapsed = t.stop();
         match out {
             Ok(out) if out == bytes => {}
             Ok(out) => {
@@ -100,9 +100,9 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     progress("write back alone and drop");
     let parse = gedgraft_syntax::parse(&bytes);
     let write = best_of(runs, || {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let out = parse.to_bytes();
-        let elapsed = t.elapsed();
+        let elapsed = t.stop();
         if !matches!(&out, Ok(out) if *out == bytes) {
             round_trip_err = Some("write back of an existing parse differs".into());
         }
@@ -114,9 +114,9 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     drop(parse);
     let drop_time = best_of(runs, || {
         let parse = gedgraft_syntax::parse(&bytes);
-        let t = Instant::now();
+        let t = Stopwatch::start();
         drop(black_box(parse));
-        t.elapsed()
+        t.stop()
     });
     drop(bytes);
 
@@ -161,8 +161,8 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
             peak: mem_round_trip,
         },
     ];
-    let parse_mb_s = mb_s(len, parse_time);
-    let write_mb_s = mb_s(len, write);
+    let parse_mb_s = mb_s(len, parse_time.wall);
+    let write_mb_s = mb_s(len, write.wall);
     let peak_x = mem_parse as f64 / len as f64;
     let targets = [
         Target {
@@ -190,6 +190,7 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
         warnings,
         encoding,
         runs,
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
     };
     if json {
         print_json(&info, &timings, &memory, &targets);
@@ -278,8 +279,61 @@ fn count_lines(bytes: &[u8]) -> usize {
     lines
 }
 
-fn best_of(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
-    (0..runs).map(|_| f()).min().unwrap_or_default()
+/// The run with the shortest wall time.
+fn best_of(runs: usize, mut f: impl FnMut() -> Span) -> Span {
+    (0..runs)
+        .map(|_| f())
+        .min_by_key(|s| s.wall)
+        .unwrap_or_default()
+}
+
+/// Wall time and CPU time (all threads of the process, user + system) of one measured run.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    wall: Duration,
+    cpu: Duration,
+}
+
+struct Stopwatch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        let cpu = process_cpu();
+        Stopwatch {
+            wall: Instant::now(),
+            cpu,
+        }
+    }
+
+    fn stop(&self) -> Span {
+        let wall = self.wall.elapsed();
+        Span {
+            wall,
+            cpu: process_cpu().saturating_sub(self.cpu),
+        }
+    }
+}
+
+/// CPU time of the whole process (user + system, all threads) from `/proc/self/stat`, in clock ticks of 10 ms
+/// (`USER_HZ` is 100 on Linux); zero where it cannot be read.
+fn process_cpu() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the command name (which is in parentheses and may hold spaces): state is the first,
+    // utime the 12th and stime the 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
 fn assert_round_trip(input: &[u8], output: &[u8]) -> Result<(), String> {
@@ -334,7 +388,7 @@ fn child_peak(mode: &str, path: &Path) -> Result<u64, String> {
 
 struct Timing {
     name: &'static str,
-    time: Duration,
+    time: Span,
 }
 
 struct Memory {
@@ -357,6 +411,7 @@ struct SampleInfo<'a> {
     warnings: usize,
     encoding: &'static str,
     runs: usize,
+    cores: usize,
 }
 
 fn mb_s(len: usize, time: Duration) -> f64 {
@@ -383,17 +438,18 @@ fn print_text(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
     println!("round trip: ok (bytes out == bytes in)");
     println!();
     println!(
-        "time, best of {} runs                   time       MB/s   vs. baseline time",
-        info.runs
+        "time, best of {} runs ({} cores)        wall       MB/s   vs. baseline    cpu (all threads)",
+        info.runs, info.cores
     );
-    let base = timings[0].time;
+    let base = timings[0].time.wall;
     for t in timings {
         println!(
-            "  {:<33} {:>8.3} s {:>10.1}   {:>6.1}x",
+            "  {:<33} {:>8.3} s {:>10.1}   {:>8.1}x    {:>8.2} s",
             t.name,
-            t.time.as_secs_f64(),
-            mb_s(len, t.time),
-            ratio(t.time, base)
+            t.time.wall.as_secs_f64(),
+            mb_s(len, t.time.wall),
+            ratio(t.time.wall, base),
+            t.time.cpu.as_secs_f64()
         );
     }
     println!();
@@ -438,16 +494,17 @@ fn json_string(text: &str) -> String {
 
 fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targets: &[Target]) {
     let len = info.len;
-    let base = timings[0].time;
+    let base = timings[0].time.wall;
     let timings: Vec<String> = timings
         .iter()
         .map(|t| {
             format!(
-                "{{\"name\":{},\"seconds\":{:.6},\"mb_per_s\":{:.2},\"x_baseline\":{:.3}}}",
+                "{{\"name\":{},\"seconds\":{:.6},\"cpu_seconds\":{:.2},\"mb_per_s\":{:.2},\"x_baseline\":{:.3}}}",
                 json_string(t.name),
-                t.time.as_secs_f64(),
-                mb_s(len, t.time),
-                ratio(t.time, base)
+                t.time.wall.as_secs_f64(),
+                t.time.cpu.as_secs_f64(),
+                mb_s(len, t.time.wall),
+                ratio(t.time.wall, base)
             )
         })
         .collect();
@@ -477,7 +534,7 @@ fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
         .collect();
     println!(
         "{{\"sample\":{{\"path\":{},\"octets\":{},\"lines\":{},\"line_break\":\"{}\",\"encoding\":{},\"errors\":{},\
-         \"warnings\":{}}},\"runs\":{},\"round_trip\":true,\"timings\":[{}],\"memory\":[{}],\"targets\":[{}]}}",
+         \"warnings\":{}}},\"cores\":{},\"runs\":{},\"round_trip\":true,\"timings\":[{}],\"memory\":[{}],\"targets\":[{}]}}",
         json_string(&info.path.display().to_string()),
         len,
         info.lines,
@@ -485,6 +542,7 @@ fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
         json_string(info.encoding),
         info.errors,
         info.warnings,
+        info.cores,
         info.runs,
         timings.join(","),
         memory.join(","),

@@ -357,13 +357,7 @@ impl<'t> Parser<'t> {
                 at,
             } => {
                 if first {
-                    self.diag(
-                        codes::FIRST_LINE_NOT_HEAD,
-                        Class::MalformedStructure,
-                        "the first line must be `0 HEAD`",
-                        start,
-                        line_end,
-                    );
+                    self.first_line_not_head(start, line_end);
                 }
                 self.diag(
                     code,
@@ -418,14 +412,20 @@ impl<'t> Parser<'t> {
             .payload_start
             .is_none_or(|p| line[p..].trim_matches([' ', '\t']).is_empty());
         if facts.level != 0 || facts.has_xref || tag != "HEAD" || !payload_blank {
-            self.diag(
-                codes::FIRST_LINE_NOT_HEAD,
-                Class::MalformedStructure,
-                "the first line must be `0 HEAD`",
-                start,
-                line_end,
-            );
+            self.first_line_not_head(start, line_end);
         }
+    }
+
+    /// R-SPECIFIED-ENC-06: the first line is not `0 HEAD`.
+    fn first_line_not_head(&mut self, start: usize, line_end: usize) {
+        let message = "the first line must be `0 HEAD`";
+        self.diag(
+            codes::FIRST_LINE_NOT_HEAD,
+            Class::MalformedStructure,
+            message,
+            start,
+            line_end,
+        );
     }
 
     /// R-LINES-04: a line may be at most one level deeper than the line before it.
