@@ -2,6 +2,7 @@
 
 use crate::cli::{CheckArgs, Format};
 use crate::input::{self, Loaded};
+use gedgraft_model::{lower, LowerOptions};
 use gedgraft_syntax::{Diagnostic, Severity};
 use serde_json::json;
 use std::fmt::Write;
@@ -21,10 +22,22 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 continue;
             }
         };
-        any_error |= loaded.parse.has_errors();
+        let lowered = lower(
+            &loaded.parse,
+            &LowerOptions {
+                strict: args.strict,
+                nfc: false,
+            },
+        );
+        let diagnostics = lowered.all_diagnostics(&loaded.parse);
+        any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
+        let stopped = lowered.stopped_at.as_ref();
         match args.format {
-            Format::Json => println!("{}", json_report(&loaded)),
-            Format::Human => print!("{}", human_report(&loaded, args.no_warnings)),
+            Format::Json => println!("{}", json_report(&loaded, &diagnostics, stopped)),
+            Format::Human => print!(
+                "{}",
+                human_report(&loaded, &diagnostics, stopped, args.no_warnings)
+            ),
         }
     }
     Ok(if unreadable {
@@ -36,20 +49,28 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     })
 }
 
-/// The JSON object for one file.
-pub fn json_report(loaded: &Loaded) -> serde_json::Value {
+/// The JSON object for one file; with `--strict`, `stopped` is the error checking stopped at (or null).
+pub fn json_report(
+    loaded: &Loaded,
+    diagnostics: &[&Diagnostic],
+    stopped: Option<&Diagnostic>,
+) -> serde_json::Value {
     let parse = &loaded.parse;
     let detection = parse.detection();
-    let diagnostics: Vec<_> = parse.diagnostics().iter().map(diagnostic_json).collect();
-    json!({
+    let list: Vec<_> = diagnostics.iter().map(|d| diagnostic_json(d)).collect();
+    let mut report = json!({
         "file": loaded.path.display().to_string(),
         "encoding": {
             "detected": detection.detected.map(|e| e.name()),
             "declared": detection.declared,
             "used": detection.used.name(),
         },
-        "diagnostics": diagnostics,
-    })
+        "diagnostics": list,
+    });
+    if let Some(d) = stopped {
+        report["stopped"] = diagnostic_json(d);
+    }
+    report
 }
 
 fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
@@ -65,12 +86,17 @@ fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
 }
 
 /// The human report for one file: each diagnostic with its source line and a caret, then a summary.
-pub fn human_report(loaded: &Loaded, no_warnings: bool) -> String {
+pub fn human_report(
+    loaded: &Loaded,
+    diagnostics: &[&Diagnostic],
+    stopped: Option<&Diagnostic>,
+    no_warnings: bool,
+) -> String {
     let parse = &loaded.parse;
     let text = parse.text();
     let mut out = String::new();
     let (mut errors, mut warnings) = (0, 0);
-    for d in parse.diagnostics() {
+    for &d in diagnostics {
         match d.severity() {
             Severity::Error => errors += 1,
             Severity::Warning => warnings += 1,
@@ -108,6 +134,14 @@ pub fn human_report(loaded: &Loaded, no_warnings: bool) -> String {
             pad = loc.column.saturating_sub(1)
         );
         out.push('\n');
+    }
+    if let Some(d) = stopped {
+        let loc = d.location;
+        let _ = writeln!(
+            out,
+            "note: --strict: stopped at the first error ({} at {}:{})",
+            d.code, loc.line, loc.column
+        );
     }
     let _ = writeln!(
         out,

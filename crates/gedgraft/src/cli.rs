@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[command(name = "gedgraft", version, propagate_version = true)]
 #[command(
     after_help = "Examples:\n  gedgraft check family.ged\n  gedgraft check --format json *.ged\n  \
-gedgraft dump family.ged | less\n  gedgraft fix family.ged -o copy.ged\n\nExit status: 0 when all is well, 1 when \
+gedgraft dump family.ged | less\n  gedgraft lower family.ged > family.json\n  gedgraft fix family.ged -o copy.ged\n\nExit status: 0 when all is well, 1 when \
 `check` found an error, 2 when a file could not be read or written or the arguments are wrong."
 )]
 pub struct Cli {
@@ -31,6 +31,12 @@ pub enum Command {
     /// Each diagnostic has a stable code, a class from the ELF draft (malformed-line, malformed-structure,
     /// non-conformant-structure, warning), and the file, line and column it points at.
     Check(CheckArgs),
+    /// Print the ELF dataset as JSON: metadata, records with unescaped, merged payloads, and diagnostics.
+    ///
+    /// The 2019 draft's parse: header metadata (CHAR, ELF, GEDC, PLANG, SCHMA) taken out, the trailer
+    /// dropped, `@@` and Unicode escapes undone, CONT/CONC merged, pointers resolved (dangling ones to UNDEF
+    /// records). The JSON schema is in crates/gedgraft-model/README.md.
+    Lower(LowerArgs),
     /// Rewrite a file through the syntax tree.
     ///
     /// With no edit option the output is identical to the input, octet for octet.
@@ -80,6 +86,25 @@ pub struct CheckArgs {
     /// Leave out warnings (human format only).
     #[arg(long)]
     pub no_warnings: bool,
+    /// Stop at the first error, as the ELF draft says a strict parser must (malformed lines and structures,
+    /// non-conformant structures); the default reports everything.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `gedgraft lower`.
+#[derive(Debug, Args)]
+pub struct LowerArgs {
+    /// The file to lower.
+    pub file: PathBuf,
+    /// Stop at the first error (the dataset is then empty and `stopped` names the error).
+    #[arg(long)]
+    pub strict: bool,
+    /// Normalise payload text to Unicode NFC.
+    #[arg(long)]
+    pub nfc: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }

@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod fix;
 mod input;
+mod lower;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         cli::Command::Check(args) => check::run(&args),
+        cli::Command::Lower(args) => lower::run(&args),
         cli::Command::Fix(args) => fix::run(&args),
     };
     match result {

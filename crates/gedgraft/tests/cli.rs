@@ -492,3 +492,54 @@ fn no_arguments_is_a_usage_error() {
     assert_eq!(exit_code(&out), 2);
     assert!(stderr(&out).contains("Usage"), "{}", stderr(&out));
 }
+
+#[test]
+fn lower_prints_the_dataset_json() {
+    let out = gedgraft(&["lower", "lowering.ged"]);
+    assert_eq!(exit_code(&out), 1, "the file has an unpermitted escape");
+    let value: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let indi = &value["records"][0];
+    assert_eq!(indi["xref"], "I1");
+    assert_eq!(
+        indi["children"][0]["payload"]["text"], "João",
+        "R-UNICODE-ESCAPE-02"
+    );
+    assert_eq!(indi["children"][1]["payload"]["pointer"], "F9");
+    assert_eq!(
+        value["records"][1]["tag"], "UNDEF",
+        "a dangling pointer leads to an UNDEF record"
+    );
+    let codes: Vec<&str> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "undefined-pointer",
+            "unpermitted-escape",
+            "unpermitted-escape"
+        ]
+    );
+}
+
+#[test]
+fn check_reports_lowering_diagnostics_and_strict_stops_at_the_first_error() {
+    let lenient = gedgraft(&["check", "--format", "json", "lowering.ged"]);
+    assert_eq!(exit_code(&lenient), 1);
+    let value = &json_lines(&stdout(&lenient))[0];
+    assert_eq!(value["diagnostics"].as_array().unwrap().len(), 3);
+    assert!(value.get("stopped").is_none());
+    let strict = gedgraft(&["check", "--strict", "--format", "json", "lowering.ged"]);
+    assert_eq!(exit_code(&strict), 1);
+    let value = &json_lines(&stdout(&strict))[0];
+    assert_eq!(
+        value["diagnostics"].as_array().unwrap().len(),
+        2,
+        "nothing after the first error"
+    );
+    assert_eq!(value["stopped"]["code"], "unpermitted-escape");
+    assert_eq!(value["stopped"]["line"], 6);
+}

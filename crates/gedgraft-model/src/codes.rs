@@ -1,0 +1,80 @@
+//! The stable codes of lowering diagnostics.
+//!
+//! The lowering reports only what the syntax layer does not (`gedgraft_syntax::codes`): a misplaced `HEAD`,
+//! `CONT`, `CONC` or `TRLR` line, `CONT`/`CONC` lines continuing a pointer or holding one, a missing trailer, an
+//! unterminated `@#` and an escape whose type is not a letter are already syntax diagnostics and are not
+//! repeated here. Codes never change meaning once released; new problems get new codes. Each constant names
+//! its class and the requirement (`requirements.md`) it comes from.
+
+/// Malformed structure: the header record has a cross-reference identifier, a payload or continuation lines
+/// (R-HEADER-01), and the syntax layer did not already say its first line is not `0 HEAD`.
+pub const BAD_HEADER: &str = "bad-header";
+/// Non-conformant structure: an escape sequence whose type is neither `U` nor `D` (R-PERMITTED-ESCS-01,
+/// R-PERMITTED-ESCS-05). Kept as written.
+pub const UNPERMITTED_ESCAPE: &str = "unpermitted-escape";
+/// Non-conformant structure: a `U` escape whose value does not match `UnicodeEsc` or names no Unicode scalar
+/// value (R-UNICODE-ESCAPE-02). Kept as written.
+pub const BAD_UNICODE_ESCAPE: &str = "bad-unicode-escape";
+/// Warning: a `U` escape with lower-case hexadecimal digits, accepted (R-UNICODE-ESCAPE-03).
+pub const LOWERCASE_UNICODE_ESCAPE: &str = "lowercase-unicode-escape";
+/// Non-conformant structure: a serialisation metadata structure, or a structure nested in one, has a
+/// cross-reference identifier, a pointer payload or continuation lines (R-PARSING-METADATA-02, R-HEADER-04). A
+/// `HEAD` there is the syntax layer's `misplaced-header`.
+pub const BAD_METADATA_STRUCTURE: &str = "bad-metadata-structure";
+/// Non-conformant structure: a second `CHAR`, `ELF`, `GEDC` or `PLANG` in the header; it is ignored
+/// (R-PARSING-METADATA-04).
+pub const DUPLICATE_METADATA: &str = "duplicate-metadata";
+/// Non-conformant structure: the payload of `ELF` or of `GEDC.VERS` is not a version number
+/// (R-VERSION-NUMBERS-01, R-PARSING-METADATA-06, R-PARSING-METADATA-07).
+pub const BAD_VERSION_NUMBER: &str = "bad-version-number";
+/// Warning: the ELF serialisation version has major version 1 and a minor version other than 0
+/// (R-SERIALISATION-VERSION-03).
+pub const UNKNOWN_ELF_VERSION: &str = "unknown-elf-version";
+/// Non-conformant source: the ELF serialisation version has a major version other than 1
+/// (R-SERIALISATION-VERSION-04).
+pub const UNSUPPORTED_ELF_VERSION: &str = "unsupported-elf-version";
+/// Non-conformant structure: `GEDC` has a payload, not exactly one `VERS` and one `FORM`, or a `FORM` other
+/// than `LINEAGE-LINKED` (R-PARSING-METADATA-07).
+pub const BAD_GEDC: &str = "bad-gedc";
+/// Non-conformant source: the legacy GEDCOM version is neither 5.5 nor 5.5.1 (R-GEDCOM-VERSION-03,
+/// R-GEDCOM-VERSION-04).
+pub const UNSUPPORTED_GEDCOM_VERSION: &str = "unsupported-gedcom-version";
+/// Non-conformant structure: a `PLANG` whose payload is empty, so it gives no language tag.
+pub const BAD_LANGUAGE_TAG: &str = "bad-language-tag";
+/// Non-conformant structure: a `PLANG` or `DTYPE` substructure that cannot annotate its parent's payload: it
+/// has a cross-reference identifier, a pointer payload or substructures, repeats an earlier one, or its
+/// parent's payload is a pointer (R-TAGS-03; the draft gives no class, see its ednote at L1401). Ignored.
+pub const MISUSED_PAYLOAD_ANNOTATION: &str = "misused-payload-annotation";
+/// Non-conformant structure: a cross-reference identifier used by more than one structure
+/// (R-POINTER-CONV-03, R-RECOVER-01); pointers to it go to an `UNDEF` record (R-POINTER-CONV-10).
+pub const DUPLICATE_XREF: &str = "duplicate-xref";
+/// Warning: a pointer to an identifier no structure has; it now points to an `UNDEF` record
+/// (R-POINTER-CONV-10, R-POINTER-CONV-12, R-POINTER-CONV-13).
+pub const UNDEFINED_POINTER: &str = "undefined-pointer";
+/// Warning: a pointer to an identifier that several structures have; it now points to an `UNDEF` record
+/// (R-POINTER-CONV-10).
+pub const AMBIGUOUS_POINTER: &str = "ambiguous-pointer";
+/// Warning: a pointer to the identifier of a structure that is not a record; it now points to an `UNDEF`
+/// record (R-GLOSSARY-03, R-POINTER-CONV-10).
+pub const POINTER_TO_SUBSTRUCTURE: &str = "pointer-to-substructure";
+
+/// Every lowering code, for tests and documentation.
+pub const ALL: &[&str] = &[
+    BAD_HEADER,
+    UNPERMITTED_ESCAPE,
+    BAD_UNICODE_ESCAPE,
+    LOWERCASE_UNICODE_ESCAPE,
+    BAD_METADATA_STRUCTURE,
+    DUPLICATE_METADATA,
+    BAD_VERSION_NUMBER,
+    UNKNOWN_ELF_VERSION,
+    UNSUPPORTED_ELF_VERSION,
+    BAD_GEDC,
+    UNSUPPORTED_GEDCOM_VERSION,
+    BAD_LANGUAGE_TAG,
+    MISUSED_PAYLOAD_ANNOTATION,
+    DUPLICATE_XREF,
+    UNDEFINED_POINTER,
+    AMBIGUOUS_POINTER,
+    POINTER_TO_SUBSTRUCTURE,
+];

@@ -1,0 +1,212 @@
+//! The JSON document of a lowered file (`gedgraft lower`), written by hand with an explicit stack.
+//!
+//! serde_json serialises nested values by recursion, which a file of 100 000 nested levels would overflow, so
+//! the nested `children` arrays are written here iteratively. The layout is one structure per line, indented
+//! by depth (indentation stops growing after [`MAX_INDENT`] levels so output stays linear in size); it is
+//! ordinary JSON. The schema is described in the crate's `README.md`.
+
+use crate::dataset::{Dataset, Payload, StructureId, Version};
+use crate::lower::Lowered;
+use gedgraft_syntax::{Diagnostic, Parse};
+use std::fmt::Write as _;
+
+/// Indentation grows with depth up to this many levels, then stays.
+pub const MAX_INDENT: usize = 32;
+
+/// Renders the JSON document of a lowered file: `file`, `encoding`, `metadata`, `records`, `diagnostics`
+/// (syntax and lowering, in file order) and `stopped` (the diagnostic a strict lowering stopped at, or null).
+///
+/// ```
+/// use gedgraft_model::{lower, to_json, LowerOptions};
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+/// let json = to_json("x.ged", &parse, &lower(&parse, &LowerOptions::default()));
+/// let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+/// assert_eq!(value["records"][0]["children"][0]["payload"]["text"], "Bob");
+/// assert_eq!(value["records"][0]["line"], 2);
+/// ```
+pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
+    let mut w = Writer::default();
+    let detection = parse.detection();
+    let dataset = &lowered.dataset;
+    let metadata = &dataset.metadata;
+    w.out.push_str("{\n  \"file\": ");
+    w.string(file);
+    w.out.push_str(",\n  \"encoding\": {\"detected\": ");
+    w.opt_string(detection.detected.map(|e| e.name()));
+    w.out.push_str(", \"declared\": ");
+    w.opt_string(detection.declared.as_deref());
+    w.out.push_str(", \"used\": ");
+    w.string(detection.used.name());
+    w.out
+        .push_str("},\n  \"metadata\": {\n    \"elf_version\": ");
+    w.version(metadata.elf_version);
+    w.out.push_str(",\n    \"gedcom_version\": ");
+    w.version(metadata.gedcom_version);
+    w.out.push_str(",\n    \"gedcom_form\": ");
+    w.opt_string(metadata.gedcom_form.as_deref());
+    w.out.push_str(",\n    \"default_language\": ");
+    w.opt_string(metadata.default_language.as_deref());
+    w.out.push_str(",\n    \"schemas\": ");
+    w.structures(dataset, &metadata.schemas, 2);
+    w.out.push_str(",\n    \"other\": ");
+    w.structures(dataset, &metadata.other, 2);
+    w.out.push_str("\n  },\n  \"records\": ");
+    w.structures(dataset, &dataset.records, 1);
+    w.out.push_str(",\n  \"diagnostics\": [");
+    for (i, d) in lowered.all_diagnostics(parse).into_iter().enumerate() {
+        w.out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        w.diagnostic(d);
+    }
+    if !w.out.ends_with('[') {
+        w.out.push_str("\n  ");
+    }
+    w.out.push_str("],\n  \"stopped\": ");
+    match &lowered.stopped_at {
+        Some(d) => w.diagnostic(d),
+        None => w.out.push_str("null"),
+    }
+    w.out.push_str("\n}\n");
+    w.out
+}
+
+#[derive(Default)]
+struct Writer {
+    out: String,
+}
+
+impl Writer {
+    fn indent(&mut self, depth: usize) {
+        self.out.push('\n');
+        for _ in 0..depth.min(MAX_INDENT) {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        self.out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => self.out.push_str("\\\""),
+                '\\' => self.out.push_str("\\\\"),
+                '\n' => self.out.push_str("\\n"),
+                '\r' => self.out.push_str("\\r"),
+                '\t' => self.out.push_str("\\t"),
+                c if u32::from(c) < 0x20 || c == '\u{7F}' => {
+                    let _ = write!(self.out, "\\u{:04x}", u32::from(c));
+                }
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+
+    fn opt_string(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.string(s),
+            None => self.out.push_str("null"),
+        }
+    }
+
+    fn opt_number(&mut self, n: Option<usize>) {
+        match n {
+            Some(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            None => self.out.push_str("null"),
+        }
+    }
+
+    fn version(&mut self, v: Option<Version>) {
+        match v {
+            Some(v) => self.string(&v.to_string()),
+            None => self.out.push_str("null"),
+        }
+    }
+
+    fn payload(&mut self, payload: Option<&Payload>) {
+        match payload {
+            None => self.out.push_str("null"),
+            Some(Payload::Pointer(p)) => {
+                self.out.push_str("{\"pointer\": ");
+                self.string(&p.target);
+                if p.undefined {
+                    self.out.push_str(", \"undefined\": true");
+                }
+                self.out.push('}');
+            }
+            Some(Payload::Text(t)) => {
+                self.out.push_str("{\"text\": ");
+                self.string(&t.text);
+                self.out.push_str(", \"lang\": ");
+                self.string(&t.lang);
+                if let Some(datatype) = &t.datatype {
+                    self.out.push_str(", \"datatype\": ");
+                    self.string(datatype);
+                }
+                self.out.push('}');
+            }
+        }
+    }
+
+    /// Writes `[structure, …]` for `roots`, whose array sits at indentation `depth`, without recursion.
+    fn structures(&mut self, dataset: &Dataset, roots: &[StructureId], depth: usize) {
+        self.out.push('[');
+        if roots.is_empty() {
+            self.out.push(']');
+            return;
+        }
+        // Each frame: the ids of one array, the next index to write, the array's indentation.
+        let mut stack: Vec<(&[StructureId], usize, usize)> = vec![(roots, 0, depth)];
+        while let Some(frame) = stack.last_mut() {
+            let (ids, next, level) = *frame;
+            if let Some(id) = ids.get(next) {
+                frame.1 += 1;
+                if next > 0 {
+                    self.out.push(',');
+                }
+                self.indent(level + 1);
+                let Some(s) = dataset.structures.get(id.index()) else {
+                    self.out.push_str("null");
+                    continue;
+                };
+                self.out.push_str("{\"xref\": ");
+                self.opt_string(s.xref.as_deref());
+                self.out.push_str(", \"tag\": ");
+                self.string(&s.tag);
+                self.out.push_str(", \"payload\": ");
+                self.payload(s.payload.as_ref());
+                self.out.push_str(", \"line\": ");
+                self.opt_number(s.line);
+                self.out.push_str(", \"children\": [");
+                if s.children.is_empty() {
+                    self.out.push_str("]}");
+                } else {
+                    stack.push((&s.children, 0, level + 1));
+                }
+            } else {
+                stack.pop();
+                self.indent(level);
+                self.out.push(']');
+                if !stack.is_empty() {
+                    self.out.push('}');
+                }
+            }
+        }
+    }
+
+    fn diagnostic(&mut self, d: &Diagnostic) {
+        self.out.push_str("{\"code\": ");
+        self.string(d.code);
+        self.out.push_str(", \"severity\": ");
+        self.string(d.severity().as_str());
+        self.out.push_str(", \"class\": ");
+        self.string(d.class.as_str());
+        self.out.push_str(", \"message\": ");
+        self.string(&d.message);
+        let _ = write!(
+            self.out,
+            ", \"offset\": {}, \"line\": {}, \"column\": {}}}",
+            d.location.offset, d.location.line, d.location.column
+        );
+    }
+}

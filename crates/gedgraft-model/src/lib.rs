@@ -1,0 +1,44 @@
+//! Lowering: the lossless CST of `gedgraft-syntax` becomes the ELF dataset of the 2019 draft.
+//!
+//! [`lower`] runs the parse steps the syntax layer leaves out (2019 § Parsing, steps 3 and 4): it takes the
+//! serialisation metadata out of the header (`CHAR`, `ELF`, `GEDC`, `PLANG`, `SCHMA`), drops the trailer,
+//! unescapes string payloads (`@@`, Unicode escapes, permitted escapes) line by line and then merges their
+//! `CONT`/`CONC` lines, applies payload languages and datatypes, and resolves pointers (a pointer that matches
+//! no single record leads to an `UNDEF` record). It never edits text: it only reads the tree.
+//!
+//! ```
+//! use gedgraft_model::{lower, LowerOptions};
+//! let parse = gedgraft_syntax::parse(
+//!     b"0 HEAD\n1 PLANG fr\n0 @N1@ NOTE Ceci est une note @#UC0@ pro\n1 CONC pos\n1 CONT du document\n0 TRLR\n",
+//! );
+//! let lowered = lower(&parse, &LowerOptions::default());
+//! let note = lowered.dataset.record_by_xref("N1").unwrap();
+//! assert_eq!(note.text(), Some("Ceci est une note À propos\ndu document"));
+//! assert_eq!(lowered.dataset.metadata.default_language.as_deref(), Some("fr"));
+//! assert!(lowered.diagnostics.is_empty());
+//! ```
+//!
+//! Decisions worth knowing (see also `README.md` in this crate):
+//!
+//! * **Raw octets.** Octets the file's encoding cannot decode (`RAW` tokens, already reported by the syntax
+//!   layer) become U+FFFD, one per octet; in ANSEL files the octets the codec keeps raw but the FHISO table
+//!   maps (`CD`, `CE`, `C7`, `F8`) become their table characters instead.
+//! * **ANSEL.** The tree keeps ANSEL octet order; text written in the file is converted to Unicode order
+//!   (`gedgraft_encoding::ansel::to_unicode_order`) after merging continuation lines, so a diacritic at the
+//!   end of a line joins the first letter of its `CONC` line. Characters of Unicode escapes are already in
+//!   Unicode order and are not moved.
+//! * **Strict mode** stops at the first error of either layer and returns an empty dataset.
+//! * **No recursion** on the input's nesting: structures live in an arena ([`Dataset::structures`]), every
+//!   walk uses an explicit stack, and [`to_json`] writes nested JSON by hand.
+
+pub mod codes;
+mod dataset;
+mod json;
+mod lower;
+mod unescape;
+
+pub use dataset::{
+    Dataset, Metadata, Payload, Pointer, Structure, StructureId, StructureRef, Text, Version,
+};
+pub use json::{to_json, MAX_INDENT};
+pub use lower::{lower, LowerOptions, Lowered};

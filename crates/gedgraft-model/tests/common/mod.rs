@@ -1,0 +1,88 @@
+//! Helpers shared by the lowering tests.
+#![allow(dead_code)]
+
+use gedgraft_model::{lower, Dataset, LowerOptions, Lowered, StructureRef};
+use gedgraft_syntax::{parse, Parse};
+use std::path::{Path, PathBuf};
+
+/// Parses and lowers octets with the default (lenient) options.
+pub fn lowered(bytes: &[u8]) -> (Parse, Lowered) {
+    lowered_with(bytes, &LowerOptions::default())
+}
+
+/// Parses and lowers octets.
+pub fn lowered_with(bytes: &[u8], options: &LowerOptions) -> (Parse, Lowered) {
+    let parse = parse(bytes);
+    let lowered = lower(&parse, options);
+    (parse, lowered)
+}
+
+/// Lowers a file made of `body` between `0 HEAD` and `0 TRLR` lines (LF breaks).
+pub fn body(body: &str) -> (Parse, Lowered) {
+    lowered(format!("0 HEAD\n{body}\n0 TRLR\n").as_bytes())
+}
+
+/// The codes of the lowering's diagnostics, in order.
+pub fn codes(l: &Lowered) -> Vec<&'static str> {
+    l.diagnostics.iter().map(|d| d.code).collect()
+}
+
+/// The codes of the syntax layer's diagnostics, in order.
+pub fn syntax_codes(p: &Parse) -> Vec<&'static str> {
+    p.diagnostics().iter().map(|d| d.code).collect()
+}
+
+/// The first record with this tag.
+pub fn record<'d>(d: &'d Dataset, tag: &str) -> StructureRef<'d> {
+    d.records_with_tag(tag)
+        .next()
+        .unwrap_or_else(|| panic!("no {tag} record"))
+}
+
+/// The text payload of the first record with this tag.
+pub fn record_text(d: &Dataset, tag: &str) -> String {
+    record(d, tag).text().unwrap_or("").to_string()
+}
+
+/// The text payload of the first record of `body` (a one-record file).
+pub fn text(src: &str) -> String {
+    let (_, l) = body(src);
+    let first = l.dataset.records().next();
+    first
+        .and_then(|r| r.text().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The shared corpus directory, or `None` when it is missing outside CI.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the corpus is missing at {} and CI is set",
+        dir.display()
+    );
+    eprintln!("corpus not found at {}: skipped", dir.display());
+    None
+}
+
+/// Every file under `dir`, recursively, sorted (MANIFEST.md excluded).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n != "MANIFEST.md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}

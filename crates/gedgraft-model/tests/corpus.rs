@@ -1,0 +1,110 @@
+//! The corpus: every file lowers without panicking, in both modes, with a consistent dataset; the files of
+//! `gedcom7code-test-files/5/` and `fhiso-legacy-format/` have snapshots of their `gedgraft lower` JSON in
+//! `snapshots/lowering/` at the top of the workspace.
+
+mod common;
+
+use common::{corpus_dir, files_under};
+use gedgraft_model::{lower, to_json, Dataset, LowerOptions, Payload};
+use gedgraft_syntax::parse;
+use std::path::Path;
+
+fn name_in(corpus: &Path, path: &Path) -> String {
+    path.strip_prefix(corpus)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Parent links, children and pointers agree with each other.
+fn check_consistency(name: &str, d: &Dataset) {
+    for (i, s) in d.structures.iter().enumerate() {
+        for child in &s.children {
+            let parent = d.structures.get(child.index()).and_then(|c| c.parent);
+            assert_eq!(parent.map(|p| p.index()), Some(i), "{name}: parent link");
+        }
+        if let Some(Payload::Pointer(p)) = &s.payload {
+            let target = d
+                .resolve(p)
+                .unwrap_or_else(|| panic!("{name}: unresolved @{}@", p.target));
+            assert!(target.parent().is_none(), "{name}: pointer to a non-record");
+            assert_eq!(
+                p.undefined,
+                target.tag() == "UNDEF" && target.line().is_none()
+            );
+        }
+    }
+    for id in &d.records {
+        assert!(
+            d.get(*id).is_some_and(|r| r.parent().is_none()),
+            "{name}: record with a parent"
+        );
+    }
+}
+
+#[test]
+fn every_corpus_file_lowers() {
+    let Some(corpus) = corpus_dir() else { return };
+    let files = files_under(&corpus);
+    assert!(files.len() > 100, "only {} corpus files", files.len());
+    for path in &files {
+        let name = name_in(&corpus, path);
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let parse = parse(&bytes);
+        let lenient = lower(&parse, &LowerOptions::default());
+        check_consistency(&name, &lenient.dataset);
+        let json = to_json(&name, &parse, &lenient);
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
+            // serde_json's reader stops at 128 levels of nesting; deeper files are checked by tests/deep.rs.
+            assert!(
+                e.to_string().contains("recursion limit"),
+                "{name}: invalid JSON: {e}"
+            );
+        }
+        let strict = lower(
+            &parse,
+            &LowerOptions {
+                strict: true,
+                nfc: true,
+            },
+        );
+        if strict.stopped_at.is_none() {
+            assert_eq!(
+                strict.dataset.records.len(),
+                lenient.dataset.records.len(),
+                "{name}"
+            );
+        } else {
+            assert!(strict.dataset.is_empty(), "{name}");
+        }
+    }
+}
+
+/// Inputs larger than this get no snapshot.
+const MAX_SNAPSHOT_INPUT: usize = 20_000;
+
+#[test]
+fn corpus_snapshots() {
+    let Some(corpus) = corpus_dir() else { return };
+    let mut files = files_under(&corpus.join("gedcom7code-test-files/5"));
+    files.extend(files_under(&corpus.join("fhiso-legacy-format")));
+    assert!(files.len() >= 25, "only {} files found", files.len());
+    for path in &files {
+        let name = name_in(&corpus, path);
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if bytes.len() > MAX_SNAPSHOT_INPUT {
+            continue; // lowered without panic in the test above; a snapshot of it would be too large to review
+        }
+        let parse = parse(&bytes);
+        let lowered = lower(&parse, &LowerOptions::default());
+        let json = to_json(&name, &parse, &lowered);
+        let snapshot = name.replace(['/', '.'], "_");
+        insta::with_settings!({
+            snapshot_path => "../../../snapshots/lowering",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(snapshot, json);
+        });
+    }
+}

@@ -1,0 +1,30 @@
+//! `gedgraft lower`: the ELF dataset as JSON.
+
+use crate::cli::LowerArgs;
+use crate::input;
+use gedgraft_model::{lower, to_json, LowerOptions};
+use gedgraft_syntax::Severity;
+use std::process::ExitCode;
+
+/// Runs `lower`: prints the dataset JSON; exit status 1 if the file has an error.
+pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
+    let loaded = input::load(&args.file, &args.input)?;
+    let options = LowerOptions {
+        strict: args.strict,
+        nfc: args.nfc,
+    };
+    let lowered = lower(&loaded.parse, &options);
+    println!(
+        "{}",
+        to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered)
+    );
+    let error = lowered
+        .all_diagnostics(&loaded.parse)
+        .iter()
+        .any(|d| d.severity() == Severity::Error);
+    Ok(if error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
