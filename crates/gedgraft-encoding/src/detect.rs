@@ -195,7 +195,10 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
     }
     let used = options.force.unwrap_or(chosen);
 
-    if used.is_ascii_compatible() {
+    // Valid UTF-8 read as UTF-8 can have neither a mismatch nor CESU-8 (which is invalid UTF-8): skip the
+    // statistics, which cost as much as decoding.
+    let clean_utf8 = used == Encoding::Utf8 && std::str::from_utf8(body).is_ok();
+    if used.is_ascii_compatible() && !clean_utf8 {
         let stats = Stats::of(body);
         if options.force.is_none() {
             if let Some(note) = mismatch_note(

@@ -360,6 +360,21 @@ impl Encoding {
     }
 
     /// Encodes text that holds no raw characters; `base` is the offset of `text` in the whole text, for errors.
+    /// Encodes text known to hold no raw characters (any in the raw range are encoded as ordinary characters).
+    ///
+    /// The syntax tree keeps raw characters in `RAW` tokens only, so writing every other token through this
+    /// skips the scan for raw characters that [`Encoding::encode`] makes.
+    ///
+    /// ```
+    /// use gedgraft_encoding::Encoding;
+    /// let mut out = Vec::new();
+    /// Encoding::Utf16Le.encode_plain("0 HEAD", &mut out).unwrap();
+    /// assert_eq!(out, b"0\0 \0H\0E\0A\0D\0");
+    /// ```
+    pub fn encode_plain(self, text: &str, out: &mut Vec<u8>) -> Result<(), Unencodable> {
+        self.encode_str(text, 0, out)
+    }
+
     fn encode_str(self, text: &str, base: usize, out: &mut Vec<u8>) -> Result<(), Unencodable> {
         match self {
             Encoding::Utf8 => {

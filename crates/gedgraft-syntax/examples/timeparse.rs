@@ -16,7 +16,11 @@ fn main() {
         threads,
         ..Default::default()
     };
-    for _ in 0..2 {
+    let warmups = std::env::var("WARMUPS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(2);
+    for _ in 0..warmups {
         let t = Instant::now();
         let p = gedgraft_syntax::parse_with(&bytes, &options);
         println!("warm-up parse {:.3}s", t.elapsed().as_secs_f64());

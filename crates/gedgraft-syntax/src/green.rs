@@ -40,7 +40,8 @@ pub(crate) struct GreenFactory {
     /// The commonest tokens, looked up without hashing: levels `0`–`9`, then `" "` as a delimiter, as a payload
     /// separator, and `"\n"`, `"\r\n"`, `"\r"` as line breaks.
     fixed: Vec<Option<GreenToken>>,
-    cache: Vec<Option<GreenToken>>,
+    /// Direct-mapped: each slot keeps the hash of its token, so a miss is decided without touching the token.
+    cache: Vec<(u64, Option<GreenToken>)>,
     hasher: rustc_hash::FxBuildHasher,
     buffers: Vec<Vec<GreenElement>>,
 }
@@ -49,7 +50,7 @@ impl Default for GreenFactory {
     fn default() -> Self {
         GreenFactory {
             fixed: vec![None; FIXED_SLOTS],
-            cache: vec![None; CACHE_SLOTS],
+            cache: vec![(0, None); CACHE_SLOTS],
             hasher: rustc_hash::FxBuildHasher,
             buffers: Vec::new(),
         }
@@ -84,14 +85,15 @@ impl GreenFactory {
         let mut h = self.hasher.build_hasher();
         (kind as u16).hash(&mut h);
         text.hash(&mut h);
-        let slot = (h.finish() as usize) & (CACHE_SLOTS - 1);
-        if let Some(t) = &self.cache[slot] {
-            if t.kind() == kind.into() && t.text() == text {
+        let hash = h.finish();
+        let slot = &mut self.cache[(hash as usize) & (CACHE_SLOTS - 1)];
+        if let (slot_hash, Some(t)) = slot {
+            if *slot_hash == hash && t.kind() == kind.into() && t.text() == text {
                 return t.clone();
             }
         }
         let t = GreenToken::new(kind.into(), text);
-        self.cache[slot] = Some(t.clone());
+        *slot = (hash, Some(t.clone()));
         t
     }
 

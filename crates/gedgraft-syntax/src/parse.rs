@@ -169,6 +169,82 @@ impl Parse {
     }
 }
 
+impl Parse {
+    /// The parse of an edited tree: parses `bytes`, the octets of `green` written with `encoding`, with that
+    /// encoding forced, so that the diagnostics, detection and source map are those of the new file. When the
+    /// parsed tree is equal to `green` (compared node by node, iteratively), the result holds `green` itself,
+    /// so subtrees an editor did not touch stay the very green nodes of the original tree; the flag says so.
+    /// Otherwise the freshly parsed tree is kept (an editor that splices correctly never sees this).
+    ///
+    /// ```
+    /// use gedgraft_syntax::{encoding::Encoding, parse, Parse};
+    /// let old = parse(b"0 HEAD\n0 TRLR\n");
+    /// let green = old.green().clone();
+    /// let (new, kept) = Parse::from_edited(green, b"0 HEAD\n0 TRLR\n", Encoding::Utf8);
+    /// assert!(kept && std::ptr::eq(&**new.green(), &**old.green()));
+    /// let (new, kept) = Parse::from_edited(old.green().clone(), b"0 HEAD\n", Encoding::Utf8);
+    /// assert!(!kept && new.has_errors()); // not the octets of that tree: the parsed tree wins
+    /// ```
+    pub fn from_edited(green: GreenNode, bytes: &[u8], encoding: Encoding) -> (Parse, bool) {
+        let options = ParseOptions {
+            detect: DetectOptions {
+                force: Some(encoding),
+                default_encoding: None,
+            },
+            threads: 0,
+        };
+        let mut parse = parse_with(bytes, &options);
+        let same = same_tree(&parse.green, &green);
+        let unused = if same {
+            std::mem::replace(&mut parse.green, green)
+        } else {
+            green
+        };
+        // Released through a throwaway `Parse`, whose drop is iterative for deep trees.
+        drop(Parse {
+            green: unused,
+            diagnostics: Vec::new(),
+            detection: parse.detection.clone(),
+            source_map: SourceMap::default(),
+            line_index: OnceLock::new(),
+            text: OnceLock::new(),
+            max_depth: usize::MAX,
+        });
+        (parse, same)
+    }
+}
+
+/// Whether two green trees have the same kinds and texts throughout (iterative; shared subtrees are skipped).
+fn same_tree(a: &GreenNodeData, b: &GreenNodeData) -> bool {
+    if a.kind() != b.kind() || a.text_len() != b.text_len() {
+        return false;
+    }
+    let mut stack = vec![(a.children(), b.children())];
+    while let Some((left, right)) = stack.last_mut() {
+        match (left.next(), right.next()) {
+            (None, None) => {
+                stack.pop();
+            }
+            (Some(NodeOrToken::Node(x)), Some(NodeOrToken::Node(y))) => {
+                if std::ptr::eq(x, y) {
+                    continue;
+                }
+                if x.kind() != y.kind() || x.text_len() != y.text_len() {
+                    return false;
+                }
+                stack.push((x.children(), y.children()));
+            }
+            (Some(NodeOrToken::Token(x)), Some(NodeOrToken::Token(y))) => {
+                if x.kind() != y.kind() || x.text() != y.text() {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Writes the octets of a green subtree: byte-order marks in `bom_encoding` (or `encoding`), everything else in
 /// `encoding`. Iterative, so deep trees cannot overflow the stack.
 pub fn write_green(
@@ -185,12 +261,17 @@ pub fn write_green(
             }
             Some(NodeOrToken::Node(child)) => stack.push(child.children()),
             Some(NodeOrToken::Token(token)) => {
-                let enc = if token.kind() == SyntaxKind::Bom.into() {
-                    bom_encoding.unwrap_or(encoding)
+                let kind = token.kind();
+                if kind == SyntaxKind::Raw.into() {
+                    encoding.encode(token.text(), out)?;
+                } else if kind == SyntaxKind::Bom.into() {
+                    bom_encoding
+                        .unwrap_or(encoding)
+                        .encode_plain(token.text(), out)?;
                 } else {
-                    encoding
-                };
-                enc.encode(token.text(), out)?;
+                    // The lexer puts raw characters in RAW tokens only: no need to look for them here.
+                    encoding.encode_plain(token.text(), out)?;
+                }
             }
         }
     }
