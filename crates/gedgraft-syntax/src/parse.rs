@@ -6,7 +6,7 @@ use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
 use crate::parser::parse_text;
 use gedgraft_encoding::{
-    decode_document, detect, DetectOptions, Detection, Encoding, EncodingNote, SourceMap,
+    decode_document_cow, detect, DetectOptions, Detection, Encoding, EncodingNote, SourceMap,
     Unencodable,
 };
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
@@ -49,13 +49,13 @@ pub fn parse(bytes: &[u8]) -> Parse {
 /// Parses octets. Never fails and never panics: any octet sequence gives a tree plus diagnostics.
 pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
     let detection = detect(bytes, &options.detect);
-    let decoded = decode_document(bytes, &detection);
-    let parsed = parse_text(&decoded.text, detection.used.name(), options.threads);
+    let (text, source_map) = decode_document_cow(bytes, &detection);
+    let parsed = parse_text(&text, detection.used.name(), options.threads);
     let mut parse = Parse {
         green: parsed.green,
         diagnostics: parsed.diagnostics,
         detection,
-        source_map: decoded.map,
+        source_map,
         line_index: OnceLock::new(),
         text: OnceLock::new(),
         max_depth: parsed.max_depth,
@@ -68,7 +68,7 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
     }
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {
-        parse.locate_diagnostics(&decoded.text);
+        parse.locate_diagnostics(&text);
     }
     parse
 }
