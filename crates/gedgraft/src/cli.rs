@@ -109,14 +109,76 @@ pub struct LowerArgs {
     pub input: InputArgs,
 }
 
-/// `gedgraft fix`.
+/// `gedgraft fix`: batched, local edits (the ELF editor of the 2019 draft). Every octet an edit does not touch
+/// comes back identical. By default the edits are shown as a unified diff and no file is changed.
+///
+/// Edits run in this order, each on the result of the one before: `--delete`, `--set`, `--rename-tag`,
+/// `--escape-at`, `--rewrap`, then `--eol` and `--to-encoding`. Paths name structures as in the input
+/// (`INDI.BIRT.DATE`, `@I1@.NAME`, `*.NOTE`).
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gedgraft fix --rename-tag _UID=UID family.ged            show the diff\n  \
+gedgraft fix --escape-at --rewrap --in-place --backup .orig *.ged\n  \
+gedgraft fix --set '@I1@.NAME=Anne /Smith/' family.ged -o fixed.ged\n  \
+gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n\n\
+Exit status: 0 when all went well, 1 when --check found a file the edits would change, 2 when a file could \
+not be read, edited or written, or an option is wrong."
+)]
 pub struct FixArgs {
-    /// The file to rewrite.
-    pub file: PathBuf,
-    /// Where to write the result.
-    #[arg(short, long, value_name = "OUT")]
-    pub output: PathBuf,
+    /// The files to edit.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Write the result to OUT instead of showing a diff (one FILE only). With no edit option the output is
+    /// identical to the input, octet for octet.
+    #[arg(short, long, value_name = "OUT", conflicts_with_all = ["in_place", "check"])]
+    pub output: Option<PathBuf>,
+    /// Rewrite each FILE in place, atomically: a temporary file in the same directory is written, flushed to
+    /// disk and renamed over the original, whose permissions it keeps. Unchanged files are not touched.
+    #[arg(long, conflicts_with = "check")]
+    pub in_place: bool,
+    /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`).
+    #[arg(long, value_name = "SUFFIX", requires = "in_place")]
+    pub backup: Option<String>,
+    /// Change nothing and print no diff; exit with status 1 when the edits would change a file.
+    #[arg(long)]
+    pub check: bool,
+    /// Rename the tag OLD to NEW on every structure (or within --select). Repeatable.
+    #[arg(long = "rename-tag", value_name = "OLD=NEW")]
+    pub rename_tag: Vec<String>,
+    /// Limit the edits to the structures PATH picks and everything inside them.
+    #[arg(long, value_name = "PATH")]
+    pub select: Option<String>,
+    /// Set the payload of every structure PATH picks to VALUE: `@` is written `@@`, a line break starts a
+    /// `CONT` line, long lines are split with `CONC`. Repeatable.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// Delete every structure PATH picks, with its continuation lines and substructures. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub delete: Vec<String>,
+    /// Write every bare `@` in string payloads as `@@`.
+    #[arg(long)]
+    pub escape_at: bool,
+    /// Re-wrap payloads that have a line longer than N octets, line break included (default 255, 510 in
+    /// UTF-16), or a needless CONC split.
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true)]
+    pub rewrap: Option<Option<u32>>,
+    /// Convert every line break to LF, CR LF or CR.
+    #[arg(long, value_enum, value_name = "EOL")]
+    pub eol: Option<crate::fix::Eol>,
+    /// With --eol: read LF followed by CR as one line break (GEDCOM 5.5.1) rather than two around a blank
+    /// line (the 2019 ELF draft).
+    #[arg(long, requires = "eol")]
+    pub join_lf_cr: bool,
+    /// Transcode to this encoding (UTF-8, UTF-16LE, ASCII, ANSEL, windows-1252, …); `HEAD.CHAR` is updated and
+    /// characters the encoding lacks become `@#U…@` escapes.
+    #[arg(long, value_name = "NAME")]
+    pub to_encoding: Option<String>,
+    /// With --to-encoding: write undecodable octets as U+FFFD instead of refusing the file.
+    #[arg(long, requires = "to_encoding")]
+    pub replace_raw: bool,
+    /// Print no per-file summary on stderr (warnings and errors are still printed).
+    #[arg(short, long)]
+    pub quiet: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }

@@ -1,17 +1,381 @@
-//! `gedgraft fix`: rewriting files through the tree.
+//! `gedgraft fix`: batched, local edits of files through the syntax tree (the ELF editor).
+//!
+//! The edits run in stages, each a batch of [`gedgraft_edit::Editor`] applied to the previous stage's result:
+//! deletions, payloads, tag renames, `@` escaping, re-wrapping, and last line breaks and transcoding. Staging
+//! lets, for example, a rename of every `NOTE` and the deletion of one `NOTE` be asked for together (in one
+//! batch they would overlap). The changes of the stages are composed, so the diff and the summary compare the
+//! input with the final output.
 
 use crate::cli::FixArgs;
 use crate::input;
+use gedgraft_edit::{
+    compose_changes, unified_diff, write_atomic, Change, EditError, Editor, LineBreak, LineDiff,
+    RawOctets, Scope,
+};
+use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::Parse;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
-/// Runs `fix`: parses the file and writes the tree's octets to the output.
+/// The line-break forms of `--eol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Eol {
+    /// LF, as on Unix.
+    Lf,
+    /// CR LF, as on Windows.
+    Crlf,
+    /// CR, as on classic Mac OS.
+    Cr,
+}
+
+/// One batch of edits.
+enum Stage {
+    Delete(Vec<Scope>),
+    Set(Vec<(Scope, String)>),
+    Rename(Vec<(String, String)>),
+    EscapeAt,
+    Rewrap(Option<usize>),
+    Whole {
+        eol: Option<(LineBreak, bool)>,
+        encoding: Option<(Encoding, RawOctets)>,
+    },
+}
+
+/// The checked options: what to do to every file.
+struct Plan {
+    stages: Vec<Stage>,
+    scope: Option<Scope>,
+}
+
+fn scope(path: &str, option: &str) -> Result<Scope, String> {
+    Scope::parse(path).map_err(|e| format!("{option}: {e}"))
+}
+
+/// Splits `A=B` at the first `=`; when `A` starts with an `@ID@` segment, at the first `=` after it (an
+/// identifier may itself hold `=`).
+fn split_pair<'a>(value: &'a str, option: &str, shape: &str) -> Result<(&'a str, &'a str), String> {
+    let skip = match value.strip_prefix('@') {
+        Some(rest) => rest.find('@').map_or(0, |i| i + 2),
+        None => 0,
+    };
+    value
+        .get(skip..)
+        .and_then(|rest| rest.find('='))
+        .map(|i| (&value[..skip + i], &value[skip + i + 1..]))
+        .ok_or_else(|| format!("{option} `{value}`: expected {shape}"))
+}
+
+impl Plan {
+    /// Checks every option value before any file is read (exit status 2 on a bad value).
+    fn new(args: &FixArgs) -> Result<Plan, String> {
+        // Edit arguments are checked by a throwaway editor, so that the messages are the library's.
+        let probe = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+        let mut stages = Vec::new();
+        let scope_arg = args
+            .select
+            .as_deref()
+            .map(|p| scope(p, "--select"))
+            .transpose()?;
+        if !args.delete.is_empty() {
+            let paths = args
+                .delete
+                .iter()
+                .map(|p| scope(p, "--delete"))
+                .collect::<Result<_, _>>()?;
+            stages.push(Stage::Delete(paths));
+        }
+        if !args.set.is_empty() {
+            let mut sets = Vec::new();
+            for s in &args.set {
+                let (path, value) = split_pair(s, "--set", "PATH=VALUE")?;
+                sets.push((scope(path, "--set")?, value.to_string()));
+            }
+            stages.push(Stage::Set(sets));
+        }
+        if !args.rename_tag.is_empty() {
+            let mut renames = Vec::new();
+            for r in &args.rename_tag {
+                let (old, new) = split_pair(r, "--rename-tag", "OLD=NEW")?;
+                Editor::new(&probe)
+                    .rename_tag(old, new, None)
+                    .map_err(|e| format!("--rename-tag {r}: {e}"))?;
+                renames.push((old.to_string(), new.to_string()));
+            }
+            stages.push(Stage::Rename(renames));
+        }
+        if args.escape_at {
+            stages.push(Stage::EscapeAt);
+        }
+        if let Some(limit) = args.rewrap {
+            let limit = limit.map(|n| n as usize);
+            if let Some(n) = limit {
+                Editor::new(&probe)
+                    .set_line_limit(n)
+                    .map_err(|e| format!("--rewrap={n}: {e}"))?;
+            }
+            stages.push(Stage::Rewrap(limit));
+        }
+        let eol = args.eol.map(|e| match e {
+            Eol::Lf => LineBreak::Lf,
+            Eol::Crlf => LineBreak::CrLf,
+            Eol::Cr => LineBreak::Cr,
+        });
+        let encoding = match args.to_encoding.as_deref() {
+            None => None,
+            Some(name) => {
+                let e = Encoding::from_name(name).ok_or_else(|| {
+                    let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
+                    format!(
+                        "--to-encoding: unknown encoding `{name}`; known encodings: {}",
+                        known.join(", ")
+                    )
+                })?;
+                let raw = if args.replace_raw {
+                    RawOctets::Replace
+                } else {
+                    RawOctets::Refuse
+                };
+                Some((e, raw))
+            }
+        };
+        if eol.is_some() || encoding.is_some() {
+            stages.push(Stage::Whole {
+                eol: eol.map(|e| (e, args.join_lf_cr)),
+                encoding,
+            });
+        }
+        Ok(Plan {
+            stages,
+            scope: scope_arg,
+        })
+    }
+}
+
+/// What the stages did to one file.
+struct Outcome {
+    parse: Option<Parse>,
+    changes: Vec<Change>,
+    edits: usize,
+    warnings: Vec<String>,
+}
+
+fn edit_error(e: EditError) -> String {
+    e.to_string()
+}
+
+/// Whether `s` lies inside (or is) a structure the scope picks.
+fn in_scope(scope: Option<&Scope>, s: &gedgraft_syntax::ast::Structure) -> bool {
+    let Some(scope) = scope else { return true };
+    std::iter::successors(Some(s.clone()), |x| x.parent()).any(|x| scope.selector().matches(&x))
+}
+
+/// Adds one stage's edits to an editor.
+fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Result<(), String> {
+    if let Some(s) = scope {
+        if editor.select(s).is_empty() {
+            return Ok(());
+        }
+    }
+    match stage {
+        Stage::Delete(paths) => {
+            for path in paths {
+                for s in editor.select(path) {
+                    if in_scope(scope, &s) {
+                        editor.delete(&s).map_err(edit_error)?;
+                    }
+                }
+            }
+        }
+        Stage::Set(sets) => {
+            for (path, value) in sets {
+                for s in editor.select(path) {
+                    if in_scope(scope, &s) {
+                        editor.set_payload(&s, value).map_err(edit_error)?;
+                    }
+                }
+            }
+        }
+        Stage::Rename(renames) => {
+            for (old, new) in renames {
+                editor.rename_tag(old, new, scope).map_err(edit_error)?;
+            }
+        }
+        Stage::EscapeAt => {
+            editor.escape_at_signs(scope);
+        }
+        Stage::Rewrap(limit) => {
+            editor.rewrap(*limit, scope).map_err(edit_error)?;
+        }
+        Stage::Whole { eol, encoding } => {
+            if let Some((to, join)) = eol {
+                editor.convert_line_breaks(*to, *join);
+            }
+            if let Some((to, raw)) = encoding {
+                editor.transcode(*to, *raw);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs every stage on one parsed file.
+fn edit_file(original: &Parse, plan: &Plan) -> Result<Outcome, String> {
+    let mut current: Option<Parse> = None;
+    let mut changes: Option<Vec<Change>> = None;
+    let mut edits = 0;
+    let mut warnings: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for stage in &plan.stages {
+        let parse = current.as_ref().unwrap_or(original);
+        let mut editor = Editor::new(parse);
+        add_stage(&mut editor, stage, plan.scope.as_ref())?;
+        let edited = editor.apply().map_err(edit_error)?;
+        edits += edited.edit_count();
+        for w in edited.warnings() {
+            let w = w.to_string();
+            if seen.insert(w.clone()) {
+                warnings.push(w);
+            }
+        }
+        let stage_changes = edited.changes().to_vec();
+        changes = Some(match changes {
+            None => stage_changes,
+            Some(before) => compose_changes(&before, &stage_changes),
+        });
+        if edited.is_changed() {
+            current = Some(edited.into_parse());
+        }
+    }
+    Ok(Outcome {
+        parse: current,
+        changes: changes.unwrap_or_default(),
+        edits,
+        warnings,
+    })
+}
+
+/// Runs `fix` over every file.
 pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
-    let loaded = input::load(&args.file, &args.input)?;
-    let bytes = loaded
-        .parse
-        .to_bytes()
-        .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    std::fs::write(&args.output, bytes)
-        .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
-    Ok(ExitCode::SUCCESS)
+    let plan = Plan::new(args)?;
+    if args.output.is_some() && args.files.len() != 1 {
+        return Err("-o/--output takes exactly one input file".into());
+    }
+    if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
+        return Err(
+            "nothing to do: give an edit option (--rename-tag, --set, --delete, --escape-at, --rewrap, --eol, \
+             --to-encoding) or -o OUT to write a file back through the tree"
+                .into(),
+        );
+    }
+    let options = input::options(&args.input)?;
+    let progress = std::io::stderr().is_terminal() && args.files.len() >= 10;
+    let total = args.files.len();
+    let (mut failed, mut would_change) = (false, false);
+    let mut stdout = std::io::stdout().lock();
+    for (i, path) in args.files.iter().enumerate() {
+        if progress {
+            eprint!("\r\x1b[2K[{}/{total}] {}", i + 1, path.display());
+        }
+        let clear = || {
+            if progress {
+                eprint!("\r\x1b[2K");
+            }
+        };
+        match fix_file(path, args, &plan, &options, &mut stdout) {
+            Ok(report) => {
+                would_change |= report.changed;
+                if !report.lines.is_empty() {
+                    clear();
+                }
+                for line in report.lines {
+                    eprintln!("{line}");
+                }
+            }
+            Err(e) => {
+                clear();
+                failed = true;
+                eprintln!("gedgraft: {e}");
+            }
+        }
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    let _ = stdout.flush();
+    Ok(if failed {
+        ExitCode::from(2)
+    } else if args.check && would_change {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// What to tell the user about one file.
+struct Report {
+    changed: bool,
+    lines: Vec<String>,
+}
+
+fn fix_file(
+    path: &Path,
+    args: &FixArgs,
+    plan: &Plan,
+    options: &gedgraft_syntax::ParseOptions,
+    stdout: &mut impl Write,
+) -> Result<Report, String> {
+    let name = path.display().to_string();
+    let loaded = input::load_with(path, options)?;
+    let original = &loaded.parse;
+    let outcome = edit_file(original, plan).map_err(|e| format!("{name}: {e}"))?;
+    let new = outcome.parse.as_ref().unwrap_or(original);
+    let changed = !outcome.changes.is_empty();
+    let mut lines: Vec<String> = outcome
+        .warnings
+        .iter()
+        .map(|w| format!("{name}: warning: {w}"))
+        .collect();
+    let diff = LineDiff::new(original, new, &outcome.changes);
+    if let Some(out) = &args.output {
+        let bytes = new.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+        write_atomic(out, &bytes, None)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    } else if args.in_place {
+        if changed {
+            let bytes = new.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+            write_atomic(path, &bytes, args.backup.as_deref())
+                .map_err(|e| format!("cannot write {name}: {e}"))?;
+        }
+    } else if !args.check && changed {
+        let text = unified_diff(
+            original,
+            new,
+            &outcome.changes,
+            &format!("a/{}", name.trim_start_matches('/')),
+            &format!("b/{}", name.trim_start_matches('/')),
+        );
+        stdout
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write the diff: {e}"))?;
+    }
+    if !args.quiet {
+        lines.push(if changed {
+            let verb = if args.check || (args.output.is_none() && !args.in_place) {
+                "would change"
+            } else {
+                "changed"
+            };
+            format!(
+                "{name}: {verb}: {} edit{}, -{} +{} lines",
+                outcome.edits,
+                if outcome.edits == 1 { "" } else { "s" },
+                diff.removed(),
+                diff.added()
+            )
+        } else {
+            format!("{name}: unchanged")
+        });
+    }
+    Ok(Report { changed, lines })
 }

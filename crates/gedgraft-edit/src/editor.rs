@@ -1,0 +1,1860 @@
+//! The editor: collects edits against one parsed file, then applies them all in one rebuild.
+
+use crate::edited::{merge_changes, Change, Edited};
+use crate::error::{EditError, Warning};
+use crate::render::{
+    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, split_lines, token,
+    token_units, value_units, Budget, Laid, Style, Unit,
+};
+use crate::scope::Scope;
+use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
+use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
+use gedgraft_encoding::Encoding;
+use gedgraft_syntax::ast::{AstNode, Structure};
+use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
+use rowan::{GreenNode, GreenNodeData, NodeOrToken};
+use std::collections::{HashMap, HashSet};
+
+/// The line break new and converted lines get.
+///
+/// ```
+/// assert_eq!(gedgraft_edit::LineBreak::CrLf.as_str(), "\r\n");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineBreak {
+    /// `LF` (U+000A), Unix.
+    Lf,
+    /// `CR LF`, Windows.
+    CrLf,
+    /// `CR` (U+000D), classic Mac OS.
+    Cr,
+}
+
+impl LineBreak {
+    /// The break's characters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineBreak::Lf => "\n",
+            LineBreak::CrLf => "\r\n",
+            LineBreak::Cr => "\r",
+        }
+    }
+}
+
+/// What a transcode does with octets the input's encoding could not decode (`RAW` tokens).
+///
+/// Raw octets are kept as written by every other edit. A transcode has to give them a character: by default it
+/// refuses, naming the line. ANSEL octets that the codec keeps raw only because decoding them is not reversible
+/// (`CD`, `CE`, `C7`, `F8`, R-ANSEL-02) do have a character and are always converted to it.
+///
+/// ```
+/// assert_eq!(gedgraft_edit::RawOctets::default(), gedgraft_edit::RawOctets::Refuse);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RawOctets {
+    /// Fail with [`EditError::RawOctets`].
+    #[default]
+    Refuse,
+    /// Write U+FFFD REPLACEMENT CHARACTER for each octet (as `@#UFFFD@` in a payload whose encoding lacks it, as
+    /// `#` in a malformed line or after the trailer).
+    Replace,
+}
+
+/// Where [`Editor::insert`] puts a new structure, relative to an existing one. Insertions at the same place
+/// come out in the order they were added.
+///
+/// ```
+/// use gedgraft_edit::{Editor, NewStructure, Position};
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+/// let indi = parse.document().record_by_xref("I1").unwrap();
+/// let mut editor = Editor::new(&parse);
+/// editor.insert(&indi, Position::FirstChild, &NewStructure::new("SEX").text("M")).unwrap();
+/// editor.insert(&indi, Position::After, &NewStructure::new("NOTE").xref("N1")).unwrap();
+/// assert_eq!(
+///     editor.apply().unwrap().bytes(),
+///     b"0 HEAD\n0 @I1@ INDI\n1 SEX M\n1 NAME Bob\n0 @N1@ NOTE\n0 TRLR\n"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Just before the anchor, at its level.
+    Before,
+    /// Just after the anchor and its substructures, at its level.
+    After,
+    /// As the anchor's first substructure (after its continuation lines).
+    FirstChild,
+    /// As the anchor's last substructure (at the very end of the anchor).
+    LastChild,
+}
+
+/// The payload of a [`NewStructure`].
+///
+/// ```
+/// use gedgraft_edit::{NewPayload, NewStructure};
+/// assert_eq!(NewPayload::default(), NewPayload::None);
+/// let famc = NewStructure::new("FAMC").pointer("F1");
+/// assert_eq!(famc, NewStructure::new("FAMC").pointer("F1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum NewPayload {
+    /// No payload.
+    #[default]
+    None,
+    /// A string payload: logical text, escaped and split on writing.
+    Text(String),
+    /// A pointer to the structure with this cross-reference identifier (without `@`s).
+    Pointer(String),
+}
+
+/// A structure to insert, with its substructures.
+///
+/// ```
+/// use gedgraft_edit::NewStructure;
+/// let note = NewStructure::new("NOTE").text("seen 1901\nin the census").child(NewStructure::new("SOUR").pointer("S1"));
+/// assert_eq!(note.tag(), "NOTE");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewStructure {
+    tag: String,
+    xref: Option<String>,
+    payload: NewPayload,
+    children: Vec<NewStructure>,
+}
+
+impl NewStructure {
+    /// A structure with this tag, no payload and no substructures.
+    pub fn new(tag: &str) -> NewStructure {
+        NewStructure {
+            tag: tag.to_string(),
+            xref: None,
+            payload: NewPayload::None,
+            children: Vec::new(),
+        }
+    }
+
+    /// Gives it a cross-reference identifier (without `@`s).
+    pub fn xref(mut self, id: &str) -> NewStructure {
+        self.xref = Some(id.to_string());
+        self
+    }
+
+    /// Gives it a string payload.
+    pub fn text(mut self, value: &str) -> NewStructure {
+        self.payload = NewPayload::Text(value.to_string());
+        self
+    }
+
+    /// Gives it a pointer payload (the identifier without `@`s).
+    pub fn pointer(mut self, id: &str) -> NewStructure {
+        self.payload = NewPayload::Pointer(id.to_string());
+        self
+    }
+
+    /// Appends a substructure.
+    pub fn child(mut self, child: NewStructure) -> NewStructure {
+        self.children.push(child);
+        self
+    }
+
+    /// The tag.
+    pub fn tag(&self) -> &str {
+        &self.tag
+    }
+}
+
+/// What a new payload is.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    Text(&'a str),
+    Pointer(&'a str),
+}
+
+/// The tokens of one line, by child index in its node.
+struct LineInfo {
+    tokens: Vec<SyntaxToken>,
+    tag: Option<usize>,
+    xref: Option<usize>,
+    /// The child index after the line's last token (its line break included).
+    end: usize,
+    level: usize,
+}
+
+fn line_info(node: &SyntaxNode) -> LineInfo {
+    let tokens = render::first_line_tokens(node);
+    let find = |kind| tokens.iter().position(|t| t.kind() == kind);
+    let level = tokens
+        .iter()
+        .find(|t| t.kind() == SyntaxKind::Level)
+        .map_or(0, |t| {
+            t.text().bytes().fold(0usize, |acc, d| {
+                acc.saturating_mul(10)
+                    .saturating_add(usize::from(d.wrapping_sub(b'0')))
+            })
+        });
+    LineInfo {
+        tag: find(SyntaxKind::Tag),
+        xref: find(SyntaxKind::Xref),
+        end: tokens.len(),
+        level,
+        tokens,
+    }
+}
+
+fn concat(tokens: &[SyntaxToken]) -> String {
+    tokens.iter().map(|t| t.text()).collect()
+}
+
+/// `Tag ::= [0-9A-Za-z_]+` (R-TAGS-01).
+fn check_tag_syntax(tag: &str) -> Result<(), EditError> {
+    if !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        Ok(())
+    } else {
+        Err(EditError::InvalidTag {
+            tag: tag.to_string(),
+        })
+    }
+}
+
+/// Checks an identifier the editor is asked to write: non-empty, its first character `[0-9A-Za-z_]`, the rest
+/// ASCII characters that `IDChar` allows, so it is valid under both identifier grammars (R-POINTER-CONV-02,
+/// R-XREF-IDS-01, -03, -04).
+fn check_xref(id: &str) -> Result<(), EditError> {
+    let bad = |reason: &str| EditError::InvalidXref {
+        id: id.to_string(),
+        reason: reason.to_string(),
+    };
+    let mut chars = id.chars();
+    let Some(first) = chars.next() else {
+        return Err(bad("the identifier is empty"));
+    };
+    if !(first.is_ascii_alphanumeric() || first == '_') {
+        return Err(bad(
+            "an identifier must start with a letter, a digit or `_` (R-POINTER-CONV-02)",
+        ));
+    }
+    if let Some(c) = chars.find(|&c| !(c.is_ascii_alphanumeric() || "?$&'*+,;=._~-".contains(c))) {
+        return Err(bad(&format!(
+            "{} is not allowed in an identifier; use ASCII letters, digits and ?$&'*+,;=._~- \
+             (R-XREF-IDS-01, R-POINTER-CONV-02)",
+            if c.is_control() || c.is_whitespace() {
+                format!("U+{:04X}", u32::from(c))
+            } else {
+                format!("`{c}`")
+            }
+        )));
+    }
+    Ok(())
+}
+
+const RESERVED: [&str; 6] = ["HEAD", "TRLR", "CONC", "CONT", "PLANG", "DTYPE"];
+
+/// Batches edits of one parsed file and applies them in one pass.
+///
+/// Each method checks its arguments at once and records the edit; nothing changes until [`Editor::apply`],
+/// which rejects overlapping edits, rebuilds the tree in one iterative pass (untouched subtrees stay the very
+/// same green nodes), writes the octets, and re-parses them for fresh diagnostics. The input [`Parse`] is never
+/// modified.
+///
+/// New and changed lines follow the file's own conventions (see the [`render`](crate#conventions) notes): its
+/// encoding, with `@#U…@` for what it cannot encode; the line break, indentation, delimiter and payload
+/// separator of the neighbouring lines; `@@` for `@`; `CONT`/`CONC` lines as the 2019 writer rules say.
+///
+/// Edits over the whole file ([`rename_tag`](Editor::rename_tag), [`escape_at_signs`](Editor::escape_at_signs),
+/// [`rewrap`](Editor::rewrap)) overlap any other edit of the lines they touch; apply such batches one after the
+/// other (`Editor::new(edited.parse())`).
+///
+/// ```
+/// use gedgraft_edit::{Editor, NewStructure, Position};
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\r\n0 @I1@ INDI\r\n1 NAME Bob\r\n0 TRLR\r\n");
+/// let indi = parse.document().record_by_xref("I1").unwrap();
+/// let name = indi.substructures().next().unwrap();
+/// let mut editor = Editor::new(&parse);
+/// editor.set_payload(&name, "Bob /Smith/ bob@example.com").unwrap();
+/// editor.insert(&indi, Position::LastChild, &NewStructure::new("NOTE").text("two\nlines")).unwrap();
+/// let edited = editor.apply().unwrap();
+/// assert_eq!(
+///     edited.bytes(),
+///     b"0 HEAD\r\n0 @I1@ INDI\r\n1 NAME Bob /Smith/ bob@@example.com\r\n1 NOTE two\r\n2 CONT lines\r\n0 TRLR\r\n"
+/// );
+/// assert!(edited.parse().diagnostics().is_empty());
+/// ```
+pub struct Editor<'p> {
+    parse: &'p Parse,
+    root: SyntaxNode,
+    edits: Vec<String>,
+    splices: Vec<Splice>,
+    warnings: Vec<Warning>,
+    /// Identifier changes: old → (new, edit).
+    retarget: HashMap<String, (String, usize)>,
+    /// Identifiers that no structure will have any more.
+    removed_ids: Vec<String>,
+    /// Identifiers given by this batch.
+    added_ids: HashSet<String>,
+    /// Identifiers new pointers name.
+    pointed: Vec<String>,
+    /// Identifiers given by this batch, with the start of the structure that gets each (None: a new one).
+    new_ids: Vec<(String, Option<u32>)>,
+    line_limit: Option<usize>,
+    eol: Option<LineBreakConversion>,
+    transcode: Option<(Encoding, RawOctets)>,
+    count: usize,
+    xrefs: Option<HashMap<String, u32>>,
+}
+
+impl<'p> Editor<'p> {
+    /// An editor for `parse`. The parse is only read.
+    pub fn new(parse: &'p Parse) -> Editor<'p> {
+        Editor {
+            parse,
+            root: parse.syntax(),
+            edits: Vec::new(),
+            splices: Vec::new(),
+            warnings: Vec::new(),
+            retarget: HashMap::new(),
+            removed_ids: Vec::new(),
+            added_ids: HashSet::new(),
+            pointed: Vec::new(),
+            new_ids: Vec::new(),
+            line_limit: None,
+            eol: None,
+            transcode: None,
+            count: 0,
+            xrefs: None,
+        }
+    }
+
+    /// The file being edited.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+    /// let editor = gedgraft_edit::Editor::new(&parse);
+    /// assert!(std::ptr::eq(editor.parse(), &parse));
+    /// ```
+    pub fn parse(&self) -> &'p Parse {
+        self.parse
+    }
+
+    /// Sets the line limit in octets for the lines this editor writes (line break, level and tag included;
+    /// R-SERIALISING-STRUCTS-08). The default is 255, or 510 in UTF-16. At least 32.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// assert!(editor.set_line_limit(80).is_ok());
+    /// assert!(editor.set_line_limit(10).is_err());
+    /// ```
+    pub fn set_line_limit(&mut self, octets: usize) -> Result<(), EditError> {
+        check_limit(octets)?;
+        self.line_limit = Some(octets);
+        Ok(())
+    }
+
+    fn limit(&self) -> usize {
+        self.line_limit
+            .unwrap_or_else(|| default_limit(self.parse.encoding()))
+    }
+
+    /// How many changes the edits so far make (tags renamed, payloads set, structures inserted, …).
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME a@b\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap();
+    /// editor.escape_at_signs(None);
+    /// assert_eq!(editor.change_count(), 2);
+    /// ```
+    pub fn change_count(&self) -> usize {
+        self.count
+    }
+
+    /// The structures `scope` picks; when it picks none, the result of [`apply`](Editor::apply) warns
+    /// ([`Warning::SelectorMatchedNothing`]).
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, Scope};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let mut editor = Editor::new(&parse);
+    /// let names = editor.select(&Scope::parse("INDI.NAME").unwrap());
+    /// editor.set_payload(&names[0], "Robert").unwrap();
+    /// assert!(editor.select(&Scope::parse("FAM").unwrap()).is_empty());
+    /// assert_eq!(editor.apply().unwrap().warnings().len(), 1);
+    /// ```
+    pub fn select(&mut self, scope: &Scope) -> Vec<Structure> {
+        let found = scope.select(&self.parse.document());
+        if found.is_empty() {
+            self.warn_unmatched(scope);
+        }
+        found
+    }
+
+    fn warn_unmatched(&mut self, scope: &Scope) {
+        let w = Warning::SelectorMatchedNothing {
+            path: scope.path().to_string(),
+        };
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+
+    fn line_of(&self, offset: u32) -> usize {
+        self.parse.locate(offset.into()).line
+    }
+
+    fn new_edit(&mut self, description: String) -> usize {
+        self.edits.push(description);
+        self.edits.len() - 1
+    }
+
+    /// The node of `structure`, checked to belong to this editor's tree.
+    fn own(&self, structure: &Structure) -> Result<SyntaxNode, EditError> {
+        let node = structure.syntax().clone();
+        let top = node.tree_top();
+        if std::ptr::eq(top.green(), &**self.parse.green()) {
+            Ok(node)
+        } else {
+            Err(EditError::ForeignNode)
+        }
+    }
+
+    fn tag_of(node: &SyntaxNode) -> String {
+        render::first_line_tokens(node)
+            .into_iter()
+            .find(|t| t.kind() == SyntaxKind::Tag)
+            .map_or(String::new(), |t| t.text().to_string())
+    }
+
+    fn is_header(node: &SyntaxNode) -> bool {
+        node.kind() == SyntaxKind::Record && Self::tag_of(node) == "HEAD"
+    }
+
+    fn is_trailer(node: &SyntaxNode) -> bool {
+        node.kind() == SyntaxKind::Record && Self::tag_of(node) == "TRLR"
+    }
+
+    /// `HEAD.CHAR` or a structure inside it (its `VERS`): they decide how the file is decoded.
+    fn is_charset(node: &SyntaxNode) -> bool {
+        node.ancestors().any(|a| {
+            a.kind() == SyntaxKind::Structure
+                && Self::tag_of(&a) == "CHAR"
+                && a.parent().is_some_and(|p| Self::is_header(&p))
+        })
+    }
+
+    fn protect(&self, node: &SyntaxNode, action: &str) -> Result<(), EditError> {
+        let what = if Self::is_header(node) {
+            "the header (`0 HEAD`)"
+        } else if Self::is_trailer(node) {
+            "the trailer (`0 TRLR`)"
+        } else if Self::is_charset(node) {
+            "`HEAD.CHAR`, which says how the file is encoded (transcode the file instead)"
+        } else {
+            return Ok(());
+        };
+        Err(EditError::Protected {
+            what: format!("cannot {action} {what}"),
+        })
+    }
+
+    /// Renames the tag `from` to `to` on every structure, or on the structures `scope` picks and everything inside
+    /// them. Returns how many tags will be renamed. Continuation lines are not structures and keep `CONT`/`CONC`.
+    ///
+    /// `to` must be a tag (R-TAGS-01) and not reserved (R-TAGS-03: `HEAD`, `TRLR`, `CONC`, `CONT`, `PLANG`,
+    /// `DTYPE`); `from` may not be `HEAD`, `TRLR`, `CONC` or `CONT`; `HEAD.CHAR` is never renamed. One walk over
+    /// the tree, whatever the number of matches.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, Scope};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 _UID 1\n0 @F1@ FAM\n1 _UID 2\n0 TRLR\n");
+    /// let mut editor = Editor::new(&parse);
+    /// assert_eq!(editor.rename_tag("_UID", "UID", Some(&Scope::parse("INDI").unwrap())).unwrap(), 1);
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 UID 1\n0 @F1@ FAM\n1 _UID 2\n0 TRLR\n");
+    /// ```
+    pub fn rename_tag(
+        &mut self,
+        from: &str,
+        to: &str,
+        scope: Option<&Scope>,
+    ) -> Result<usize, EditError> {
+        check_tag_syntax(from)?;
+        check_tag_syntax(to)?;
+        if matches!(from, "HEAD" | "TRLR" | "CONC" | "CONT") {
+            return Err(EditError::ReservedTag {
+                tag: from.to_string(),
+                role: "the renamed tag",
+            });
+        }
+        if RESERVED.contains(&to) {
+            return Err(EditError::ReservedTag {
+                tag: to.to_string(),
+                role: "the new tag",
+            });
+        }
+        if from == to {
+            return Ok(0);
+        }
+        let roots = self.scope_roots(scope);
+        let edit = self.new_edit(format!("renaming `{from}` to `{to}`"));
+        let new_tag = token(SyntaxKind::Tag, to);
+        let mut found = Vec::new();
+        for (node, offset) in &roots {
+            let mut visit = |n: &GreenNodeData, at: u32| -> bool {
+                if is_structure_kind(n.kind()) {
+                    for (index, t, t_at) in first_line_green(n, at) {
+                        if t.kind() == SyntaxKind::Tag.into() && t.text() == from {
+                            found.push(Splice {
+                                parent: NodeKey {
+                                    root: false,
+                                    start: at,
+                                },
+                                children: index..index + 1,
+                                text: t_at..t_at + u32::from(t.text_len()),
+                                with: vec![NodeOrToken::Token(new_tag.clone())],
+                                edit,
+                            });
+                        }
+                    }
+                    true
+                } else {
+                    n.kind() == SyntaxKind::Document.into()
+                }
+            };
+            if node.parent().is_some() {
+                visit(node.green(), *offset);
+            }
+            splice::walk_nodes(node.green(), *offset, visit);
+        }
+        if matches!(from, "CHAR" | "VERS") {
+            for s in &found {
+                let node = self.node_at(s.parent.start);
+                if node.as_ref().is_some_and(Self::is_charset) {
+                    return Err(EditError::Protected {
+                        what: "cannot rename `HEAD.CHAR`, which says how the file is encoded"
+                            .into(),
+                    });
+                }
+            }
+        }
+        let n = found.len();
+        self.splices.extend(found);
+        self.count += n;
+        Ok(n)
+    }
+
+    /// The structure node starting at `offset`, found from the root.
+    fn node_at(&self, offset: u32) -> Option<SyntaxNode> {
+        let token = self.root.token_at_offset(offset.into()).right_biased()?;
+        token
+            .parent_ancestors()
+            .find(|n| u32::from(n.text_range().start()) == offset && n.parent().is_some())
+    }
+
+    /// The subtrees a scope covers (the root when there is none), with their offsets.
+    fn scope_roots(&mut self, scope: Option<&Scope>) -> Vec<(SyntaxNode, u32)> {
+        match scope {
+            None => vec![(self.root.clone(), 0)],
+            Some(scope) => self
+                .select(scope)
+                .into_iter()
+                .map(|s| {
+                    let node = s.syntax().clone();
+                    let at = u32::from(node.text_range().start());
+                    (node, at)
+                })
+                .collect(),
+        }
+    }
+
+    /// Sets a structure's payload to the string `value` (logical text), replacing its payload and its `CONT`/`CONC`
+    /// lines. `@` is written `@@`, line breaks start `CONT` lines, long lines are split with `CONC` lines
+    /// (R-SERIALISING-STRUCTS-06 to -14), characters the file's encoding lacks become `@#U…@`. An empty value
+    /// leaves the line without a payload.
+    ///
+    /// Refused for the header, the trailer and `HEAD.CHAR` (use [`transcode`](Editor::transcode)).
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 CHAR ASCII\n0 @I1@ INDI\n1 NAME Bob\n2 CONC by\n0 TRLR\n");
+    /// let name = parse.document().record_by_xref("I1").unwrap().substructures().next().unwrap();
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.set_payload(&name, "João").unwrap();
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n1 CHAR ASCII\n0 @I1@ INDI\n1 NAME Jo@#UE3@o\n0 TRLR\n");
+    /// ```
+    pub fn set_payload(&mut self, structure: &Structure, value: &str) -> Result<(), EditError> {
+        let node = self.own(structure)?;
+        self.protect(&node, "set the payload of")?;
+        let line = self.line_of(u32::from(node.text_range().start()));
+        let edit = self.new_edit(format!("setting the payload of line {line}"));
+        self.replace_payload(&node, Value::Text(value), edit, self.parse.encoding());
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Sets a structure's payload to a pointer to `id` (without `@`s), replacing its payload and continuation
+    /// lines. Warns when no structure has that identifier.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F9@\n0 @F1@ FAM\n0 TRLR\n");
+    /// let famc = parse.document().record_by_xref("I1").unwrap().substructures().next().unwrap();
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.set_pointer(&famc, "F1").unwrap();
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @F1@ FAM\n0 TRLR\n");
+    /// assert!(edited.warnings().is_empty());
+    /// ```
+    pub fn set_pointer(&mut self, structure: &Structure, id: &str) -> Result<(), EditError> {
+        check_xref(id)?;
+        let node = self.own(structure)?;
+        self.protect(&node, "set a pointer in")?;
+        let line = self.line_of(u32::from(node.text_range().start()));
+        let edit = self.new_edit(format!("setting the pointer of line {line}"));
+        self.replace_payload(&node, Value::Pointer(id), edit, self.parse.encoding());
+        self.pointed.push(id.to_string());
+        self.count += 1;
+        Ok(())
+    }
+
+    fn replace_payload(
+        &mut self,
+        node: &SyntaxNode,
+        value: Value,
+        edit: usize,
+        encoding: Encoding,
+    ) {
+        let info = line_info(node);
+        let Some(ti) = info.tag else { return };
+        let children: Vec<SyntaxElement> = node.children_with_tokens().collect();
+        let lines: Vec<usize> = children
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind() == SyntaxKind::Line)
+            .map(|(i, _)| i)
+            .collect();
+        let last_line = lines.last().copied();
+        let interleaved = last_line.is_some_and(|l| {
+            (info.end..l).any(|i| {
+                children
+                    .get(i)
+                    .is_some_and(|c| c.kind() != SyntaxKind::Line)
+            })
+        });
+        let ends_with_break = match last_line {
+            Some(l) => children
+                .get(l)
+                .and_then(|c| c.as_node())
+                .and_then(SyntaxNode::last_token)
+                .is_some_and(|t| t.kind() == SyntaxKind::LineBreak),
+            None => info
+                .tokens
+                .last()
+                .is_some_and(|t| t.kind() == SyntaxKind::LineBreak),
+        };
+        let style = Style::near(node, self.eol.map(|e| e.to.as_str()));
+        let laid = match value {
+            Value::Text(v) => {
+                let head = concat(&info.tokens[..=ti]);
+                let segments = split_lines(v)
+                    .into_iter()
+                    .map(|s| value_units(s, encoding))
+                    .collect();
+                let budget = self.budget(&head, &style, info.level, encoding);
+                Some(lay_out_segments(segments, budget))
+            }
+            Value::Pointer(_) => None,
+        };
+        let more = laid.as_ref().map_or(0, |l| l.more.len());
+        let last_has_break = ends_with_break || interleaved;
+        let brk = |k: usize| (k < more || last_has_break).then_some(style.line_break.as_str());
+        let mut with: Vec<GreenElement> = Vec::new();
+        match (&laid, value) {
+            (Some(laid), _) => {
+                if !laid.first.is_empty() {
+                    with.push(NodeOrToken::Token(token(
+                        SyntaxKind::PayloadSep,
+                        &style.sep,
+                    )));
+                    with.extend(
+                        payload_tokens(&laid.first)
+                            .into_iter()
+                            .map(NodeOrToken::Token),
+                    );
+                }
+            }
+            (None, Value::Pointer(id)) => {
+                with.push(NodeOrToken::Token(token(
+                    SyntaxKind::PayloadSep,
+                    &style.sep,
+                )));
+                with.push(NodeOrToken::Token(token(
+                    SyntaxKind::Pointer,
+                    &format!("@{id}@"),
+                )));
+            }
+            (None, Value::Text(_)) => {}
+        }
+        if let Some(b) = brk(0) {
+            with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
+        }
+        if let Some(laid) = &laid {
+            with.extend(continuation_nodes(laid, &style, info.level, brk));
+        }
+        let start = ti + 1;
+        if interleaved {
+            self.splices
+                .push(Splice::new(node, start..info.end, with, edit));
+            for l in lines {
+                self.splices
+                    .push(Splice::new(node, l..l + 1, Vec::new(), edit));
+            }
+        } else {
+            let end = last_line.map_or(info.end, |l| l + 1);
+            self.splices.push(Splice::new(node, start..end, with, edit));
+        }
+    }
+
+    fn budget(&self, head: &str, style: &Style, level: usize, encoding: Encoding) -> Budget {
+        let cont_head: String = style
+            .head(level.saturating_add(1), None, "CONT")
+            .iter()
+            .map(|t| t.text())
+            .collect();
+        Budget {
+            limit: self.limit(),
+            first_fixed: octets(
+                &format!("{head}{}{}", style.sep, style.line_break),
+                encoding,
+            ),
+            more_fixed: octets(
+                &format!("{cont_head}{}{}", style.sep, style.line_break),
+                encoding,
+            ),
+        }
+    }
+
+    /// The identifiers of the file: identifier → start of the structure that has it.
+    fn xrefs(&mut self) -> &HashMap<String, u32> {
+        self.xrefs.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            splice::walk_nodes(self.parse.green(), 0, |n, at| {
+                if !is_structure_kind(n.kind()) {
+                    return n.kind() == SyntaxKind::Document.into();
+                }
+                for (_, t, _) in first_line_green(n, at) {
+                    if t.kind() == SyntaxKind::Xref.into() {
+                        map.entry(strip_ats(t.text()).to_string()).or_insert(at);
+                    }
+                }
+                true
+            });
+            map
+        })
+    }
+
+    /// Gives a structure the cross-reference identifier `id` (without `@`s), or removes its identifier with
+    /// `None`. Pointers to the old identifier are retargeted to the new one; after a removal, a warning counts
+    /// the pointers left dangling.
+    ///
+    /// The identifier must be unique and valid under both of the draft's grammars: first character
+    /// `[0-9A-Za-z_]`, then ASCII letters, digits and `?$&'*+,;=._~-` (R-POINTER-CONV-02, R-XREF-IDS-03/04).
+    /// Refused for the header and the trailer (R-POINTER-CONV: metadata MUST NOT have an identifier).
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
+    /// let indi = parse.document().record_by_xref("I1").unwrap();
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.set_xref(&indi, Some("P1")).unwrap();
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @P1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @P1@\n0 TRLR\n");
+    /// ```
+    pub fn set_xref(&mut self, structure: &Structure, id: Option<&str>) -> Result<(), EditError> {
+        let node = self.own(structure)?;
+        if Self::is_header(&node) || Self::is_trailer(&node) {
+            return Err(EditError::Protected {
+                what: "the header and the trailer cannot have a cross-reference identifier".into(),
+            });
+        }
+        let info = line_info(&node);
+        let old = info
+            .xref
+            .map(|i| strip_ats(info.tokens[i].text()).to_string());
+        let start = u32::from(node.text_range().start());
+        let line = self.line_of(start);
+        match id {
+            Some(id) => {
+                check_xref(id)?;
+                if old.as_deref() == Some(id) {
+                    return Ok(());
+                }
+                // Against this batch now; against the file at `apply`, so that identifiers can be swapped.
+                if self.added_ids.contains(id) {
+                    return Err(EditError::DuplicateXref { id: id.to_string() });
+                }
+                self.new_ids.push((id.to_string(), Some(start)));
+                let edit = self.new_edit(format!("setting the identifier of line {line}"));
+                let xref = NodeOrToken::Token(token(SyntaxKind::Xref, &format!("@{id}@")));
+                match (info.xref, info.tag) {
+                    (Some(xi), _) => {
+                        self.splices
+                            .push(Splice::new(&node, xi..xi + 1, vec![xref], edit))
+                    }
+                    (None, Some(ti)) => {
+                        let style = Style::near(&node, None);
+                        let delim = NodeOrToken::Token(token(SyntaxKind::Delimiter, &style.delim));
+                        self.splices
+                            .push(Splice::new(&node, ti..ti, vec![xref, delim], edit));
+                    }
+                    (None, None) => return Ok(()),
+                }
+                if let Some(old) = old {
+                    self.retarget.insert(old, (id.to_string(), edit));
+                }
+                self.added_ids.insert(id.to_string());
+            }
+            None => {
+                let (Some(xi), Some(old)) = (info.xref, old) else {
+                    return Ok(());
+                };
+                let edit = self.new_edit(format!("removing the identifier of line {line}"));
+                self.splices
+                    .push(Splice::new(&node, xi..xi + 2, Vec::new(), edit));
+                self.removed_ids.push(old);
+            }
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Deletes a structure with its continuation lines and substructures (and any blank or malformed lines
+    /// inside it). Warns when pointers to its identifier are left dangling. Refused for the header, the trailer
+    /// and `HEAD.CHAR`.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NOTE a\n2 CONT b\n1 SEX M\n0 TRLR\n");
+    /// let note = parse.document().record_by_xref("I1").unwrap().substructures().next().unwrap();
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.delete(&note).unwrap();
+    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\n0 @I1@ INDI\n1 SEX M\n0 TRLR\n");
+    /// ```
+    pub fn delete(&mut self, structure: &Structure) -> Result<(), EditError> {
+        let node = self.own(structure)?;
+        self.protect(&node, "delete")?;
+        let Some(parent) = node.parent() else {
+            return Err(EditError::ForeignNode);
+        };
+        let line = self.line_of(u32::from(node.text_range().start()));
+        let edit = self.new_edit(format!("deleting line {line} (`{}`)", Self::tag_of(&node)));
+        let i = node.index();
+        self.splices
+            .push(Splice::new(&parent, i..i + 1, Vec::new(), edit));
+        if let Some(x) = line_info(&node).xref {
+            let id = strip_ats(line_info(&node).tokens[x].text()).to_string();
+            self.removed_ids.push(id);
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Inserts `new` (with its substructures) relative to `anchor`. Its lines are written in the anchor's style
+    /// (indentation, delimiter, separator, line break) and the file's encoding.
+    ///
+    /// Tags must be valid and not `HEAD`, `TRLR`, `CONC` or `CONT` (R-TAGS-01, -03; `PLANG` and `DTYPE` are allowed
+    /// since they are meant to be inserted where they belong). Nothing may go before the header, after the
+    /// trailer, or into the trailer.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, NewStructure, Position};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n  0 @I1@ INDI\n    1 NAME Bob\n  0 TRLR");
+    /// let indi = parse.document().record_by_xref("I1").unwrap();
+    /// let mut editor = Editor::new(&parse);
+    /// let birth = NewStructure::new("BIRT").child(NewStructure::new("DATE").text("1901"));
+    /// editor.insert(&indi, Position::LastChild, &birth).unwrap();
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n  0 @I1@ INDI\n    1 NAME Bob\n    1 BIRT\n      2 DATE 1901\n  0 TRLR");
+    /// ```
+    pub fn insert(
+        &mut self,
+        anchor: &Structure,
+        position: Position,
+        new: &NewStructure,
+    ) -> Result<(), EditError> {
+        let node = self.own(anchor)?;
+        let (parent, index, level) = match position {
+            Position::Before | Position::After => {
+                if position == Position::Before && Self::is_header(&node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go before the header".into(),
+                    });
+                }
+                if position == Position::After && Self::is_trailer(&node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go after the trailer".into(),
+                    });
+                }
+                let Some(parent) = node.parent() else {
+                    return Err(EditError::ForeignNode);
+                };
+                let i = node.index() + usize::from(position == Position::After);
+                (parent, i, line_info(&node).level)
+            }
+            Position::FirstChild | Position::LastChild => {
+                if Self::is_trailer(&node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go into the trailer".into(),
+                    });
+                }
+                let count = node.children_with_tokens().count();
+                let i = match position {
+                    Position::FirstChild => node
+                        .children_with_tokens()
+                        .position(|c| {
+                            matches!(c.kind(), SyntaxKind::Structure | SyntaxKind::Record)
+                        })
+                        .unwrap_or(count),
+                    _ => count,
+                };
+                (node.clone(), i, line_info(&node).level.saturating_add(1))
+            }
+        };
+        self.check_new(new)?;
+        let line = self.line_of(u32::from(node.text_range().start()));
+        let edit = self.new_edit(format!("inserting `{}` near line {line}", new.tag));
+        let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
+        let green = self.render_new(new, level, &style);
+        self.break_before_end(&parent, index, edit);
+        self.splices.push(Splice::new(
+            &parent,
+            index..index,
+            vec![NodeOrToken::Node(green)],
+            edit,
+        ));
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Inserts a new record just before the trailer (at the end if there is none).
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, NewStructure};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+    /// let mut editor = Editor::new(&parse);
+    /// editor.insert_record(&NewStructure::new("NOTE").xref("N1").text("hello")).unwrap();
+    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\n0 @N1@ NOTE hello\n0 TRLR\n");
+    /// ```
+    pub fn insert_record(&mut self, new: &NewStructure) -> Result<(), EditError> {
+        let document = self.parse.document();
+        if let Some(trailer) = document.trailer() {
+            return self.insert(&trailer, Position::Before, new);
+        }
+        match document.records().last() {
+            Some(last) => self.insert(&last, Position::After, new),
+            None => Err(EditError::Protected {
+                what: "cannot insert a record into a file with no records".into(),
+            }),
+        }
+    }
+
+    /// If `index` in `parent` is the end of the text and the text does not end with a line break, adds one to
+    /// the last line, so that new lines start on a line of their own.
+    fn break_before_end(&mut self, parent: &SyntaxNode, index: usize, edit: usize) {
+        let at = splice::child_text_range(parent, index..index).start;
+        if at != u32::from(self.root.text_range().end()) {
+            return;
+        }
+        let Some(last) = self.root.last_token() else {
+            return;
+        };
+        if last.kind() == SyntaxKind::LineBreak {
+            return;
+        }
+        let Some(holder) = last.parent() else { return };
+        let style = Style::near(&holder, self.eol.map(|e| e.to.as_str()));
+        let n = holder.children_with_tokens().count();
+        self.splices.push(Splice::new(
+            &holder,
+            n..n,
+            vec![NodeOrToken::Token(token(
+                SyntaxKind::LineBreak,
+                &style.line_break,
+            ))],
+            edit,
+        ));
+    }
+
+    /// Checks the tags, identifiers and pointers of a new structure tree (iteratively).
+    fn check_new(&mut self, new: &NewStructure) -> Result<(), EditError> {
+        let mut stack = vec![new];
+        while let Some(s) = stack.pop() {
+            check_tag_syntax(&s.tag)?;
+            if matches!(s.tag.as_str(), "HEAD" | "TRLR" | "CONC" | "CONT") {
+                return Err(EditError::ReservedTag {
+                    tag: s.tag.clone(),
+                    role: "a new structure's tag",
+                });
+            }
+            if let Some(id) = &s.xref {
+                check_xref(id)?;
+                if !self.added_ids.insert(id.clone()) {
+                    return Err(EditError::DuplicateXref { id: id.clone() });
+                }
+                self.new_ids.push((id.clone(), None));
+            }
+            if let NewPayload::Pointer(id) = &s.payload {
+                check_xref(id)?;
+                self.pointed.push(id.clone());
+            }
+            stack.extend(s.children.iter());
+        }
+        Ok(())
+    }
+
+    /// The green node of a new structure tree at `level` (iterative, children after their parent's lines).
+    fn render_new(&self, new: &NewStructure, level: usize, style: &Style) -> GreenNode {
+        let encoding = self.parse.encoding();
+        // Post-order with an explicit stack: (structure, level, rendered children so far).
+        struct Pending<'a> {
+            s: &'a NewStructure,
+            level: usize,
+            next: usize,
+            children: Vec<GreenElement>,
+        }
+        let lines_of = |s: &NewStructure, level: usize| -> Vec<GreenElement> {
+            let head = style.head(level, s.xref.as_deref(), &s.tag);
+            let head_text: String = head.iter().map(|t| t.text()).collect();
+            let mut out: Vec<GreenElement> = head.into_iter().map(NodeOrToken::Token).collect();
+            let b = style.line_break.as_str();
+            match &s.payload {
+                NewPayload::None => out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b))),
+                NewPayload::Pointer(id) => {
+                    out.push(NodeOrToken::Token(token(
+                        SyntaxKind::PayloadSep,
+                        &style.sep,
+                    )));
+                    out.push(NodeOrToken::Token(token(
+                        SyntaxKind::Pointer,
+                        &format!("@{id}@"),
+                    )));
+                    out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
+                }
+                NewPayload::Text(v) => {
+                    let segments = split_lines(v)
+                        .into_iter()
+                        .map(|seg| value_units(seg, encoding))
+                        .collect();
+                    let budget = self.budget(&head_text, style, level, encoding);
+                    let laid = lay_out_segments(segments, budget);
+                    if !laid.first.is_empty() {
+                        out.push(NodeOrToken::Token(token(
+                            SyntaxKind::PayloadSep,
+                            &style.sep,
+                        )));
+                        out.extend(
+                            payload_tokens(&laid.first)
+                                .into_iter()
+                                .map(NodeOrToken::Token),
+                        );
+                    }
+                    out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
+                    out.extend(continuation_nodes(&laid, style, level, |_| Some(b)));
+                }
+            }
+            out
+        };
+        let mut stack = vec![Pending {
+            s: new,
+            level,
+            next: 0,
+            children: lines_of(new, level),
+        }];
+        loop {
+            let Some(top) = stack.last_mut() else {
+                // Unreachable: the loop returns when the root is done.
+                return GreenNode::new(SyntaxKind::Structure.into(), std::iter::empty());
+            };
+            if let Some(child) = top.s.children.get(top.next) {
+                top.next += 1;
+                let l = top.level.saturating_add(1);
+                let lines = lines_of(child, l);
+                stack.push(Pending {
+                    s: child,
+                    level: l,
+                    next: 0,
+                    children: lines,
+                });
+                continue;
+            }
+            let Some(done) = stack.pop() else { continue };
+            let kind = if done.level == 0 {
+                SyntaxKind::Record
+            } else {
+                SyntaxKind::Structure
+            };
+            let node = GreenNode::new(kind.into(), done.children);
+            match stack.last_mut() {
+                Some(parent) => parent.children.push(NodeOrToken::Node(node)),
+                None => return node,
+            }
+        }
+    }
+
+    /// Writes every bare `@` (an `AT_SIGN` token: neither `@@`, nor part of an escape or a pointer) in string
+    /// payloads as `@@` (§ Encoding `@`s, R-ESCAPING-01, R-SERIALISING-STRUCTS-12), in every structure or in those
+    /// `scope` picks and everything inside them, continuation lines included. Returns how many. Doubling an `@`
+    /// never changes how the rest of the line is read, and both spellings mean the same `@`.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@example.com\n1 FAMC @F1@\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// assert_eq!(editor.escape_at_signs(None), 1);
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@@example.com\n1 FAMC @F1@\n0 TRLR\n");
+    /// ```
+    pub fn escape_at_signs(&mut self, scope: Option<&Scope>) -> usize {
+        let roots = self.scope_roots(scope);
+        let edit = self.new_edit("escaping `@` as `@@`".into());
+        let doubled = token(SyntaxKind::EscapedAt, "@@");
+        let mut found = Vec::new();
+        for (node, offset) in &roots {
+            let mut visit = |n: &GreenNodeData, at: u32| -> bool {
+                let kind = n.kind();
+                let tokens: Vec<_> = if is_structure_kind(kind) {
+                    first_line_green(n, at).collect()
+                } else if kind == SyntaxKind::Line.into() {
+                    all_tokens_green(n, at).collect()
+                } else {
+                    return kind == SyntaxKind::Document.into();
+                };
+                for (index, t, t_at) in tokens {
+                    if t.kind() == SyntaxKind::AtSign.into() {
+                        found.push(Splice {
+                            parent: NodeKey {
+                                root: false,
+                                start: at,
+                            },
+                            children: index..index + 1,
+                            text: t_at..t_at + 1,
+                            with: vec![NodeOrToken::Token(doubled.clone())],
+                            edit,
+                        });
+                    }
+                }
+                is_structure_kind(kind)
+            };
+            if node.parent().is_some() {
+                visit(node.green(), *offset);
+            }
+            splice::walk_nodes(node.green(), *offset, visit);
+        }
+        let n = found.len();
+        self.splices.extend(found);
+        self.count += n;
+        n
+    }
+
+    /// Re-wraps string payloads: a structure is rewritten only if one of its lines is longer than `limit` octets
+    /// (line break included; default 255, 510 in UTF-16; R-SERIALISING-STRUCTS-08) or one of its `CONC` splits is
+    /// *needless* — the `CONC` line's payload would fit on the line before it within the limit — and the greedy
+    /// layout (the one new payloads get) differs from the present one. `CONT` lines stay; the text between them is
+    /// laid out again, splitting only between non-blank units (R-SERIALISING-STRUCTS-09 to -14). Escapes, `@@`,
+    /// characters and raw octets are moved whole, never re-encoded, so the payload's text is unchanged.
+    ///
+    /// Skipped, with a warning, when the structure has a bare `@` (escape it first: joining lines next to one
+    /// could make a new escape) or a blank or malformed line between its continuation lines. Returns how many
+    /// structures will be rewritten. Running it twice changes nothing the second time.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @N1@ NOTE ab\n1 CONC cd\n1 CONT ef\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// assert_eq!(editor.rewrap(None, None).unwrap(), 1);
+    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\n0 @N1@ NOTE abcd\n1 CONT ef\n0 TRLR\n");
+    /// ```
+    pub fn rewrap(
+        &mut self,
+        limit: Option<usize>,
+        scope: Option<&Scope>,
+    ) -> Result<usize, EditError> {
+        let limit = match limit {
+            Some(l) => {
+                check_limit(l)?;
+                l
+            }
+            None => self.limit(),
+        };
+        let roots = self.scope_roots(scope);
+        let edit = self.new_edit("re-wrapping payloads".into());
+        let encoding = self.parse.encoding();
+        let mut rewritten = 0;
+        let mut skipped: Vec<(&'static str, usize, usize)> = Vec::new();
+        for (root, _) in roots {
+            for node in root.descendants() {
+                if !matches!(node.kind(), SyntaxKind::Record | SyntaxKind::Structure) {
+                    continue;
+                }
+                match self.rewrap_structure(&node, limit, encoding, edit) {
+                    Ok(true) => rewritten += 1,
+                    Ok(false) => {}
+                    Err(reason) => match skipped.iter_mut().find(|(r, _, _)| *r == reason) {
+                        Some((_, _, more)) => *more += 1,
+                        None => {
+                            let line = self.line_of(u32::from(node.text_range().start()));
+                            skipped.push((reason, line, 0));
+                        }
+                    },
+                }
+            }
+        }
+        for (reason, line, more) in skipped {
+            self.warnings
+                .push(Warning::NotRewrapped { line, more, reason });
+        }
+        self.count += rewritten;
+        Ok(rewritten)
+    }
+
+    /// Re-wraps one structure if it needs it; `Err` says why it cannot.
+    fn rewrap_structure(
+        &mut self,
+        node: &SyntaxNode,
+        limit: usize,
+        encoding: Encoding,
+        edit: usize,
+    ) -> Result<bool, &'static str> {
+        let children: Vec<SyntaxElement> = node.children_with_tokens().collect();
+        let info = line_info(node);
+        // The lines: (node, child index in `node` or None for the first line, tag, tokens, payload start).
+        struct L {
+            node: SyntaxNode,
+            index: Option<usize>,
+            cont: bool,
+            tokens: Vec<SyntaxToken>,
+            payload: Vec<SyntaxToken>,
+            octets: usize,
+        }
+        let mut lines = Vec::new();
+        let mut add = |n: &SyntaxNode, index: Option<usize>, tokens: Vec<SyntaxToken>| {
+            let cont = tokens
+                .iter()
+                .any(|t| t.kind() == SyntaxKind::Tag && t.text() == "CONT");
+            let payload = match tokens
+                .iter()
+                .position(|t| t.kind() == SyntaxKind::PayloadSep)
+            {
+                Some(s) => tokens[s + 1..]
+                    .iter()
+                    .filter(|t| t.kind() != SyntaxKind::LineBreak)
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            };
+            let octets = octets(&concat(&tokens), encoding);
+            lines.push(L {
+                node: n.clone(),
+                index,
+                cont,
+                tokens,
+                payload,
+                octets,
+            });
+        };
+        add(node, None, info.tokens.clone());
+        let mut last_line_index = None;
+        for (i, c) in children.iter().enumerate().skip(info.end) {
+            match c {
+                NodeOrToken::Node(n) if n.kind() == SyntaxKind::Line => {
+                    if last_line_index.is_some_and(|l: usize| l + 1 != i)
+                        || (last_line_index.is_none() && i != info.end)
+                    {
+                        return Err(
+                            "a blank or malformed line sits between its continuation lines",
+                        );
+                    }
+                    last_line_index = Some(i);
+                    add(
+                        n,
+                        Some(i),
+                        n.children_with_tokens()
+                            .filter_map(|e| e.into_token())
+                            .collect(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let any_long = lines.iter().any(|l| l.octets > limit);
+        let any_conc = lines.iter().skip(1).any(|l| !l.cont);
+        if !any_long && !any_conc {
+            return Ok(false);
+        }
+        let payload_kinds = lines
+            .iter()
+            .flat_map(|l| l.payload.iter().map(|t| t.kind()));
+        let mut has_at = false;
+        for k in payload_kinds {
+            match k {
+                SyntaxKind::Pointer => return Ok(false),
+                SyntaxKind::AtSign => has_at = true,
+                _ => {}
+            }
+        }
+        // Segments: a head line (the first line or a CONT line) and the CONC lines after it.
+        let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if i == 0 || l.cont {
+                segments.push(i..i + 1);
+            } else if let Some(s) = segments.last_mut() {
+                s.end = i + 1;
+            }
+        }
+        let style = Style::near(node, None);
+        let mut changed = false;
+        for seg in segments {
+            let seg_lines = &lines[seg.clone()];
+            let long = seg_lines.iter().any(|l| l.octets > limit);
+            let needless = seg_lines.windows(2).any(|w| {
+                let payload: String = concat(&w[1].payload);
+                w[0].octets + octets(&payload, encoding) <= limit
+            });
+            if !long && !needless {
+                continue;
+            }
+            if has_at {
+                return Err("it holds a bare `@`; escape it first (an `@` next to a new join could start an escape)");
+            }
+            let head = &seg_lines[0];
+            let ti = head
+                .tokens
+                .iter()
+                .position(|t| t.kind() == SyntaxKind::Tag)
+                .ok_or("a line without a tag")?;
+            let head_text = concat(&head.tokens[..=ti]);
+            let old_break = head
+                .tokens
+                .last()
+                .filter(|t| t.kind() == SyntaxKind::LineBreak)
+                .map(|t| t.text().to_string());
+            let last_break = seg_lines
+                .last()
+                .and_then(|l| l.tokens.last())
+                .filter(|t| t.kind() == SyntaxKind::LineBreak)
+                .map(|t| t.text().to_string());
+            let line_break = old_break
+                .clone()
+                .unwrap_or_else(|| style.line_break.clone());
+            let units: Vec<Unit> = seg_lines
+                .iter()
+                .flat_map(|l| token_units(&l.payload, encoding))
+                .collect();
+            let mut seg_style = style.clone();
+            seg_style.line_break = line_break.clone();
+            let budget = Budget {
+                limit,
+                ..self.budget(&head_text, &seg_style, info.level, encoding)
+            };
+            let laid = lay_out_segments(vec![units], budget);
+            let old_counts: Vec<usize> = seg_lines
+                .iter()
+                .map(|l| token_units(&l.payload, encoding).len())
+                .collect();
+            let new_counts: Vec<usize> = std::iter::once(laid.first.len())
+                .chain(laid.more.iter().map(|(_, u)| u.len()))
+                .collect();
+            if old_counts == new_counts {
+                continue;
+            }
+            changed = true;
+            let n_more = laid.more.len();
+            let brk = |k: usize| -> Option<&str> {
+                if k < n_more {
+                    Some(&line_break)
+                } else {
+                    last_break.as_deref()
+                }
+            };
+            let mut with: Vec<GreenElement> = Vec::new();
+            if !laid.first.is_empty() {
+                with.push(NodeOrToken::Token(token(
+                    SyntaxKind::PayloadSep,
+                    &seg_style.sep,
+                )));
+                with.extend(
+                    payload_tokens(&laid.first)
+                        .into_iter()
+                        .map(NodeOrToken::Token),
+                );
+            }
+            if let Some(b) = brk(0) {
+                with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
+            }
+            let concs = continuation_nodes(&laid, &seg_style, info.level, brk);
+            let conc_range = match (seg_lines.get(1), seg_lines.last()) {
+                (Some(a), Some(b)) => a.index.unwrap_or(0)..b.index.unwrap_or(0) + 1,
+                _ => {
+                    let after = head.index.map_or(info.end, |i| i + 1);
+                    after..after
+                }
+            };
+            match head.index {
+                None => {
+                    // The first line: its payload and the CONC lines after it are one run of children.
+                    with.extend(concs);
+                    let end = conc_range.end.max(info.end);
+                    self.splices
+                        .push(Splice::new(node, ti + 1..end, with, edit));
+                }
+                Some(_) => {
+                    let len = head.tokens.len();
+                    self.splices
+                        .push(Splice::new(&head.node, ti + 1..len, with, edit));
+                    self.splices
+                        .push(Splice::new(node, conc_range, concs, edit));
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Converts every line break of the file to `to` when the batch is applied (new lines get it too). With
+    /// `join_lf_cr`, an LF directly followed by a CR counts as one line break (the June 2017 draft's and GEDCOM
+    /// 5.5.1's reading) and becomes one `to`; by default LF CR is two breaks around a blank line, as the 2019
+    /// draft reads it (R-LINE-STRINGS-02), and becomes two.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, LineBreak};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\r\n0 TRLR\n\r");
+    /// let mut editor = Editor::new(&parse);
+    /// editor.convert_line_breaks(LineBreak::CrLf, true);
+    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\r\n0 TRLR\r\n");
+    /// ```
+    pub fn convert_line_breaks(&mut self, to: LineBreak, join_lf_cr: bool) {
+        self.new_edit("converting line breaks".into());
+        self.eol = Some(LineBreakConversion { to, join_lf_cr });
+    }
+
+    /// Transcodes the whole file to `to` when the batch is applied: every character is written in the new
+    /// encoding, characters it lacks in string payloads become `@#U…@` escapes (R-UNICODE-ESCAPE-05; a bare `@`
+    /// on such a line becomes `@@` so that no new escape can form), and `HEAD.CHAR` is set to the new encoding's
+    /// name (`UTF-8`, `UNICODE` for UTF-16, `ASCII`, `ANSEL`, or the code page's name), inserted as the header's
+    /// last substructure if missing; a `VERS` under it (the `ANSI` code page) is deleted. A byte-order mark is kept
+    /// for UTF-8 and UTF-16, dropped for other encodings, and added for UTF-16 (recommended by § Serialising line
+    /// strings). Raw octets follow `raw`.
+    ///
+    /// Fails at [`apply`](Editor::apply) if a cross-reference identifier, a pointer, a malformed line or the text
+    /// after the trailer holds a character `to` lacks, or if the batch holds other edits than a line-break
+    /// conversion (apply those first).
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, RawOctets};
+    /// use gedgraft_syntax::encoding::Encoding;
+    /// let parse = gedgraft_syntax::parse("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\u{e9} \u{263A}\n0 TRLR\n".as_bytes());
+    /// let mut editor = Editor::new(&parse);
+    /// editor.transcode(Encoding::Ansel, RawOctets::Refuse);
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Jos\xE2e @#U263A@\n0 TRLR\n");
+    /// assert_eq!(edited.parse().encoding(), Encoding::Ansel);
+    /// ```
+    pub fn transcode(&mut self, to: Encoding, raw: RawOctets) {
+        self.new_edit(format!("transcoding to {to}"));
+        self.transcode = Some((to, raw));
+    }
+
+    /// Applies every edit in one pass and gives the new file, its changed ranges and warnings.
+    ///
+    /// Fails, changing nothing, if two edits overlap ([`EditError::Overlap`]), an identifier given by the batch
+    /// is already taken ([`EditError::DuplicateXref`]) or a transcode cannot be done.
+    ///
+    /// ```
+    /// use gedgraft_edit::{EditError, Editor};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let indi = parse.document().record_by_xref("I1").unwrap();
+    /// let mut editor = Editor::new(&parse);
+    /// editor.delete(&indi).unwrap();
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap(); // inside the deleted record
+    /// assert!(matches!(editor.apply(), Err(EditError::Overlap { .. })));
+    /// ```
+    pub fn apply(mut self) -> Result<Edited<'p>, EditError> {
+        self.check_new_ids()?;
+        self.resolve_pointers();
+        let mut encoding = self.parse.encoding();
+        let mut bom_encoding = self.parse.detection().bom.map(|b| b.encoding);
+        let mut transcoder = None;
+        if let Some((to, raw)) = self.transcode {
+            if !self.splices.is_empty() {
+                return Err(EditError::InvalidOption {
+                    message:
+                        "a transcode cannot be combined with other edits (a line-break conversion \
+                              excepted); apply the other edits first"
+                            .into(),
+                });
+            }
+            let t = Transcoder::new(self.parse, to, raw)?;
+            self.charset_splices(to)?;
+            if bom_encoding.is_some() || to.is_utf16() {
+                if to.is_utf16() || to == Encoding::Utf8 {
+                    if bom_encoding.is_none() {
+                        self.splices.push(Splice {
+                            parent: NodeKey {
+                                root: true,
+                                start: 0,
+                            },
+                            children: 0..0,
+                            text: 0..0,
+                            with: vec![NodeOrToken::Token(token(SyntaxKind::Bom, "\u{FEFF}"))],
+                            edit: self.edits.len().saturating_sub(1),
+                        });
+                    }
+                    bom_encoding = Some(to);
+                } else {
+                    bom_encoding = None;
+                }
+            }
+            encoding = to;
+            transcoder = Some(t);
+        }
+        if let Some(eol) = self.eol {
+            for s in &mut self.splices {
+                crate::transform::convert_breaks(&mut s.with, eol.to);
+            }
+        }
+        let old_text = self.parse.text();
+        let parse = self.parse;
+        self.splices.retain(|s| {
+            let old = old_text
+                .get(s.text.start as usize..s.text.end as usize)
+                .unwrap_or("");
+            elements_text(&s.with) != old
+        });
+        let edits = &self.edits;
+        check_overlaps(&self.splices, |i| {
+            edits.get(i).cloned().unwrap_or_else(|| "an edit".into())
+        })?;
+        // Changes in the old file's octets, with the new octet length (computed before the splices are consumed).
+        let map = parse.source_map();
+        let mut changes: Vec<(usize, usize, usize)> = Vec::with_capacity(self.splices.len());
+        for s in &self.splices {
+            let mut bytes = Vec::new();
+            for e in &s.with {
+                write_element(e, encoding, bom_encoding, &mut bytes)?;
+            }
+            changes.push((
+                map.file_offset(s.text.start as usize),
+                map.file_offset(s.text.end as usize),
+                bytes.len(),
+            ));
+        }
+        let mut transform = FileTransform {
+            eol: self.eol.map(|e| crate::transform::EolState::new(e, parse)),
+            transcode: transcoder,
+            drop_bom: bom_encoding.is_none() && parse.detection().bom.is_some(),
+        };
+        let active = transform.eol.is_some() || transform.transcode.is_some() || transform.drop_bom;
+        let splices = std::mem::take(&mut self.splices);
+        let green = splice::rebuild(
+            parse.green(),
+            splices,
+            if active { Some(&mut transform) } else { None },
+        )?;
+        let mut bytes = Vec::with_capacity(map.file_len());
+        if let Err(e) = write_green(&green, encoding, bom_encoding, &mut bytes) {
+            splice::drop_deep(green);
+            return Err(EditError::Unencodable {
+                character: e.character,
+                encoding: e.encoding,
+                line: 0,
+                place: "the edited text",
+            });
+        }
+        if let Some(eol) = &transform.eol {
+            changes.extend(eol.changes.iter().copied());
+        }
+        let whole = transform.transcode.is_some();
+        let (new_parse, kept) = Parse::from_edited(green, &bytes, encoding);
+        if !kept {
+            self.warnings.push(Warning::Reparsed);
+        }
+        let changes: Vec<Change> = if whole {
+            let old_len = map.file_len();
+            if parse.to_bytes().ok().as_deref() == Some(&bytes[..]) {
+                Vec::new()
+            } else {
+                vec![Change {
+                    input: 0..old_len,
+                    output: 0..bytes.len(),
+                }]
+            }
+        } else {
+            merge_changes(changes)
+        };
+        Ok(Edited::new(
+            parse,
+            new_parse,
+            bytes,
+            changes,
+            self.warnings,
+            self.count + usize::from(whole) + self.eol.map_or(0, |_| 1),
+        ))
+    }
+
+    /// Checks the identifiers this batch gives against those the file keeps (R-POINTER-CONV: unique).
+    fn check_new_ids(&mut self) -> Result<(), EditError> {
+        if self.new_ids.is_empty() {
+            return Ok(());
+        }
+        let new_ids = std::mem::take(&mut self.new_ids);
+        for (id, start) in &new_ids {
+            let Some(&at) = self.xrefs().get(id) else {
+                continue;
+            };
+            let freed = self.retarget.contains_key(id) || self.removed_ids.contains(id);
+            if Some(at) != *start && !freed {
+                return Err(EditError::DuplicateXref { id: id.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Retargets pointers to changed identifiers and warns about dangling ones, in one walk.
+    fn resolve_pointers(&mut self) {
+        if self.retarget.is_empty() && self.removed_ids.is_empty() && self.pointed.is_empty() {
+            return;
+        }
+        let mut deleted: Vec<(u32, u32)> = self
+            .splices
+            .iter()
+            .filter(|s| s.with.is_empty() && s.text.start < s.text.end)
+            .map(|s| (s.text.start, s.text.end))
+            .collect();
+        deleted.sort_unstable();
+        let inside_deleted = |at: u32| {
+            let i = deleted.partition_point(|d| d.0 <= at);
+            i > 0 && at < deleted[i - 1].1
+        };
+        let removed: HashSet<String> = self.removed_ids.iter().cloned().collect();
+        let mut dangling: HashMap<String, usize> = HashMap::new();
+        let mut new_splices = Vec::new();
+        let retarget = &self.retarget;
+        splice::walk_nodes(self.parse.green(), 0, |n, at| {
+            if !is_structure_kind(n.kind()) {
+                return n.kind() == SyntaxKind::Document.into();
+            }
+            for (index, t, t_at) in first_line_green(n, at) {
+                if t.kind() != SyntaxKind::Pointer.into() || inside_deleted(t_at) {
+                    continue;
+                }
+                let target = strip_ats(t.text());
+                if let Some((new, edit)) = retarget.get(target) {
+                    new_splices.push(Splice {
+                        parent: NodeKey {
+                            root: false,
+                            start: at,
+                        },
+                        children: index..index + 1,
+                        text: t_at..t_at + u32::from(t.text_len()),
+                        with: vec![NodeOrToken::Token(token(
+                            SyntaxKind::Pointer,
+                            &format!("@{new}@"),
+                        ))],
+                        edit: *edit,
+                    });
+                } else if removed.contains(target) {
+                    *dangling.entry(target.to_string()).or_default() += 1;
+                }
+            }
+            true
+        });
+        self.splices.extend(new_splices);
+        let mut ids: Vec<_> = dangling.into_iter().collect();
+        let pointed = std::mem::take(&mut self.pointed);
+        for id in pointed {
+            let exists = (self.xrefs().contains_key(&id) && !removed.contains(&id))
+                || self.added_ids.contains(&id)
+                || self.retarget.values().any(|(n, _)| *n == id);
+            let gone = self.retarget.contains_key(&id);
+            if (!exists || gone) && !ids.iter().any(|(i, _)| *i == id) {
+                ids.push((id, 1));
+            }
+        }
+        ids.sort();
+        for (id, count) in ids {
+            self.warnings.push(Warning::DanglingPointers { id, count });
+        }
+    }
+
+    /// The splices that record a transcode's new encoding in `HEAD.CHAR`.
+    fn charset_splices(&mut self, to: Encoding) -> Result<(), EditError> {
+        let Some(header) = self.parse.document().header() else {
+            return Err(EditError::Protected {
+                what: "cannot transcode a file with no header: `HEAD.CHAR` must record the new encoding".into(),
+            });
+        };
+        let edit = self.edits.len().saturating_sub(1);
+        let name = charset_name(to);
+        let char_structure = header.substructures().find(|s| {
+            s.tag()
+                .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "CHAR")
+        });
+        match char_structure {
+            Some(c) => {
+                let node = c.syntax().clone();
+                self.replace_payload(&node, Value::Text(name), edit, Encoding::Ascii);
+                for v in c.substructures() {
+                    if v.tag()
+                        .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "VERS")
+                    {
+                        let n = v.syntax().clone();
+                        let i = n.index();
+                        self.splices
+                            .push(Splice::new(&node, i..i + 1, Vec::new(), edit));
+                    }
+                }
+            }
+            None => {
+                let node = header.syntax().clone();
+                let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
+                let green = self.render_new(&NewStructure::new("CHAR").text(name), 1, &style);
+                let n = node.children_with_tokens().count();
+                self.break_before_end(&node, n, edit);
+                self.splices.push(Splice::new(
+                    &node,
+                    n..n,
+                    vec![NodeOrToken::Node(green)],
+                    edit,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `HEAD.CHAR` value for an encoding.
+pub(crate) fn charset_name(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Utf8 => "UTF-8",
+        Encoding::Utf16Le | Encoding::Utf16Be => "UNICODE",
+        Encoding::Ascii => "ASCII",
+        Encoding::Ansel => "ANSEL",
+        other => other.name(),
+    }
+}
+
+fn check_limit(octets: usize) -> Result<(), EditError> {
+    if octets < 32 {
+        return Err(EditError::InvalidOption {
+            message: format!("a line limit of {octets} octets is too small; use at least 32"),
+        });
+    }
+    Ok(())
+}
+
+/// `CONT`/`CONC` line nodes for the continuation lines of a layout; `brk(k)` is the break of line `k`
+/// (0 = the first line).
+fn continuation_nodes<'b>(
+    laid: &Laid,
+    style: &Style,
+    level: usize,
+    brk: impl Fn(usize) -> Option<&'b str>,
+) -> Vec<GreenElement> {
+    laid.more
+        .iter()
+        .enumerate()
+        .map(|(k, (cont, units))| {
+            let tag = if *cont { "CONT" } else { "CONC" };
+            let head = style.head(level.saturating_add(1), None, tag);
+            NodeOrToken::Node(line_node(
+                head,
+                &style.sep,
+                payload_tokens(units),
+                brk(k + 1),
+            ))
+        })
+        .collect()
+}
+
+fn is_structure_kind(kind: rowan::SyntaxKind) -> bool {
+    kind == SyntaxKind::Record.into() || kind == SyntaxKind::Structure.into()
+}
+
+fn strip_ats(text: &str) -> &str {
+    text.strip_prefix('@')
+        .and_then(|t| t.strip_suffix('@'))
+        .unwrap_or(text)
+}
+
+/// The first line's tokens of a green structure node starting at `at`: (child index, token, offset).
+fn first_line_green(
+    node: &GreenNodeData,
+    at: u32,
+) -> impl Iterator<Item = (usize, &rowan::GreenTokenData, u32)> {
+    let mut offset = at;
+    let mut ended = false;
+    node.children().enumerate().map_while(move |(i, c)| {
+        let t = c.into_token()?;
+        if ended {
+            return None;
+        }
+        ended = t.kind() == SyntaxKind::LineBreak.into();
+        let here = offset;
+        offset += u32::from(t.text_len());
+        Some((i, t, here))
+    })
+}
+
+/// Every token child of a green node starting at `at`: (child index, token, offset).
+fn all_tokens_green(
+    node: &GreenNodeData,
+    at: u32,
+) -> impl Iterator<Item = (usize, &rowan::GreenTokenData, u32)> {
+    let mut offset = at;
+    node.children().enumerate().filter_map(move |(i, c)| {
+        let here = offset;
+        offset += u32::from(c.text_len());
+        c.into_token().map(|t| (i, t, here))
+    })
+}
+
+/// The text of green elements (iterative over nodes).
+fn elements_text(elements: &[GreenElement]) -> String {
+    let mut out = String::new();
+    for e in elements {
+        match e {
+            NodeOrToken::Token(t) => out.push_str(t.text()),
+            NodeOrToken::Node(n) => {
+                let mut stack = vec![n.children()];
+                while let Some(children) = stack.last_mut() {
+                    match children.next() {
+                        None => {
+                            stack.pop();
+                        }
+                        Some(NodeOrToken::Token(t)) => out.push_str(t.text()),
+                        Some(NodeOrToken::Node(c)) => stack.push(c.children()),
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes one green element's octets.
+fn write_element(
+    e: &GreenElement,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), EditError> {
+    let result = match e {
+        NodeOrToken::Node(n) => write_green(n, encoding, bom_encoding, out),
+        NodeOrToken::Token(t) => {
+            let enc = if t.kind() == SyntaxKind::Bom.into() {
+                bom_encoding.unwrap_or(encoding)
+            } else {
+                encoding
+            };
+            enc.encode(t.text(), out)
+        }
+    };
+    result.map_err(|e| EditError::Unencodable {
+        character: e.character,
+        encoding: e.encoding,
+        line: 0,
+        place: "new text",
+    })
+}

@@ -1,0 +1,211 @@
+//! What can go wrong with an edit, and what the user should be told even when nothing went wrong.
+
+use gedgraft_encoding::Encoding;
+use std::fmt;
+
+/// Why an edit was refused. Nothing is changed when an edit fails: the input [`Parse`](gedgraft_syntax::Parse)
+/// is never modified, and [`Editor::apply`](crate::Editor::apply) either gives a complete result or this error.
+///
+/// ```
+/// use gedgraft_edit::{EditError, Editor};
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+/// let err = Editor::new(&parse).rename_tag("NOTE", "CONT", None).unwrap_err();
+/// assert!(matches!(err, EditError::ReservedTag { .. }));
+/// assert_eq!(err.to_string(), "`CONT` is reserved (R-TAGS-03) and cannot be the new tag");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    /// A tag that does not match `[0-9A-Za-z_]+` (R-TAGS-01).
+    InvalidTag {
+        /// The tag as given.
+        tag: String,
+    },
+    /// A reserved tag (`HEAD`, `TRLR`, `CONC`, `CONT`, `PLANG`, `DTYPE`; R-TAGS-03) used where it may not be.
+    ReservedTag {
+        /// The tag as given.
+        tag: String,
+        /// What it was meant to be: "the new tag", "the renamed tag", "a new structure's tag".
+        role: &'static str,
+    },
+    /// A cross-reference identifier the editor will not write (see [`Editor::set_xref`](crate::Editor::set_xref)).
+    InvalidXref {
+        /// The identifier as given (without `@`s).
+        id: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another record already has this cross-reference identifier (R-POINTER-CONV: identifiers are unique).
+    DuplicateXref {
+        /// The identifier (without `@`s).
+        id: String,
+    },
+    /// The structure does not belong to the tree this editor was made for.
+    ForeignNode,
+    /// The edit would break the file's frame: the header, the trailer or `HEAD.CHAR` cannot be edited this way.
+    Protected {
+        /// What cannot be done, as a sentence fragment.
+        what: String,
+    },
+    /// Two edits touch the same octets; apply them one after the other instead.
+    Overlap {
+        /// The edit added first.
+        first: String,
+        /// The edit added later.
+        second: String,
+    },
+    /// An option value that makes no sense (a line limit too small, …).
+    InvalidOption {
+        /// What is wrong.
+        message: String,
+    },
+    /// A character the target encoding cannot write, in a place where no Unicode escape may stand (a
+    /// cross-reference identifier, a pointer, a malformed line, text after the trailer).
+    Unencodable {
+        /// The character.
+        character: char,
+        /// The target encoding.
+        encoding: Encoding,
+        /// 1-based line in the input file.
+        line: usize,
+        /// Where on the line: "a cross-reference identifier", "a malformed line", ….
+        place: &'static str,
+    },
+    /// Octets the input's encoding could not decode, which a transcode cannot carry over (see
+    /// [`RawOctets`](crate::RawOctets)).
+    RawOctets {
+        /// 1-based line in the input file.
+        line: usize,
+        /// The octets, as the input had them.
+        octets: Vec<u8>,
+        /// The input's encoding.
+        encoding: Encoding,
+    },
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EditError::InvalidTag { tag } => write!(
+                f,
+                "`{}` is not a tag: a tag is letters, digits and `_` only (R-TAGS-01)",
+                tag.escape_debug()
+            ),
+            EditError::ReservedTag { tag, role } => {
+                write!(f, "`{tag}` is reserved (R-TAGS-03) and cannot be {role}")
+            }
+            EditError::InvalidXref { id, reason } => {
+                write!(f, "`@{}@` cannot be written: {reason}", id.escape_debug())
+            }
+            EditError::DuplicateXref { id } => {
+                write!(f, "another structure already has the identifier `@{id}@`")
+            }
+            EditError::ForeignNode => {
+                f.write_str("the structure does not belong to the file this editor edits")
+            }
+            EditError::Protected { what } => write!(f, "{what}"),
+            EditError::Overlap { first, second } => write!(
+                f,
+                "edits overlap: {first} and {second} touch the same lines; apply them one after the other"
+            ),
+            EditError::InvalidOption { message } => f.write_str(message),
+            EditError::Unencodable {
+                character,
+                encoding,
+                line,
+                place,
+            } => write!(
+                f,
+                "line {line}: {place} holds U+{:04X}, which {encoding} cannot encode and no Unicode escape may \
+                 stand for there",
+                u32::from(*character)
+            ),
+            EditError::RawOctets {
+                line,
+                octets,
+                encoding,
+            } => {
+                let shown: Vec<String> = octets.iter().map(|o| format!("{o:02X}")).collect();
+                write!(
+                    f,
+                    "line {line}: octet{} {} could not be decoded as {encoding}, so they cannot be transcoded; \
+                     fix them first, or ask for them to be replaced (U+FFFD)",
+                    if octets.len() == 1 { "" } else { "s" },
+                    shown.join(" ")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// Something the user should know about an edit that was nonetheless applied.
+///
+/// ```
+/// use gedgraft_edit::{Editor, Scope, Warning};
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+/// let mut editor = Editor::new(&parse);
+/// let path = Scope::parse("INDI.NAME").unwrap();
+/// assert_eq!(editor.escape_at_signs(Some(&path)), 0);
+/// let edited = editor.apply().unwrap();
+/// assert_eq!(edited.warnings(), [Warning::SelectorMatchedNothing { path: "INDI.NAME".into() }]);
+/// assert_eq!(edited.warnings()[0].to_string(), "selector `INDI.NAME` matched nothing");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// A path given to scope or target an edit picked no structure.
+    SelectorMatchedNothing {
+        /// The path as written.
+        path: String,
+    },
+    /// Pointers still name an identifier that no structure has any more (after a delete or an xref removal), or
+    /// a new pointer names one that no structure has.
+    DanglingPointers {
+        /// The identifier (without `@`s).
+        id: String,
+        /// How many pointers.
+        count: usize,
+    },
+    /// Structures whose lines were not re-wrapped, and why (one warning per reason).
+    NotRewrapped {
+        /// 1-based line of the first such structure in the input.
+        line: usize,
+        /// How many more structures were skipped for the same reason.
+        more: usize,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The edit tree did not re-parse to itself and the re-parsed tree was used instead. The octets are right;
+    /// untouched subtrees are then not shared with the input tree. This indicates an editor bug on unusual input.
+    Reparsed,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::SelectorMatchedNothing { path } => {
+                write!(f, "selector `{path}` matched nothing")
+            }
+            Warning::DanglingPointers { id, count } => write!(
+                f,
+                "{count} pointer{} to `@{id}@` point{} at no structure",
+                if *count == 1 { "" } else { "s" },
+                if *count == 1 { "s" } else { "" }
+            ),
+            Warning::NotRewrapped { line, more, reason } => {
+                write!(f, "line {line}: not re-wrapped: {reason}")?;
+                if *more > 0 {
+                    write!(
+                        f,
+                        " (and {more} more structure{} for the same reason)",
+                        if *more == 1 { "" } else { "s" }
+                    )?;
+                }
+                Ok(())
+            }
+            Warning::Reparsed => f.write_str(
+                "the edited tree was rebuilt by re-parsing the output (its octets are right; please report this)",
+            ),
+        }
+    }
+}

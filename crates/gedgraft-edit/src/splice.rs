@@ -1,0 +1,344 @@
+//! Splicing green subtrees: the one-pass, iterative rebuild behind every edit.
+//!
+//! An edit becomes one or more [`Splice`]s: "in the node that starts at offset X, replace children `a..b` with
+//! these elements" (an empty range inserts). All splices of a batch are checked for overlap, sorted, and applied
+//! in a single walk over the old tree: a subtree that holds no splice target is reused as the very same green
+//! node; only the nodes on the paths to the targets are rebuilt. The walk keeps its own stack, so depth costs
+//! heap, never call stack, and a batch of `n` splices over a tree of `N` elements costs `O(N + n log n)` at
+//! worst (no per-edit walks).
+//!
+//! Nodes are named by their start offset in the old tree: every `RECORD`, `STRUCTURE`, `LINE` and `ERROR` node
+//! starts with a non-empty token of its own, so a node's start is unique among non-root nodes; the root
+//! `DOCUMENT` (which shares offset 0 with its first child) is named apart.
+
+use crate::error::EditError;
+use gedgraft_syntax::SyntaxNode;
+use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
+use std::ops::Range;
+
+/// A green element: a node or a token.
+pub(crate) type GreenElement = NodeOrToken<GreenNode, GreenToken>;
+
+/// The name of a node of the old tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct NodeKey {
+    /// Whether this is the root.
+    pub root: bool,
+    /// The node's start offset in the old tree's text.
+    pub start: u32,
+}
+
+impl NodeKey {
+    /// The key of a node of the old tree.
+    pub(crate) fn of(node: &SyntaxNode) -> NodeKey {
+        NodeKey {
+            root: node.parent().is_none(),
+            start: u32::from(node.text_range().start()),
+        }
+    }
+}
+
+/// One replacement of a run of children.
+#[derive(Debug)]
+pub(crate) struct Splice {
+    /// The node whose children are replaced.
+    pub parent: NodeKey,
+    /// The children replaced, by index (empty: an insertion before child `children.start`).
+    pub children: Range<usize>,
+    /// The old text those children cover (empty at the insertion point for an insertion).
+    pub text: Range<u32>,
+    /// The new elements.
+    pub with: Vec<GreenElement>,
+    /// Which edit this splice belongs to (an index into the editor's list of edits).
+    pub edit: usize,
+}
+
+impl Splice {
+    /// A splice replacing the children `children` of `parent`; `text` is computed from the node.
+    pub(crate) fn new(
+        parent: &SyntaxNode,
+        children: Range<usize>,
+        with: Vec<GreenElement>,
+        edit: usize,
+    ) -> Splice {
+        let text = child_text_range(parent, children.clone());
+        Splice {
+            parent: NodeKey::of(parent),
+            children,
+            text,
+            with,
+            edit,
+        }
+    }
+}
+
+/// The old text covered by the children `range` of `node` (an empty range at the insertion point if `range` is
+/// empty).
+pub(crate) fn child_text_range(node: &SyntaxNode, range: Range<usize>) -> Range<u32> {
+    let mut offset = u32::from(node.text_range().start());
+    let mut start = None;
+    for (i, child) in node.green().children().enumerate() {
+        if i == range.start {
+            start = Some(offset);
+        }
+        if i == range.end {
+            return start.unwrap_or(offset)..offset;
+        }
+        offset += u32::from(child.text_len());
+    }
+    start.unwrap_or(offset)..offset
+}
+
+/// Checks that no two splices of different edits touch the same old text, or one sits inside what another
+/// replaces. `describe` names an edit for the error message.
+pub(crate) fn check_overlaps(
+    splices: &[Splice],
+    describe: impl Fn(usize) -> String,
+) -> Result<(), EditError> {
+    let mut replaced: Vec<(u32, u32, usize)> = splices
+        .iter()
+        .filter(|s| s.text.start < s.text.end)
+        .map(|s| (s.text.start, s.text.end, s.edit))
+        .collect();
+    replaced.sort_unstable();
+    let overlap = |a: usize, b: usize| EditError::Overlap {
+        first: describe(a.min(b)),
+        second: describe(a.max(b)),
+    };
+    for pair in replaced.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            return Err(overlap(pair[0].2, pair[1].2));
+        }
+    }
+    // The replaced range holding `at`, if any (`strict`: `at` must lie strictly inside).
+    let holding = |at: u32, strict: bool| -> Option<(u32, u32, usize)> {
+        let i = replaced.partition_point(|r| r.0 <= at);
+        let r = *replaced.get(i.checked_sub(1)?)?;
+        let inside = if strict {
+            r.0 < at && at < r.1
+        } else {
+            at < r.1
+        };
+        inside.then_some(r)
+    };
+    for s in splices {
+        if !s.parent.root {
+            if let Some(r) = holding(s.parent.start, false) {
+                if r.2 != s.edit {
+                    return Err(overlap(r.2, s.edit));
+                }
+            }
+        }
+        if s.text.start == s.text.end {
+            if let Some(r) = holding(s.text.start, true) {
+                return Err(overlap(r.2, s.edit));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A whole-file change applied during the rebuild, to every old token outside the splices and to every node
+/// once its children are complete.
+pub(crate) trait Transform {
+    /// Pushes what replaces `token` (the token itself to keep it). `offset` is its start in the old text.
+    fn token(&mut self, token: &GreenTokenData, offset: u32, out: &mut Vec<GreenElement>);
+
+    /// Rewrites the complete children of a rebuilt node of kind `kind` (a raw rowan kind).
+    fn node(
+        &mut self,
+        kind: rowan::SyntaxKind,
+        children: &mut Vec<GreenElement>,
+    ) -> Result<(), EditError>;
+}
+
+struct Frame<'a> {
+    node: &'a GreenNodeData,
+    children: rowan::Children<'a>,
+    index: usize,
+    offset: u32,
+    out: Vec<GreenElement>,
+    splices: Range<usize>,
+    skip_until: usize,
+}
+
+/// Applies `splices` (checked for overlaps) to the tree `root`, and `transform` to everything when given.
+pub(crate) fn rebuild(
+    root: &GreenNodeData,
+    mut splices: Vec<Splice>,
+    mut transform: Option<&mut dyn Transform>,
+) -> Result<GreenNode, EditError> {
+    splices.sort_by(|a, b| {
+        (a.parent, a.children.start, a.children.end, a.edit).cmp(&(
+            b.parent,
+            b.children.start,
+            b.children.end,
+            b.edit,
+        ))
+    });
+    let mut targets: Vec<u32> = splices
+        .iter()
+        .filter(|s| !s.parent.root)
+        .map(|s| s.parent.start)
+        .collect();
+    targets.dedup();
+    let full = transform.is_some();
+    let splices_of = |key: NodeKey, splices: &[Splice]| -> Range<usize> {
+        let start = splices.partition_point(|s| s.parent < key);
+        let end = splices.partition_point(|s| s.parent <= key);
+        start..end
+    };
+    let root_key = NodeKey {
+        root: true,
+        start: 0,
+    };
+    let mut stack = vec![Frame {
+        node: root,
+        children: root.children(),
+        index: 0,
+        offset: 0,
+        out: Vec::new(),
+        splices: splices_of(root_key, &splices),
+        skip_until: 0,
+    }];
+    let result = loop {
+        let Some(frame) = stack.last_mut() else {
+            break Err(None);
+        };
+        while frame.splices.start < frame.splices.end
+            && splices[frame.splices.start].children.start == frame.index
+        {
+            let s = &mut splices[frame.splices.start];
+            frame.out.append(&mut s.with);
+            frame.skip_until = frame.skip_until.max(s.children.end);
+            frame.splices.start += 1;
+        }
+        let Some(child) = frame.children.next() else {
+            // Splices past the last child (a range ending at the end) were emitted above; finish the node.
+            let Some(mut done) = stack.pop() else {
+                break Err(None);
+            };
+            if let Some(t) = transform.as_deref_mut() {
+                if let Err(e) = t.node(done.node.kind(), &mut done.out) {
+                    stack.push(done);
+                    break Err(Some(e));
+                }
+            }
+            // A node whose children all came back unchanged (a whole-file transform that found nothing to do
+            // here) is kept as it was, so it stays shared with the old tree.
+            let node = if unchanged(done.node, &done.out) {
+                done.node.to_owned()
+            } else {
+                GreenNode::new(done.node.kind(), done.out)
+            };
+            match stack.last_mut() {
+                Some(parent) => parent.out.push(NodeOrToken::Node(node)),
+                None => break Ok(node),
+            }
+            continue;
+        };
+        let index = frame.index;
+        let offset = frame.offset;
+        frame.index += 1;
+        frame.offset += u32::from(child.text_len());
+        if index < frame.skip_until {
+            continue;
+        }
+        match child {
+            NodeOrToken::Token(token) => match transform.as_deref_mut() {
+                Some(t) => t.token(token, offset, &mut frame.out),
+                None => frame.out.push(NodeOrToken::Token(token.to_owned())),
+            },
+            NodeOrToken::Node(node) => {
+                let end = offset + u32::from(node.text_len());
+                let i = targets.partition_point(|&t| t < offset);
+                let holds_target = targets.get(i).is_some_and(|&t| t < end);
+                if full || holds_target {
+                    let key = NodeKey {
+                        root: false,
+                        start: offset,
+                    };
+                    let range = splices_of(key, &splices);
+                    stack.push(Frame {
+                        node,
+                        children: node.children(),
+                        index: 0,
+                        offset,
+                        out: Vec::new(),
+                        splices: range,
+                        skip_until: 0,
+                    });
+                } else {
+                    frame.out.push(NodeOrToken::Node(node.to_owned()));
+                }
+            }
+        }
+    };
+    match result {
+        Ok(node) => Ok(node),
+        Err(error) => {
+            for frame in stack {
+                drop_deep_elements(frame.out);
+            }
+            Err(error.unwrap_or(EditError::InvalidOption {
+                message: "internal error: the rebuild lost its root".into(),
+            }))
+        }
+    }
+}
+
+/// Whether `children` are exactly `node`'s children (the same green nodes and tokens).
+fn unchanged(node: &GreenNodeData, children: &[GreenElement]) -> bool {
+    node.children().len() == children.len()
+        && node.children().zip(children).all(|pair| match pair {
+            (NodeOrToken::Node(a), NodeOrToken::Node(b)) => std::ptr::eq(a, &**b),
+            (NodeOrToken::Token(a), NodeOrToken::Token(b)) => std::ptr::eq(a, &**b),
+            _ => false,
+        })
+}
+
+/// Releases green elements without recursion: every node is held in a list, parents before children, and the
+/// list is released from the front, so each release frees one node (rowan frees recursively).
+pub(crate) fn drop_deep_elements(elements: Vec<GreenElement>) {
+    let mut nodes: Vec<GreenNode> = elements.into_iter().filter_map(|e| e.into_node()).collect();
+    let mut i = 0;
+    while i < nodes.len() {
+        let children: Vec<GreenNode> = nodes[i]
+            .children()
+            .filter_map(|c| c.into_node().map(|n| n.to_owned()))
+            .collect();
+        nodes.extend(children);
+        i += 1;
+    }
+    for node in nodes {
+        drop(node);
+    }
+}
+
+/// Releases a green tree without recursion (see [`drop_deep_elements`]).
+pub(crate) fn drop_deep(node: GreenNode) {
+    drop_deep_elements(vec![NodeOrToken::Node(node)]);
+}
+
+/// Visits every node below `node` (which starts at `offset`) in document order, with its start offset;
+/// iterative. `f` returns whether to descend into the node.
+pub(crate) fn walk_nodes(
+    node: &GreenNodeData,
+    offset: u32,
+    mut f: impl FnMut(&GreenNodeData, u32) -> bool,
+) {
+    let mut stack = vec![(node.children(), offset)];
+    while let Some((children, offset)) = stack.last_mut() {
+        let Some(child) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        let at = *offset;
+        *offset += u32::from(child.text_len());
+        if let NodeOrToken::Node(n) = child {
+            if f(n, at) {
+                stack.push((n.children(), at));
+            }
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! Whole-file edits applied during the rebuild: line-break conversion and transcoding.
+
+use crate::editor::{LineBreak, RawOctets};
+use crate::error::EditError;
+use crate::render::{clusters, payload_tokens, token, writable, write_cluster, Unit, UnitKind};
+use crate::splice::{GreenElement, Transform};
+use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
+use gedgraft_syntax::{Parse, SyntaxKind};
+use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
+use unicode_normalization::UnicodeNormalization;
+
+/// A requested line-break conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineBreakConversion {
+    pub to: LineBreak,
+    pub join_lf_cr: bool,
+}
+
+/// Line-break conversion as the rebuild meets each old line break.
+pub(crate) struct EolState<'p> {
+    conversion: LineBreakConversion,
+    token: GreenToken,
+    octets: usize,
+    map: &'p SourceMap,
+    /// Where the last LF that was kept ends (for LF CR joining).
+    lf_end: Option<u32>,
+    /// Changes in the old file's octets: (start, end, new length).
+    pub changes: Vec<(usize, usize, usize)>,
+}
+
+impl<'p> EolState<'p> {
+    pub(crate) fn new(conversion: LineBreakConversion, parse: &'p Parse) -> EolState<'p> {
+        let text = conversion.to.as_str();
+        let mut out = Vec::new();
+        let octets = match parse.encoding().encode(text, &mut out) {
+            Ok(()) => out.len(),
+            Err(_) => text.len(),
+        };
+        EolState {
+            conversion,
+            token: token(SyntaxKind::LineBreak, text),
+            octets,
+            map: parse.source_map(),
+            lf_end: None,
+            changes: Vec::new(),
+        }
+    }
+
+    fn line_break(&mut self, t: &GreenTokenData, offset: u32, out: &mut Vec<GreenElement>) {
+        let end = offset + u32::from(t.text_len());
+        let file = |o: u32| self.map.file_offset(o as usize);
+        if self.conversion.join_lf_cr && t.text() == "\r" && self.lf_end == Some(offset) {
+            self.changes.push((file(offset), file(end), 0));
+            self.lf_end = None;
+            return;
+        }
+        self.lf_end = (t.text() == "\n").then_some(end);
+        if t.text() == self.conversion.to.as_str() {
+            out.push(NodeOrToken::Token(t.to_owned()));
+        } else {
+            self.changes.push((file(offset), file(end), self.octets));
+            out.push(NodeOrToken::Token(self.token.clone()));
+        }
+    }
+}
+
+/// Everything the rebuild does to the whole file.
+pub(crate) struct FileTransform<'p> {
+    pub eol: Option<EolState<'p>>,
+    pub transcode: Option<Transcoder>,
+    pub drop_bom: bool,
+}
+
+impl Transform for FileTransform<'_> {
+    fn token(&mut self, t: &GreenTokenData, offset: u32, out: &mut Vec<GreenElement>) {
+        let kind = t.kind();
+        if kind == SyntaxKind::Bom.into() && self.drop_bom {
+            return;
+        }
+        match &mut self.eol {
+            Some(eol) if kind == SyntaxKind::LineBreak.into() => eol.line_break(t, offset, out),
+            _ => out.push(NodeOrToken::Token(t.to_owned())),
+        }
+    }
+
+    fn node(
+        &mut self,
+        kind: rowan::SyntaxKind,
+        children: &mut Vec<GreenElement>,
+    ) -> Result<(), EditError> {
+        if let Some(t) = &self.transcode {
+            t.convert_node(kind, children);
+        }
+        Ok(())
+    }
+}
+
+/// Replaces the line breaks in new elements (new lines made before a conversion was asked for).
+pub(crate) fn convert_breaks(elements: &mut [GreenElement], to: LineBreak) {
+    let new = token(SyntaxKind::LineBreak, to.as_str());
+    let convert = |t: &GreenTokenData| {
+        (t.kind() == SyntaxKind::LineBreak.into() && t.text() != to.as_str()).then(|| new.clone())
+    };
+    for e in elements.iter_mut() {
+        match e {
+            NodeOrToken::Token(t) => {
+                if let Some(n) = convert(t) {
+                    *t = n;
+                }
+            }
+            NodeOrToken::Node(n) => *n = map_tokens(n, &convert),
+        }
+    }
+}
+
+/// A copy of a (new, shallow or deep) green node with some tokens replaced; iterative.
+fn map_tokens(
+    node: &GreenNodeData,
+    f: &impl Fn(&GreenTokenData) -> Option<GreenToken>,
+) -> GreenNode {
+    struct Frame<'a> {
+        kind: rowan::SyntaxKind,
+        children: rowan::Children<'a>,
+        out: Vec<GreenElement>,
+    }
+    let mut stack = vec![Frame {
+        kind: node.kind(),
+        children: node.children(),
+        out: Vec::new(),
+    }];
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return node.to_owned();
+        };
+        match top.children.next() {
+            Some(NodeOrToken::Token(t)) => top
+                .out
+                .push(NodeOrToken::Token(f(t).unwrap_or_else(|| t.to_owned()))),
+            Some(NodeOrToken::Node(n)) => stack.push(Frame {
+                kind: n.kind(),
+                children: n.children(),
+                out: Vec::new(),
+            }),
+            None => {
+                let Some(done) = stack.pop() else {
+                    return node.to_owned();
+                };
+                let built = GreenNode::new(done.kind, done.out);
+                match stack.last_mut() {
+                    Some(parent) => parent.out.push(NodeOrToken::Node(built)),
+                    None => return built,
+                }
+            }
+        }
+    }
+}
+
+/// Converting the tree's text from one encoding to another.
+pub(crate) struct Transcoder {
+    from: Encoding,
+    to: Encoding,
+    /// Nothing to do: the same encoding, and raw octets are to stay.
+    identity: bool,
+}
+
+impl Transcoder {
+    /// Checks that the whole file can be transcoded (one walk), then gives the converter.
+    pub(crate) fn new(
+        parse: &Parse,
+        to: Encoding,
+        policy: RawOctets,
+    ) -> Result<Transcoder, EditError> {
+        let from = parse.encoding();
+        let identity = from == to && policy == RawOctets::Refuse;
+        let t = Transcoder { from, to, identity };
+        if identity {
+            return Ok(t);
+        }
+        let mut error = None;
+        walk_tokens(parse.green(), |kind, text, offset| {
+            if error.is_some() {
+                return;
+            }
+            let line = || parse.locate(offset.into()).line;
+            let unencodable = |character, place| EditError::Unencodable {
+                character,
+                encoding: to,
+                line: line(),
+                place,
+            };
+            match kind {
+                SyntaxKind::Raw => {
+                    let octets = raw::octets_of(text);
+                    let has_char = from == Encoding::Ansel
+                        && octets.iter().all(|&o| ansel::RAW_KEPT.contains(&o));
+                    if !has_char && policy == RawOctets::Refuse {
+                        error = Some(EditError::RawOctets {
+                            line: line(),
+                            octets,
+                            encoding: from,
+                        });
+                    }
+                }
+                SyntaxKind::Xref | SyntaxKind::Pointer | SyntaxKind::Escape => {
+                    if let Some(c) = text.chars().find(|&c| !writable(c, to)) {
+                        let place = match kind {
+                            SyntaxKind::Xref => "a cross-reference identifier",
+                            SyntaxKind::Pointer => "a pointer",
+                            _ => "an escape sequence",
+                        };
+                        error = Some(unencodable(c, place));
+                    }
+                }
+                SyntaxKind::ErrorText | SyntaxKind::TrailingText => {
+                    if let Err(c) = t.plain(text) {
+                        let place = if kind == SyntaxKind::ErrorText {
+                            "a malformed line"
+                        } else {
+                            "the text after the trailer"
+                        };
+                        error = Some(unencodable(c, place));
+                    }
+                }
+                _ => {}
+            }
+        });
+        match error {
+            Some(e) => Err(e),
+            None => Ok(t),
+        }
+    }
+
+    /// Text outside payloads in the target encoding: Unicode order, decomposed where that helps, raw octets
+    /// replaced; `Err` names a character the target cannot write.
+    fn plain(&self, text: &str) -> Result<String, char> {
+        let logical = self.logical(text);
+        let mut out = String::new();
+        for cluster in clusters(&logical) {
+            match write_cluster(cluster, self.to) {
+                (UnitKind::Text, s) => out.push_str(&s),
+                _ => {
+                    let decomposed: String = cluster.nfd().collect();
+                    let bad = decomposed
+                        .chars()
+                        .find(|&c| !writable(c, self.to))
+                        .unwrap_or('\u{FFFD}');
+                    return Err(bad);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The Unicode text of tree text in the source encoding: ANSEL order undone, raw octets that have a character
+    /// (ANSEL's irreversible ones) converted, other raw octets replaced by U+FFFD (or `#` where the target cannot
+    /// write U+FFFD; a refused raw octet never gets here).
+    fn logical(&self, text: &str) -> String {
+        let unicode = if self.from == Encoding::Ansel {
+            ansel::to_unicode_order(text)
+        } else {
+            text.to_string()
+        };
+        let replacement = if writable('\u{FFFD}', self.to) {
+            '\u{FFFD}'
+        } else {
+            '#'
+        };
+        unicode
+            .chars()
+            .map(|c| if raw::is_raw(c) { replacement } else { c })
+            .collect()
+    }
+
+    /// Converts the children of one rebuilt node.
+    fn convert_node(&self, kind: rowan::SyntaxKind, children: &mut Vec<GreenElement>) {
+        if self.identity {
+            return;
+        }
+        let first_line_node = kind == SyntaxKind::Record.into()
+            || kind == SyntaxKind::Structure.into()
+            || kind == SyntaxKind::Line.into();
+        let line_len = if first_line_node {
+            let mut n = 0;
+            for c in children.iter() {
+                let NodeOrToken::Token(t) = c else { break };
+                n += 1;
+                if t.kind() == SyntaxKind::LineBreak.into() {
+                    break;
+                }
+            }
+            n
+        } else {
+            0
+        };
+        let mut out: Vec<GreenElement> = Vec::with_capacity(children.len());
+        if line_len > 0 {
+            let line: Vec<GreenToken> = children[..line_len]
+                .iter()
+                .filter_map(|c| c.as_token().cloned())
+                .collect();
+            out.extend(self.convert_line(line).into_iter().map(NodeOrToken::Token));
+        }
+        // Everything else: nodes as they are, runs of text tokens (malformed lines, trailing text) converted.
+        let mut run: Option<(rowan::SyntaxKind, String)> = None;
+        let flush = |run: &mut Option<(rowan::SyntaxKind, String)>, out: &mut Vec<GreenElement>| {
+            if let Some((k, text)) = run.take() {
+                let converted = self.plain(&text).unwrap_or(text);
+                out.push(NodeOrToken::Token(GreenToken::new(k, &converted)));
+            }
+        };
+        for c in children.drain(..).skip(line_len) {
+            let text_kind = match &c {
+                NodeOrToken::Token(t)
+                    if t.kind() == SyntaxKind::ErrorText.into()
+                        || t.kind() == SyntaxKind::TrailingText.into() =>
+                {
+                    Some(t.kind())
+                }
+                NodeOrToken::Token(t) if t.kind() == SyntaxKind::Raw.into() => {
+                    let in_error = kind == SyntaxKind::Error.into();
+                    Some(if in_error {
+                        SyntaxKind::ErrorText.into()
+                    } else {
+                        SyntaxKind::TrailingText.into()
+                    })
+                }
+                _ => None,
+            };
+            match (text_kind, &c) {
+                (Some(k), NodeOrToken::Token(t)) => match &mut run {
+                    Some((_, text)) => text.push_str(t.text()),
+                    None => run = Some((k, t.text().to_string())),
+                },
+                _ => {
+                    flush(&mut run, &mut out);
+                    out.push(c);
+                }
+            }
+        }
+        flush(&mut run, &mut out);
+        *children = out;
+    }
+
+    /// Converts one well-formed line's tokens.
+    fn convert_line(&self, line: Vec<GreenToken>) -> Vec<GreenToken> {
+        let Some(sep) = line
+            .iter()
+            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
+        else {
+            return line;
+        };
+        let end = line
+            .iter()
+            .position(|t| t.kind() == SyntaxKind::LineBreak.into())
+            .unwrap_or(line.len());
+        let payload = &line[sep + 1..end];
+        if payload
+            .iter()
+            .any(|t| t.kind() == SyntaxKind::Pointer.into())
+        {
+            return line;
+        }
+        let mut units: Vec<Unit> = Vec::new();
+        let mut run = String::new();
+        let mut escaped = false;
+        let mut flush = |run: &mut String, units: &mut Vec<Unit>| {
+            if run.is_empty() {
+                return;
+            }
+            let logical = self.logical(run);
+            for cluster in clusters(&logical) {
+                let (kind, text) = write_cluster(cluster, self.to);
+                escaped |= kind == UnitKind::Escape;
+                units.push(Unit {
+                    kind,
+                    text,
+                    octets: 0,
+                });
+            }
+            run.clear();
+        };
+        for t in payload {
+            let k = t.kind();
+            if k == SyntaxKind::Text.into() || k == SyntaxKind::Raw.into() {
+                run.push_str(t.text());
+                continue;
+            }
+            flush(&mut run, &mut units);
+            let kind = if k == SyntaxKind::EscapedAt.into() {
+                UnitKind::EscapedAt
+            } else if k == SyntaxKind::AtSign.into() {
+                UnitKind::AtSign
+            } else {
+                UnitKind::Escape
+            };
+            units.push(Unit {
+                kind,
+                text: t.text().to_string(),
+                octets: 0,
+            });
+        }
+        flush(&mut run, &mut units);
+        if escaped {
+            for u in &mut units {
+                if u.kind == UnitKind::AtSign {
+                    u.kind = UnitKind::EscapedAt;
+                    u.text = "@@".into();
+                }
+            }
+        }
+        let mut out: Vec<GreenToken> = line[..=sep].to_vec();
+        out.extend(payload_tokens(&units));
+        out.extend(line[end..].iter().cloned());
+        out
+    }
+}
+
+/// Visits every token of a green tree with its kind, text and offset; iterative.
+fn walk_tokens(root: &GreenNodeData, mut f: impl FnMut(SyntaxKind, &str, u32)) {
+    let mut stack = vec![(root.children(), 0u32)];
+    while let Some((children, offset)) = stack.last_mut() {
+        let Some(child) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        let at = *offset;
+        *offset += u32::from(child.text_len());
+        match child {
+            NodeOrToken::Node(n) => stack.push((n.children(), at)),
+            NodeOrToken::Token(t) => {
+                let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
+                f(kind, t.text(), at);
+            }
+        }
+    }
+}

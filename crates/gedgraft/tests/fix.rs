@@ -1,0 +1,411 @@
+//! Integration tests of `gedgraft fix`: the diff shown by default, `--in-place` (atomic, permissions kept),
+//! `--backup`, `-o`, `--check` exit statuses, many files per call, and clear errors (exit status 2) for bad
+//! option values. Corpus files are read from `../shared/corpus` (skipped when missing, unless `CI` is set).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SAMPLE: &[u8] = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NAME Bob /Smith/\r\n1 EMAIL bob@example.com\r\n1 NOTE a\r\n0 @I2@ INDI\r\n1 NAME Ann\r\n0 TRLR\r\n";
+
+/// A fresh directory for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("gedgraft-fix")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write input");
+    path
+}
+
+fn gedgraft(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .arg("fix")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run gedgraft fix")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exit code")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn corpus_file(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus")
+        .join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "corpus file {} is missing and CI is set",
+        path.display()
+    );
+    eprintln!("{} not found: skipped", path.display());
+    None
+}
+
+#[test]
+fn the_default_is_a_diff_and_no_file_changes() {
+    let dir = temp_dir("diff");
+    let file = write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(
+        &dir,
+        &["--rename-tag", "NAME=_NAME", "--escape-at", "family.ged"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "--- a/family.ged\n+++ b/family.ged\n@@ -1,9 +1,9 @@\n 0 HEAD\n 1 CHAR UTF-8\n 0 @I1@ INDI\n\
+         -1 NAME Bob /Smith/\n-1 EMAIL bob@example.com\n+1 _NAME Bob /Smith/\n+1 EMAIL bob@@example.com\n 1 NOTE a\n \
+         0 @I2@ INDI\n-1 NAME Ann\n+1 _NAME Ann\n 0 TRLR\n"
+    );
+    assert_eq!(
+        stderr(&out),
+        "family.ged: would change: 3 edits, -3 +3 lines\n"
+    );
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        SAMPLE,
+        "the file is untouched"
+    );
+}
+
+#[test]
+fn in_place_rewrites_atomically_and_keeps_permissions() {
+    let dir = temp_dir("in-place");
+    let file = write(&dir, "family.ged", SAMPLE);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    }
+    let out = gedgraft(
+        &dir,
+        &[
+            "--in-place",
+            "--set",
+            "@I2@.NAME=Anne /Smith/\nnée Jones",
+            "family.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "no diff with --in-place");
+    let written = std::fs::read(&file).expect("read");
+    let expected = String::from_utf8(SAMPLE.to_vec()).expect("utf8").replace(
+        "1 NAME Ann\r\n",
+        "1 NAME Anne /Smith/\r\n2 CONT née Jones\r\n",
+    );
+    assert_eq!(String::from_utf8(written).expect("utf8"), expected);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+    }
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["family.ged"], "no temporary or backup file left");
+}
+
+#[test]
+fn backup_keeps_the_original() {
+    let dir = temp_dir("backup");
+    let file = write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(
+        &dir,
+        &[
+            "--in-place",
+            "--backup",
+            ".orig",
+            "--delete",
+            "@I2@",
+            "family.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(dir.join("family.ged.orig")).expect("backup"),
+        SAMPLE
+    );
+    let written = String::from_utf8(std::fs::read(&file).expect("read")).expect("utf8");
+    assert!(!written.contains("@I2@") && written.ends_with("1 NOTE a\r\n0 TRLR\r\n"));
+    // --backup needs --in-place.
+    let out = gedgraft(&dir, &["--backup", ".orig", "--escape-at", "family.ged"]);
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn output_file_with_and_without_edits() {
+    let dir = temp_dir("output");
+    write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(&dir, &["family.ged", "-o", "copy.ged"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.join("copy.ged")).expect("copy"), SAMPLE);
+    let out = gedgraft(&dir, &["family.ged", "--eol", "lf", "-o", "lf.ged"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lf = std::fs::read(dir.join("lf.ged")).expect("lf");
+    assert_eq!(
+        lf,
+        String::from_utf8_lossy(SAMPLE)
+            .replace("\r\n", "\n")
+            .as_bytes()
+    );
+    assert_eq!(
+        std::fs::read(dir.join("family.ged")).expect("input"),
+        SAMPLE
+    );
+    // One input only.
+    write(&dir, "other.ged", SAMPLE);
+    let out = gedgraft(&dir, &["family.ged", "other.ged", "-o", "x.ged"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("exactly one input file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("x.ged").exists());
+}
+
+#[test]
+fn check_exit_statuses() {
+    let dir = temp_dir("check");
+    let file = write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(&dir, &["--check", "--escape-at", "family.ged"]);
+    assert_eq!(code(&out), 1, "an edit would change the file");
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("family.ged: would change: 1 edit, -1 +1 lines"));
+    assert_eq!(std::fs::read(&file).expect("read"), SAMPLE);
+    let out = gedgraft(&dir, &["--check", "--eol", "crlf", "family.ged"]);
+    assert_eq!(code(&out), 0, "already CR LF: {}", stderr(&out));
+    assert!(stderr(&out).contains("family.ged: unchanged"));
+    let out = gedgraft(
+        &dir,
+        &["--check", "--escape-at", "family.ged", "-o", "x.ged"],
+    );
+    assert_eq!(code(&out), 2, "--check and -o conflict");
+}
+
+#[test]
+fn many_files_and_errors_naming_the_file() {
+    let dir = temp_dir("many");
+    write(&dir, "a.ged", SAMPLE);
+    write(&dir, "b.ged", b"0 HEAD\n1 NOTE x@y\n0 TRLR\n");
+    let out = gedgraft(
+        &dir,
+        &["--in-place", "--escape-at", "a.ged", "missing.ged", "b.ged"],
+    );
+    assert_eq!(code(&out), 2, "one file could not be read");
+    let err = stderr(&out);
+    assert!(err.contains("missing.ged"), "{err}");
+    assert!(err.contains("a.ged: changed: 1 edit"), "{err}");
+    assert!(err.contains("b.ged: changed: 1 edit"), "{err}");
+    assert!(std::fs::read_to_string(dir.join("b.ged"))
+        .expect("b")
+        .contains("x@@y"));
+    // An edit the library refuses names the file and leaves it alone.
+    let out = gedgraft(&dir, &["--in-place", "--delete", "HEAD", "a.ged"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("a.ged: cannot delete the header"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn unmatched_paths_are_reported() {
+    let dir = temp_dir("unmatched");
+    write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(
+        &dir,
+        &[
+            "--set",
+            "FAM.NOTE=x",
+            "--select",
+            "@I9@",
+            "--rename-tag",
+            "NAME=X",
+            "family.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("family.ged: warning: selector `@I9@` matched nothing"),
+        "{err}"
+    );
+    assert!(err.contains("family.ged: unchanged"), "{err}");
+    let out = gedgraft(&dir, &["--set", "FAM.NOTE=x", "family.ged"]);
+    assert!(stderr(&out).contains("warning: selector `FAM.NOTE` matched nothing"));
+}
+
+#[test]
+fn set_paths_may_name_identifiers_with_equals_signs() {
+    let dir = temp_dir("equals");
+    write(&dir, "family.ged", b"0 HEAD\n0 @a=b@ NOTE x\n0 TRLR\n");
+    let out = gedgraft(&dir, &["--set", "@a=b@=y=z", "family.ged"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+0 @a=b@ NOTE y=z\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn select_limits_the_edits() {
+    let dir = temp_dir("select");
+    write(&dir, "family.ged", SAMPLE);
+    let out = gedgraft(
+        &dir,
+        &[
+            "--select",
+            "@I2@",
+            "--rename-tag",
+            "NAME=_NAME",
+            "--set",
+            "INDI.NAME=Z",
+            "family.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(diff.contains("-1 NAME Ann\n+1 _NAME Z\n"), "{diff}");
+    assert!(!diff.contains("-1 NAME Bob"), "{diff}");
+}
+
+#[test]
+fn bad_option_values_exit_2_with_a_clear_message() {
+    let dir = temp_dir("bad");
+    write(&dir, "family.ged", SAMPLE);
+    for (args, message) in [
+        (
+            &["--rename-tag", "NAME"][..],
+            "--rename-tag `NAME`: expected OLD=NEW",
+        ),
+        (&["--rename-tag", "NAME=NA-ME"], "`NA-ME` is not a tag"),
+        (
+            &["--rename-tag", "NAME=CONT"],
+            "`CONT` is reserved (R-TAGS-03)",
+        ),
+        (
+            &["--set", "INDI..NAME=x"],
+            "--set: invalid path `INDI..NAME`",
+        ),
+        (&["--set", "INDI.NAME"], "expected PATH=VALUE"),
+        (
+            &["--select", "@I1", "--escape-at"],
+            "--select: invalid path `@I1`",
+        ),
+        (&["--rewrap=5"], "a line limit of 5 octets is too small"),
+        (&["--to-encoding", "klingon"], "unknown encoding `klingon`"),
+        (
+            &["--encoding", "klingon", "--escape-at"],
+            "unknown encoding `klingon`",
+        ),
+        (&[], "nothing to do"),
+    ] {
+        let mut all = args.to_vec();
+        all.push("family.ged");
+        let out = gedgraft(&dir, &all);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+    for args in [
+        &["--eol", "unix"][..],
+        &["--rewrap=abc"],
+        &["--join-lf-cr", "--escape-at"],
+        &["--in-place", "-o", "x.ged", "--escape-at"],
+    ] {
+        let mut all = args.to_vec();
+        all.push("family.ged");
+        let out = gedgraft(&dir, &all);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(dir.join("family.ged")).expect("read"), SAMPLE);
+}
+
+#[test]
+fn transcoding_a_utf16_corpus_file() {
+    let Some(input) = corpus_file("gedcom7code-test-files/5/char_utf16le-2.ged") else {
+        return;
+    };
+    let dir = temp_dir("transcode");
+    let bytes = std::fs::read(&input).expect("read");
+    write(&dir, "u16.ged", &bytes);
+    let out = gedgraft(
+        &dir,
+        &[
+            "--to-encoding",
+            "utf-8",
+            "--eol",
+            "crlf",
+            "u16.ged",
+            "-o",
+            "u8.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = String::from_utf8(std::fs::read(dir.join("u8.ged")).expect("out")).expect("utf8");
+    assert!(
+        text.starts_with("\u{FEFF}0 HEAD\r\n"),
+        "the BOM is kept for UTF-8"
+    );
+    assert!(
+        text.contains("1 CHAR UTF-8\r\n1 NOTE UTF-16LE with BOM: ¶ ☺ 𒍅\r\n"),
+        "{text}"
+    );
+    let out = gedgraft(&dir, &["--to-encoding", "ascii", "u8.ged"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+1 NOTE UTF-16LE with BOM: @#UB6@ @#U263A@ @#U12345@\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn fix_help_lists_the_edit_options() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(["fix", "--help"])
+        .output()
+        .expect("run");
+    assert_eq!(code(&out), 0);
+    let help = stdout(&out);
+    for option in [
+        "--rename-tag",
+        "--select",
+        "--set",
+        "--delete",
+        "--escape-at",
+        "--rewrap",
+        "--eol",
+        "--to-encoding",
+        "--in-place",
+        "--backup",
+        "--check",
+        "--output",
+        "--encoding",
+        "Exit status",
+    ] {
+        assert!(help.contains(option), "{option} missing from fix --help");
+    }
+}
