@@ -317,23 +317,14 @@ impl Stopwatch {
     }
 }
 
-/// CPU time of the whole process (user + system, all threads) from `/proc/self/stat`, in clock ticks of 10 ms
-/// (`USER_HZ` is 100 on Linux); zero where it cannot be read.
+/// CPU time of the whole process (user + system, all threads, exited ones included):
+/// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`.
 fn process_cpu() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    // Fields after the command name (which is in parentheses and may hold spaces): state is the first,
-    // utime the 12th and stime the 13th.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(
+        t.tv_sec.max(0) as u64,
+        t.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 fn assert_round_trip(input: &[u8], output: &[u8]) -> Result<(), String> {

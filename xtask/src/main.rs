@@ -1,7 +1,7 @@
 //! Developer tasks for gedgraft, run as `cargo xtask <command>`:
 //!
 //! - `gen-sample --size-mb N --out PATH [--crlf] [--seed S]`: writes a realistic, deterministic GEDCOM 5.5.1 file.
-//! - `bench [--size-mb N] [--runs N] [--json]`: throughput and peak memory of parse and write-back against a
+//! - `bench [--size-mb N] [--runs N] [--json] [--sample PATH]`: throughput and peak memory of parse and write-back against a
 //!   line-splitting baseline.
 //! - `corpus [--dir PATH]`: parses every file of `../shared/corpus` and checks the round trip.
 
@@ -12,15 +12,20 @@ mod gen_sample;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The allocator the `gedgraft` binary ships with, so the benchmarks measure what users run.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
   gen-sample --size-mb N --out PATH [--crlf] [--seed S]
       write a deterministic, realistic GEDCOM 5.5.1 UTF-8 file of about N MB (10^6 octets)
-  bench [--size-mb N] [--runs N] [--crlf] [--json]
+  bench [--size-mb N] [--runs N] [--crlf] [--json] [--sample PATH]
       best-of-N wall time, MB/s and peak memory of parse and write-back vs. a memchr line split
-      (defaults: --size-mb 100 --runs 5; the sample is cached under target/xtask/)
+      (defaults: --size-mb 100 --runs 5; the sample is cached under target/xtask/;
+      --sample measures an existing file instead)
   corpus [--dir PATH]
       parse every file of ../shared/corpus (or PATH), check the round trip, print a table;
       exits non-zero if any round trip fails
