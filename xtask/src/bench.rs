@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 const TARGET_PARSE_MB_S: f64 = 150.0;
 const TARGET_WRITE_MB_S: f64 = 1000.0;
 const TARGET_PEAK_X_FILE: f64 = 6.0;
+/// The lowering issue's target: parse + lower of the sample.
+const TARGET_LOWER_MB_S: f64 = 100.0;
 
 pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     let mut args = Args::new(rest);
@@ -118,12 +120,43 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
         drop(black_box(parse));
         t.stop()
     });
+
+    progress("parse + lower (the ELF dataset)");
+    let parse_lower = best_of(runs, || {
+        let t = Stopwatch::start();
+        let parse = gedgraft_syntax::parse(black_box(&bytes));
+        let lowered = gedgraft_model::lower(&parse, &gedgraft_model::LowerOptions::default());
+        let elapsed = t.stop();
+        drop(black_box(lowered));
+        drop(black_box(parse));
+        elapsed
+    });
+
+    progress("parse + rename a tag on (nearly) every record + write");
+    let mut renames = 0;
+    let mut rename_err = None;
+    let parse_rename_write = best_of(runs, || {
+        let t = Stopwatch::start();
+        let parse = gedgraft_syntax::parse(black_box(&bytes));
+        let out = rename_and_write(&parse, &mut renames);
+        let elapsed = t.stop();
+        if let Err(e) = out {
+            rename_err = Some(e);
+        }
+        drop(black_box(parse));
+        elapsed
+    });
+    if let Some(err) = rename_err {
+        return Err(format!("rename failed: {err}"));
+    }
     drop(bytes);
 
     progress("peak memory in fresh processes");
     let mem_baseline = child_peak("baseline", &path)?;
     let mem_parse = child_peak("parse", &path)?;
     let mem_round_trip = child_peak("roundtrip", &path)?;
+    let mem_lower = child_peak("lower", &path)?;
+    let mem_rename = child_peak("rename", &path)?;
 
     let timings = [
         Timing {
@@ -146,6 +179,14 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
             name: "drop of the parse",
             time: drop_time,
         },
+        Timing {
+            name: "parse + lower",
+            time: parse_lower,
+        },
+        Timing {
+            name: RENAME_NAME,
+            time: parse_rename_write,
+        },
     ];
     let memory = [
         Memory {
@@ -160,7 +201,17 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
             name: "parse + write back",
             peak: mem_round_trip,
         },
+        Memory {
+            name: "parse + lower",
+            peak: mem_lower,
+        },
+        Memory {
+            name: RENAME_NAME,
+            peak: mem_rename,
+        },
     ];
+    let lower_mb_s = mb_s(len, parse_lower.wall);
+    let rename_ratio = ratio(parse_rename_write.wall, parse_write.wall);
     let parse_mb_s = mb_s(len, parse_time.wall);
     let write_mb_s = mb_s(len, write.wall);
     let peak_x = mem_parse as f64 / len as f64;
@@ -179,6 +230,16 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
             name: "parse peak memory <= 6x file",
             measured: format!("{peak_x:.2}x"),
             met: peak_x <= TARGET_PEAK_X_FILE,
+        },
+        Target {
+            name: "parse + lower >= 100 MB/s",
+            measured: format!("{lower_mb_s:.0} MB/s"),
+            met: lower_mb_s >= TARGET_LOWER_MB_S,
+        },
+        Target {
+            name: "rename + write, as a ratio to parse + write (no target: reported)",
+            measured: format!("{rename_ratio:.2}x ({renames} renames)"),
+            met: true,
         },
     ];
     let info = SampleInfo {
@@ -200,10 +261,24 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The timing row of the editor benchmark.
+const RENAME_NAME: &str = "parse + rename CHAN→_CHN + write";
+
+/// Renames `CHAN` (on most records of the sample) to `_CHN` and writes the file out, as `gedgraft fix` would.
+fn rename_and_write(parse: &gedgraft_syntax::Parse, renames: &mut usize) -> Result<(), String> {
+    let mut editor = gedgraft_edit::Editor::new(parse);
+    *renames = editor
+        .rename_tag("CHAN", "_CHN", None)
+        .map_err(|e| e.to_string())?;
+    let edited = editor.apply().map_err(|e| e.to_string())?;
+    black_box(edited.bytes());
+    Ok(())
+}
+
 /// `xtask bench-child MODE PATH`: does one job in a fresh process and prints `VmHWM_KB <n>`.
 pub fn run_child(rest: &[String]) -> Result<ExitCode, String> {
     let [mode, path] = rest else {
-        return Err("usage: xtask bench-child baseline|parse|roundtrip PATH".into());
+        return Err("usage: xtask bench-child baseline|parse|roundtrip|lower|rename PATH".into());
     };
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     match mode.as_str() {
@@ -224,6 +299,17 @@ pub fn run_child(rest: &[String]) -> Result<ExitCode, String> {
             println!("VmHWM_KB {}", vm_hwm_kb()?);
             drop(out);
             drop(parse);
+        }
+        "lower" => {
+            let parse = gedgraft_syntax::parse(black_box(&bytes));
+            let lowered = gedgraft_model::lower(&parse, &gedgraft_model::LowerOptions::default());
+            black_box(&lowered);
+            println!("VmHWM_KB {}", vm_hwm_kb()?);
+        }
+        "rename" => {
+            let parse = gedgraft_syntax::parse(black_box(&bytes));
+            rename_and_write(&parse, &mut 0)?;
+            println!("VmHWM_KB {}", vm_hwm_kb()?);
         }
         other => return Err(format!("unknown bench-child mode `{other}`")),
     }
