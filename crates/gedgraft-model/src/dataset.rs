@@ -13,16 +13,18 @@ use text_size::TextRange;
 /// The index of a structure in [`Dataset::structures`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct StructureId(usize);
+pub struct StructureId(u32);
 
 impl StructureId {
     /// The position in [`Dataset::structures`].
     pub fn index(self) -> usize {
-        self.0
+        self.0 as usize
     }
 
+    /// The id of position `index`. Tree offsets are 32-bit and every structure has a line of its own, so a
+    /// dataset never holds 2^32 structures.
     pub(crate) fn new(index: usize) -> StructureId {
-        StructureId(index)
+        StructureId(u32::try_from(index).unwrap_or(u32::MAX))
     }
 }
 
@@ -200,7 +202,7 @@ mod range_serde {
 impl Dataset {
     /// The structure with this id.
     pub fn get(&self, id: StructureId) -> Option<StructureRef<'_>> {
-        let structure = self.structures.get(id.0)?;
+        let structure = self.structures.get(id.index())?;
         Some(StructureRef {
             dataset: self,
             id,

@@ -33,7 +33,9 @@
 
 pub mod codes;
 mod dataset;
+mod green;
 mod json;
+mod locate;
 mod lower;
 mod unescape;
 

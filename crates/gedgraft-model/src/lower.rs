@@ -5,12 +5,17 @@
 
 use crate::codes;
 use crate::dataset::{Dataset, Payload, Pointer, Structure, StructureId, Text, Version};
+use crate::green::{
+    count_line_breaks, count_structures, is_line_break, strip_ats, Elements, LineInfo, Node,
+};
+use crate::locate::locate_sorted;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::ast::{AstNode, AstToken, Line, Structure as CstStructure};
+use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
-use std::collections::{BTreeMap, HashMap, HashSet};
-use text_size::TextRange;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use text_size::{TextRange, TextSize};
 
 /// How to lower.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,16 +89,19 @@ impl Lowered {
 /// assert_eq!(lowered.diagnostics[0].code, "undefined-pointer");
 /// ```
 pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
+    let finishing = Finishing {
+        ansel: parse.encoding() == Encoding::Ansel,
+        nfc: options.nfc,
+    };
     let mut lowerer = Lowerer {
         parse,
-        finishing: Finishing {
-            ansel: parse.encoding() == Encoding::Ansel,
-            nfc: options.nfc,
-        },
+        finishing,
         dataset: Dataset::default(),
         sink: Sink::default(),
         pointers: Vec::new(),
         default_language: "und".to_string(),
+        text: TextBuilder::new(finishing),
+        stack: Vec::new(),
     };
     lowerer.run();
     lowerer.finish(options)
@@ -142,77 +150,70 @@ struct Lowerer<'p> {
     /// Structures with a pointer payload and the pointer's range.
     pointers: Vec<(StructureId, TextRange)>,
     default_language: String,
+    /// The buffer string payloads are assembled in.
+    text: TextBuilder,
+    /// The stack of [`Lowerer::lower_tree`], kept between records.
+    stack: Vec<Frame<'p>>,
 }
+
+/// A frame of the walk in [`Lowerer::lower_tree`]: the elements of a node still to walk, and if the node is a
+/// lowered structure, its id (the parent of the structures found in it) and whether some of its substructures
+/// are payload annotations; `None` for lines, malformed lines and annotations.
+type Frame<'p> = (Elements<'p>, Option<(StructureId, bool)>);
 
 /// The serialisation metadata tags (R-HEADER-02; `GEDC`, not `GED`, per R-HEADER-03).
 const SERIALISATION_METADATA: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
 
-fn tag_of(s: &CstStructure) -> String {
-    s.tag().map(|t| t.text().to_string()).unwrap_or_default()
+/// Whether a substructure with this tag is a payload annotation, taken out by the second pass.
+fn is_annotation(tag: Option<&str>) -> bool {
+    matches!(tag, Some("PLANG" | "DTYPE"))
 }
 
-/// The range of a line's content: from its level to the end of its last token before the line break.
-fn line_range(line: &Line) -> TextRange {
-    let mut start = None;
-    let mut end = line.text_range().start();
-    for token in line.tokens() {
-        match token.kind() {
-            SyntaxKind::Whitespace | SyntaxKind::LineBreak => {}
-            _ => {
-                start.get_or_insert(token.text_range().start());
-                end = token.text_range().end();
-            }
-        }
-    }
-    TextRange::new(start.unwrap_or(end).min(end), end)
-}
-
-fn first_line_range(s: &CstStructure) -> TextRange {
-    s.line()
-        .map(|l| line_range(&l))
-        .unwrap_or_else(|| TextRange::empty(s.syntax().text_range().start()))
-}
-
-/// The payload as written, empty if there is none.
-fn raw_payload(s: &CstStructure) -> String {
-    s.payload().map(|p| p.raw_text()).unwrap_or_default()
-}
-
-fn payload_range(s: &CstStructure) -> TextRange {
-    match s.payload() {
-        Some(p) => {
-            let start = p.separator().text_range().end();
-            let end = p.tokens().last().map_or(start, |t| t.text_range().end());
-            TextRange::new(start, end)
-        }
-        None => first_line_range(s),
-    }
-}
-
-impl Lowerer<'_> {
+impl<'p> Lowerer<'p> {
     fn run(&mut self) {
-        let document = self.parse.document();
-        let records: Vec<CstStructure> = document
-            .records()
-            .filter_map(|r| CstStructure::cast(r.syntax().clone()))
-            .collect();
-        let mut start = 0;
-        let mut end = records.len();
-        if let Some(first) = records.first() {
-            if tag_of(first) == "HEAD" {
-                // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest.
-                self.header(first);
-                start = 1;
-            }
-        }
+        let root: &'p GreenNodeData = self.parse.green();
+        let document = Node::new(root, TextSize::from(0));
+        // The records are the document's RECORD children (with their positions among its elements).
+        let mut records = document
+            .elements()
+            .enumerate()
+            .filter_map(|(i, (element, start))| {
+                let node = Node::new(element.into_node()?, start);
+                (node.kind() == SyntaxKind::Record).then_some((i, node))
+            });
+        let first = records.next();
+        let last = records.last().or(first);
+        // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest.
+        let header = first
+            .filter(|(_, r)| r.tag() == Some("HEAD"))
+            .map(|(i, _)| i);
         // R-TAGGED-STRUCTS-04: the trailer is discarded. The syntax layer has reported a trailer with an xref
         // or payload (`non-empty-trailer`) and anything after it, so any final TRLR record goes.
-        if end > start && records.get(end - 1).is_some_and(|r| tag_of(r) == "TRLR") {
-            end -= 1;
-        }
-        for record in records.get(start..end).unwrap_or_default() {
-            let id = self.lower_tree(record.clone(), Mode::Normal);
-            self.dataset.records.push(id);
+        let trailer = last
+            .filter(|(i, r)| header != Some(*i) && r.tag() == Some("TRLR"))
+            .map(|(i, _)| i);
+        self.dataset
+            .structures
+            .reserve(count_structures(root).saturating_add(1));
+        // 1-based line number of the next element, counted from the line breaks passed.
+        let mut line = 1;
+        for (i, (element, start)) in document.elements().enumerate() {
+            let node = match element {
+                NodeOrToken::Token(t) => {
+                    line += usize::from(is_line_break(t));
+                    continue;
+                }
+                NodeOrToken::Node(n) => Node::new(n, start),
+            };
+            if node.kind() != SyntaxKind::Record || trailer == Some(i) {
+                line += count_line_breaks(node);
+            } else if header == Some(i) {
+                self.header(node, line);
+                line += count_line_breaks(node);
+            } else {
+                let id = self.lower_tree(node, &mut line, Mode::Normal);
+                self.dataset.records.push(id);
+            }
         }
         self.resolve_pointers();
     }
@@ -223,20 +224,32 @@ impl Lowerer<'_> {
 
     // ----- Header metadata (2019 § Parsing serialisation metadata) -----
 
-    fn header(&mut self, header: &CstStructure) {
+    fn header(&mut self, header: Node<'p>, header_line: usize) {
         self.check_header_line(header);
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut kept: Vec<(CstStructure, Mode)> = Vec::new();
-        for sub in header.substructures() {
-            let tag = tag_of(&sub);
-            if !SERIALISATION_METADATA.contains(&tag.as_str()) {
-                kept.push((sub, Mode::Normal));
+        let mut seen: Vec<(&str, usize)> = Vec::new();
+        let mut kept: Vec<(Node<'p>, usize, Mode)> = Vec::new();
+        let mut line = header_line;
+        for (element, start) in header.elements() {
+            let sub = match element {
+                NodeOrToken::Token(t) => {
+                    line += usize::from(is_line_break(t));
+                    continue;
+                }
+                NodeOrToken::Node(n) => Node::new(n, start),
+            };
+            let sub_line = line;
+            line += count_line_breaks(sub);
+            if !sub.is_structure() {
                 continue;
             }
-            self.check_metadata_tree(&sub, &tag);
+            let tag = sub.tag().unwrap_or("");
+            if !SERIALISATION_METADATA.contains(&tag) {
+                kept.push((sub, sub_line, Mode::Normal));
+                continue;
+            }
+            self.check_metadata_tree(sub, tag);
             if tag != "SCHMA" {
-                let line = self.parse.locate(sub.syntax().text_range().start()).line;
-                if let Some(first) = seen.get(&tag) {
+                if let Some((_, first)) = seen.iter().find(|(t, _)| *t == tag) {
                     // R-PARSING-METADATA-04
                     self.report(
                         codes::DUPLICATE_METADATA,
@@ -244,24 +257,24 @@ impl Lowerer<'_> {
                         format!(
                             "a second {tag} in the header (the first is on line {first}); ignored"
                         ),
-                        first_line_range(&sub),
+                        sub.line().content,
                     );
                     continue;
                 }
-                seen.insert(tag.clone(), line);
+                seen.push((tag, sub_line));
             }
-            match tag.as_str() {
-                "ELF" => self.elf_version(&sub),
-                "GEDC" => self.gedcom_version(&sub),
-                "PLANG" => self.default_language(&sub),
-                "SCHMA" => kept.push((sub, Mode::Literal)),
+            match tag {
+                "ELF" => self.elf_version(sub),
+                "GEDC" => self.gedcom_version(sub),
+                "PLANG" => self.default_language(sub),
+                "SCHMA" => kept.push((sub, sub_line, Mode::Literal)),
                 // R-PARSING-METADATA-05: CHAR was used when the file was decoded.
                 _ => {}
             }
         }
         // Metadata structures and schemas are lowered once the default language is known, in file order.
-        for (sub, mode) in kept {
-            let id = self.lower_tree(sub, mode);
+        for (sub, mut line, mode) in kept {
+            let id = self.lower_tree(sub, &mut line, mode);
             match mode {
                 Mode::Normal => self.dataset.metadata.other.push(id),
                 Mode::Literal => self.dataset.metadata.schemas.push(id),
@@ -271,21 +284,22 @@ impl Lowerer<'_> {
 
     /// R-HEADER-01: no xref, payload or continuation lines on the header. A first line other than `0 HEAD` is
     /// already the syntax layer's `first-line-not-head`.
-    fn check_header_line(&mut self, header: &CstStructure) {
-        let start = header.syntax().text_range().start();
+    fn check_header_line(&mut self, header: Node<'p>) {
+        let start = header.start;
         let reported = self
             .parse
             .diagnostics()
             .iter()
             .any(|d| d.code == syntax_codes::FIRST_LINE_NOT_HEAD && d.range.start() == start);
-        let has_payload = !raw_payload(header).trim_matches([' ', '\t']).is_empty();
-        if !reported && (header.xref().is_some() || has_payload) {
+        let line = header.line();
+        let has_payload = !line.raw_payload().trim_matches([' ', '\t']).is_empty();
+        if !reported && (line.xref.is_some() || has_payload) {
             self.report(
                 codes::BAD_HEADER,
                 Class::MalformedStructure,
                 "the header record must be exactly `0 HEAD`, with no cross-reference identifier or payload"
                     .into(),
-                first_line_range(header),
+                line.content,
             );
         }
         for line in header.continuation_lines() {
@@ -293,21 +307,45 @@ impl Lowerer<'_> {
                 codes::BAD_HEADER,
                 Class::MalformedStructure,
                 "the header record has no payload to continue".into(),
-                line_range(&line),
+                line.content,
             );
         }
     }
 
     /// R-PARSING-METADATA-02: inside serialisation metadata, no xrefs, pointers or continuation lines
     /// (misplaced `HEAD`/`CONT`/`CONC`/`TRLR` structures are the syntax layer's).
-    fn check_metadata_tree(&mut self, root: &CstStructure, root_tag: &str) {
-        for s in root.syntax().descendants().filter_map(CstStructure::cast) {
-            let tag = tag_of(&s);
+    fn check_metadata_tree(&mut self, root: Node<'p>, root_tag: &str) {
+        // Pre-order over the root and its descendant nodes, as `SyntaxNode::descendants`.
+        let mut pending = vec![root];
+        let mut stack = Vec::new();
+        loop {
+            let s = match pending.pop() {
+                Some(s) => s,
+                None => {
+                    let Some(children) = stack.last_mut() else {
+                        break;
+                    };
+                    match Iterator::next(children) {
+                        Some((NodeOrToken::Node(n), start)) => Node::new(n, start),
+                        Some((NodeOrToken::Token(_), _)) => continue,
+                        None => {
+                            stack.pop();
+                            continue;
+                        }
+                    }
+                }
+            };
+            stack.push(s.elements());
+            if !s.is_structure() {
+                continue;
+            }
+            let line = s.line();
+            let tag = line.tag_text();
             let mut problems = Vec::new();
-            if s.xref().is_some() {
+            if line.xref.is_some() {
                 problems.push("has a cross-reference identifier");
             }
-            if s.payload().and_then(|p| p.pointer()).is_some() {
+            if line.pointer.is_some() {
                 problems.push("has a pointer payload");
             }
             for problem in problems {
@@ -315,42 +353,43 @@ impl Lowerer<'_> {
                     codes::BAD_METADATA_STRUCTURE,
                     Class::NonConformant,
                     format!("{tag} in the serialisation metadata structure {root_tag} {problem}"),
-                    first_line_range(&s),
+                    line.content,
                 );
             }
-            for line in s.continuation_lines() {
-                let cont = line.tag().map(|t| t.text().to_string()).unwrap_or_default();
+            for cont in s.continuation_lines() {
+                let cont_tag = cont.tag_text();
                 self.report(
                     codes::BAD_METADATA_STRUCTURE,
                     Class::NonConformant,
                     format!(
-                        "{cont} line in the serialisation metadata structure {root_tag}: continuation lines \
+                        "{cont_tag} line in the serialisation metadata structure {root_tag}: continuation lines \
                          and escapes are not interpreted in serialisation metadata"
                     ),
-                    line_range(&line),
+                    cont.content,
                 );
             }
         }
     }
 
     /// A version number from a metadata payload (taken literally, R-HEADER-04).
-    fn version(&mut self, s: &CstStructure, what: &str) -> Option<Version> {
-        let text = raw_payload(s);
+    fn version(&mut self, line: &LineInfo<'_>, what: &str) -> Option<Version> {
+        let text = line.raw_payload();
         let version = Version::parse(&text);
         if version.is_none() {
             self.report(
                 codes::BAD_VERSION_NUMBER,
                 Class::NonConformant,
                 format!("{what} `{text}` is not a version number (digits.digits or digits.digits.digits)"),
-                payload_range(s),
+                line.payload_range(),
             );
         }
         version
     }
 
     /// R-PARSING-METADATA-06, R-SERIALISATION-VERSION-02..04.
-    fn elf_version(&mut self, s: &CstStructure) {
-        let Some(v) = self.version(s, "the ELF serialisation version") else {
+    fn elf_version(&mut self, s: Node<'p>) {
+        let line = s.line();
+        let Some(v) = self.version(&line, "the ELF serialisation version") else {
             return;
         };
         self.dataset.metadata.elf_version = Some(v);
@@ -362,32 +401,33 @@ impl Lowerer<'_> {
                     "ELF version {v} has major version {}; this parser reads ELF 1.x",
                     v.major
                 ),
-                payload_range(s),
+                line.payload_range(),
             );
         } else if v.minor != 0 {
             self.report(
                 codes::UNKNOWN_ELF_VERSION,
                 Class::Warning,
                 format!("unknown ELF version {v}; read as ELF 1.0"),
-                payload_range(s),
+                line.payload_range(),
             );
         }
     }
 
     /// R-PARSING-METADATA-07, R-GEDCOM-VERSION-03.
-    fn gedcom_version(&mut self, gedc: &CstStructure) {
-        let range = first_line_range(gedc);
-        if !raw_payload(gedc).is_empty() {
+    fn gedcom_version(&mut self, gedc: Node<'p>) {
+        let gedc_line = gedc.line();
+        let range = gedc_line.content;
+        if !gedc_line.raw_payload().is_empty() {
             self.report(
                 codes::BAD_GEDC,
                 Class::NonConformant,
                 "GEDC must not have a payload".into(),
-                payload_range(gedc),
+                gedc_line.payload_range(),
             );
         }
-        let subs: Vec<CstStructure> = gedc.substructures().collect();
-        let vers: Vec<&CstStructure> = subs.iter().filter(|s| tag_of(s) == "VERS").collect();
-        let forms: Vec<&CstStructure> = subs.iter().filter(|s| tag_of(s) == "FORM").collect();
+        let subs: Vec<LineInfo<'p>> = gedc.substructures().map(Node::line).collect();
+        let vers: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "VERS").collect();
+        let forms: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "FORM").collect();
         for (name, found) in [("VERS", vers.len()), ("FORM", forms.len())] {
             if found != 1 {
                 self.report(
@@ -407,19 +447,19 @@ impl Lowerer<'_> {
                         codes::UNSUPPORTED_GEDCOM_VERSION,
                         Class::NonConformant,
                         format!("GEDCOM version {version} is neither 5.5 nor 5.5.1"),
-                        payload_range(v),
+                        v.payload_range(),
                     );
                 }
             }
         }
         if let Some(form) = forms.first() {
-            let text = raw_payload(form);
+            let text = form.raw_payload();
             if text != "LINEAGE-LINKED" {
                 self.report(
                     codes::BAD_GEDC,
                     Class::NonConformant,
                     format!("GEDC.FORM is `{text}`; it must be `LINEAGE-LINKED`"),
-                    payload_range(form),
+                    form.payload_range(),
                 );
             }
             self.dataset.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
@@ -427,14 +467,15 @@ impl Lowerer<'_> {
     }
 
     /// The default payload language (`1 PLANG`).
-    fn default_language(&mut self, s: &CstStructure) {
-        let text = literal_text(&raw_payload(s), self.finishing);
+    fn default_language(&mut self, s: Node<'p>) {
+        let line = s.line();
+        let text = literal_text(&line.raw_payload(), self.finishing);
         if text.is_empty() {
             self.report(
                 codes::BAD_LANGUAGE_TAG,
                 Class::NonConformant,
                 "PLANG has no language tag; ignored".into(),
-                first_line_range(s),
+                line.content,
             );
             return;
         }
@@ -444,52 +485,98 @@ impl Lowerer<'_> {
 
     // ----- The second pass (2019 § Second pass) -----
 
-    /// Lowers a structure and its substructures (explicit stack, pre-order) and returns its id.
-    fn lower_tree(&mut self, root: CstStructure, mode: Mode) -> StructureId {
-        let root_id = StructureId::new(self.dataset.structures.len());
-        let mut stack: Vec<(CstStructure, Option<StructureId>)> = vec![(root, None)];
-        let mut children: Vec<CstStructure> = Vec::new();
-        while let Some((cst, parent)) = stack.pop() {
-            let id = self.lower_one(&cst, parent, mode, &mut children);
-            if let Some(p) = parent.and_then(|p| self.dataset.structures.get_mut(p.index())) {
-                p.children.push(id);
-            }
-            stack.extend(children.drain(..).rev().map(|c| (c, Some(id))));
+    /// Lowers a structure and its substructures in pre-order and returns its id. `line` is the line the
+    /// structure starts on; on return it is the line after the structure's last line break.
+    ///
+    /// One walk over the subtree's elements with an explicit stack: structures are lowered as they are met,
+    /// and every line break passed (in first lines, continuation lines, malformed lines, blank lines and
+    /// payload annotations) moves `line` on.
+    fn lower_tree(&mut self, root: Node<'p>, line: &mut usize, mode: Mode) -> StructureId {
+        let root_id = self.lower_one(root, *line, None, mode);
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.push((root.elements(), Some(root_id)));
+        while let Some((elements, owner)) = stack.last_mut() {
+            let Some((element, start)) = elements.next() else {
+                stack.pop();
+                continue;
+            };
+            let owner = *owner;
+            let node = match element {
+                NodeOrToken::Token(t) => {
+                    *line += usize::from(is_line_break(t));
+                    continue;
+                }
+                NodeOrToken::Node(n) => Node::new(n, start),
+            };
+            let lowered = match owner {
+                Some((parent, annotated))
+                    if node.is_structure() && !(annotated && is_annotation(node.tag())) =>
+                {
+                    let lowered = self.lower_one(node, *line, Some(parent), mode);
+                    if let Some(p) = self.dataset.structures.get_mut(parent.index()) {
+                        p.children.push(lowered.0);
+                    }
+                    Some(lowered)
+                }
+                _ => None,
+            };
+            stack.push((node.elements(), lowered));
         }
-        root_id
+        self.stack = stack;
+        root_id.0
     }
 
-    /// Lowers one structure; its substructures still to lower are left in `children`.
+    /// Lowers one structure (not its substructures, whose slots in `children` are reserved). Returns its id and
+    /// whether it has payload annotations (`PLANG`/`DTYPE` substructures taken out by the second pass).
     fn lower_one(
         &mut self,
-        cst: &CstStructure,
+        cst: Node<'p>,
+        line_number: usize,
         parent: Option<StructureId>,
         mode: Mode,
-        children: &mut Vec<CstStructure>,
-    ) -> StructureId {
-        let tag = tag_of(cst);
-        let range = cst.syntax().text_range();
+    ) -> (StructureId, bool) {
+        let line = cst.line();
+        // One look at the children after the first line: continuation lines, substructures, annotations.
+        let mut continued = false;
+        let mut substructures = 0;
+        let mut annotations = 0;
+        for (element, start) in line.rest.clone() {
+            let NodeOrToken::Node(n) = element else {
+                continue;
+            };
+            let node = Node::new(n, start);
+            match node.kind() {
+                SyntaxKind::Line => continued = true,
+                SyntaxKind::Record | SyntaxKind::Structure => {
+                    substructures += 1;
+                    if mode == Mode::Normal && is_annotation(node.tag()) {
+                        annotations += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
         // R-SECOND-PASS-02: misplaced HEAD, CONT, CONC and TRLR structures are the syntax layer's
         // (`misplaced-header`, `misplaced-continuation`, `continuation-at-level-0`, `misplaced-trailer`); they stay
         // in the dataset as ordinary structures.
         let draft = match mode {
-            Mode::Normal => self.payload(cst),
-            Mode::Literal => Draft::Text(literal_text(&raw_payload(cst), self.finishing)),
+            Mode::Normal => self.payload(&line, continued),
+            Mode::Literal => Draft::Text(literal_text(&line.raw_payload(), self.finishing)),
         };
         let id = StructureId::new(self.dataset.structures.len());
         let mut language = None;
         let mut datatype = None;
-        for sub in cst.substructures() {
-            let sub_tag = tag_of(&sub);
-            if mode == Mode::Normal && (sub_tag == "PLANG" || sub_tag == "DTYPE") {
-                let slot = if sub_tag == "PLANG" {
-                    &mut language
-                } else {
-                    &mut datatype
-                };
-                self.annotation(&sub, &sub_tag, &draft, slot);
-            } else {
-                children.push(sub);
+        if annotations > 0 {
+            for sub in cst.substructures() {
+                let sub_tag = sub.tag();
+                if is_annotation(sub_tag) {
+                    let (tag, slot) = if sub_tag == Some("PLANG") {
+                        ("PLANG", &mut language)
+                    } else {
+                        ("DTYPE", &mut datatype)
+                    };
+                    self.annotation(sub, tag, &draft, slot);
+                }
             }
         }
         let payload = match draft {
@@ -511,60 +598,70 @@ impl Lowerer<'_> {
             })),
         };
         self.dataset.structures.push(Structure {
-            xref: cst.xref().map(|x| x.id().to_string()),
-            tag,
+            xref: line.xref_id().map(str::to_string),
+            tag: line.tag_text().to_string(),
             payload,
-            children: Vec::new(),
+            children: Vec::with_capacity(substructures - annotations),
             parent,
-            range: Some(range),
-            line: Some(self.parse.locate(range.start()).line),
+            range: Some(cst.range()),
+            line: Some(line_number),
         });
-        id
+        (id, annotations > 0)
     }
 
     /// A pointer, or the unescaped string with its continuation lines merged (R-SECOND-PASS-04,
-    /// R-PAYLOAD-UNESC-01..06, R-MERGE-CONTS-08..12).
-    fn payload(&mut self, cst: &CstStructure) -> Draft {
-        let first = cst.payload();
-        if let Some(pointer) = first.as_ref().and_then(|p| p.pointer()) {
+    /// R-PAYLOAD-UNESC-01..06, R-MERGE-CONTS-08..12). `continued`: whether the structure has continuation lines.
+    fn payload(&mut self, line: &LineInfo<'p>, continued: bool) -> Draft {
+        if let Some(pointer) = line.pointer {
             // CONT/CONC lines after a pointer are the syntax layer's `continuation-of-pointer`; ignored here.
-            return Draft::Pointer(pointer.target().to_string(), pointer.syntax().text_range());
+            return Draft::Pointer(strip_ats(pointer.text()).to_string(), pointer.range());
         }
-        Draft::Text(self.merged_text(cst))
+        Draft::Text(self.merged_text(line, continued))
     }
 
     /// Unescapes every line of a string payload, then merges them: `CONT` adds `\n`, `CONC` nothing.
-    fn merged_text(&mut self, cst: &CstStructure) -> String {
-        let mut text = TextBuilder::default();
-        if let Some(payload) = cst.payload() {
-            unescape_line(payload.tokens(), &mut text, &mut self.sink);
+    fn merged_text(&mut self, line: &LineInfo<'p>, continued: bool) -> String {
+        let text = &mut self.text;
+        if continued {
+            text.use_scratch();
+        } else {
+            text.reserve_exact(line.payload_len());
         }
-        for line in cst.continuation_lines() {
-            if line.tag().is_some_and(|t| t.text() == "CONT") {
+        unescape_line(line.payload_tokens(), text, &mut self.sink);
+        let rest = line
+            .rest
+            .clone()
+            .take(if continued { usize::MAX } else { 0 });
+        let continuation_lines = rest.filter_map(|(element, start)| match element {
+            NodeOrToken::Node(n) => {
+                let node = Node::new(n, start);
+                (node.kind() == SyntaxKind::Line).then(|| node.line())
+            }
+            NodeOrToken::Token(_) => None,
+        });
+        for cont in continuation_lines {
+            if cont.tag_text() == "CONT" {
                 text.decoded("\n");
             }
-            let Some(payload) = line.payload() else {
+            if cont.sep_end.is_none() {
                 continue;
-            };
-            if payload.pointer().is_some() {
+            }
+            if cont.pointer.is_some() {
                 // R-MERGE-CONTS-07: the syntax layer's `pointer-in-continuation`; merged as the text it is.
-                text.literal(&payload.raw_text());
+                for token in cont.payload_tokens() {
+                    text.literal(token.text());
+                }
             } else {
-                unescape_line(payload.tokens(), &mut text, &mut self.sink);
+                unescape_line(cont.payload_tokens(), text, &mut self.sink);
             }
         }
-        text.finish(self.finishing)
+        text.take(self.finishing)
     }
 
     /// A `PLANG` or `DTYPE` substructure: sets the language or datatype of its parent's payload.
-    fn annotation(
-        &mut self,
-        sub: &CstStructure,
-        tag: &str,
-        parent: &Draft,
-        value: &mut Option<String>,
-    ) {
-        let range = first_line_range(sub);
+    fn annotation(&mut self, sub: Node<'p>, tag: &str, parent: &Draft, value: &mut Option<String>) {
+        let line = sub.line();
+        let range = line.content;
         let misuse = |this: &mut Self, why: String| {
             this.report(
                 codes::MISUSED_PAYLOAD_ANNOTATION,
@@ -573,13 +670,13 @@ impl Lowerer<'_> {
                 range,
             );
         };
-        if sub.xref().is_some() {
+        if line.xref.is_some() {
             return misuse(self, "must not have a cross-reference identifier".into());
         }
         if sub.substructures().next().is_some() {
             return misuse(self, "must not have substructures".into());
         }
-        if sub.payload().and_then(|p| p.pointer()).is_some() {
+        if line.pointer.is_some() {
             return misuse(self, "must not have a pointer payload".into());
         }
         if matches!(parent, Draft::Pointer(..)) {
@@ -588,7 +685,8 @@ impl Lowerer<'_> {
         if value.is_some() {
             return misuse(self, "repeats an earlier one on the same structure".into());
         }
-        let text = self.merged_text(sub);
+        let continued = sub.continuation_lines().next().is_some();
+        let text = self.merged_text(&line, continued);
         if text.is_empty() {
             if tag == "PLANG" {
                 self.report(
@@ -609,85 +707,68 @@ impl Lowerer<'_> {
 
     fn resolve_pointers(&mut self) {
         let structures = &self.dataset.structures;
-        let mut holders: HashMap<&str, Vec<StructureId>> = HashMap::new();
+        let records = &self.dataset.records;
+        let sink = &mut self.sink;
+        // Every identifier: its first holder and how many structures have it.
+        let mut holders: FxHashMap<&str, (StructureId, usize)> = FxHashMap::default();
         for (i, s) in structures.iter().enumerate() {
             if let Some(x) = &s.xref {
                 holders
                     .entry(x.as_str())
-                    .or_default()
-                    .push(StructureId::new(i));
+                    .and_modify(|(_, n)| *n += 1)
+                    .or_insert((StructureId::new(i), 1));
             }
         }
         // Duplicates, reported at every holder after the first, in file order.
-        let mut duplicate_reports = Vec::new();
         for (i, s) in structures.iter().enumerate() {
             let Some(x) = &s.xref else { continue };
-            let Some(ids) = holders.get(x.as_str()) else {
+            let Some(&(first, n)) = holders.get(x.as_str()) else {
                 continue;
             };
-            if ids.len() > 1 && ids.first().is_some_and(|f| f.index() != i) {
-                let first_line = ids
-                    .first()
-                    .and_then(|f| structures.get(f.index()))
+            if n > 1 && first.index() != i {
+                let first_line = structures
+                    .get(first.index())
                     .and_then(|f| f.line)
                     .unwrap_or(0);
                 let at = s
                     .range
                     .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
-                duplicate_reports.push((
+                sink.report(
+                    codes::DUPLICATE_XREF,
+                    Class::NonConformant,
                     format!(
                         "@{x}@ is already the identifier of the structure on line {first_line}"
                     ),
                     at,
-                ));
+                );
             }
         }
-        let records: HashSet<StructureId> = self.dataset.records.iter().copied().collect();
-        let mut xrefs = BTreeMap::new();
-        for (x, ids) in &holders {
-            if let [only] = ids.as_slice() {
-                if records.contains(only) {
-                    xrefs.insert((*x).to_string(), *only);
-                }
-            }
-        }
-        // Why each unmatched identifier is unmatched.
-        let why: HashMap<String, (&'static str, usize)> = holders
-            .iter()
-            .filter(|(x, _)| !xrefs.contains_key(**x))
-            .map(|(x, ids)| {
-                let code = if ids.len() > 1 {
-                    codes::AMBIGUOUS_POINTER
-                } else {
-                    codes::POINTER_TO_SUBSTRUCTURE
-                };
-                ((*x).to_string(), (code, ids.len()))
-            })
-            .collect();
-        for (message, at) in duplicate_reports {
-            self.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
-        }
-        let mut undefined: HashMap<String, StructureId> = HashMap::new();
-        for (id, at) in std::mem::take(&mut self.pointers) {
-            let Some(Payload::Pointer(pointer)) = self
-                .dataset
-                .structures
-                .get(id.index())
-                .and_then(|s| s.payload.as_ref())
+        // Records are in file order, so `records` is sorted (the UNDEF records come later).
+        let is_record = |id: StructureId| records.binary_search(&id).is_ok();
+        let record_of = |target: &str| match holders.get(target) {
+            Some(&(only, 1)) if is_record(only) => Some(only),
+            _ => None,
+        };
+        let mut undefined: FxHashMap<&str, StructureId> = FxHashMap::default();
+        let mut undefined_targets: Vec<&str> = Vec::new();
+        let mut resolved = Vec::with_capacity(self.pointers.len());
+        for &(id, at) in &self.pointers {
+            let Some(Payload::Pointer(pointer)) =
+                structures.get(id.index()).and_then(|s| s.payload.as_ref())
             else {
                 continue;
             };
-            let target = pointer.target.clone();
-            let (record, is_undefined) = match xrefs.get(&target) {
-                Some(record) => (*record, false),
+            let target = pointer.target.as_str();
+            let (record, is_undefined) = match record_of(target) {
+                Some(record) => (record, false),
                 None => {
-                    let (code, message) = match why.get(&target) {
-                        Some((code, n)) if *code == codes::AMBIGUOUS_POINTER => (
-                            *code,
+                    let (code, message) = match holders.get(target) {
+                        Some(&(_, n)) if n > 1 => (
+                            codes::AMBIGUOUS_POINTER,
                             format!("@{target}@ is the identifier of {n} structures; the pointer goes to an UNDEF record"),
                         ),
-                        Some((code, _)) => (
-                            *code,
+                        Some(_) => (
+                            codes::POINTER_TO_SUBSTRUCTURE,
                             format!("@{target}@ is the identifier of a substructure, not a record; the pointer goes to an UNDEF record"),
                         ),
                         None => (
@@ -695,18 +776,43 @@ impl Lowerer<'_> {
                             format!("no record has the identifier @{target}@; the pointer goes to an UNDEF record"),
                         ),
                     };
-                    self.report(code, Class::Warning, message, at);
-                    let record = match undefined.get(&target) {
-                        Some(record) => *record,
-                        None => {
-                            let record = self.undefined_record(&target);
-                            undefined.insert(target, record);
-                            record
-                        }
-                    };
+                    sink.report(code, Class::Warning, message, at);
+                    let record = *undefined.entry(target).or_insert_with(|| {
+                        undefined_targets.push(target);
+                        StructureId::new(structures.len() + undefined_targets.len() - 1)
+                    });
                     (record, true)
                 }
             };
+            resolved.push((id, record, is_undefined));
+        }
+        // For every identifier that exactly one record has: that record. Sorted first, so that the map is
+        // built from a sorted run.
+        // The first eight octets, big-endian, order the identifiers as the strings do (up to ties), so most
+        // comparisons are of two integers.
+        let prefix = |x: &str| {
+            let mut octets = [0; 8];
+            for (o, b) in octets.iter_mut().zip(x.bytes()) {
+                *o = b;
+            }
+            u64::from_be_bytes(octets)
+        };
+        let mut unique: Vec<(u64, &str, StructureId)> = holders
+            .keys()
+            .filter_map(|x| record_of(x).map(|id| (prefix(x), *x, id)))
+            .collect();
+        unique.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        let xrefs: BTreeMap<String, StructureId> = unique
+            .into_iter()
+            .map(|(_, x, id)| (x.to_string(), id))
+            .collect();
+        let undefined_targets: Vec<String> =
+            undefined_targets.into_iter().map(str::to_string).collect();
+        drop(holders);
+        for target in undefined_targets {
+            self.undefined_record(target);
+        }
+        for (id, record, is_undefined) in resolved {
             if let Some(Payload::Pointer(pointer)) = self
                 .dataset
                 .structures
@@ -721,10 +827,10 @@ impl Lowerer<'_> {
     }
 
     /// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier, no payload, no children.
-    fn undefined_record(&mut self, target: &str) -> StructureId {
+    fn undefined_record(&mut self, target: String) -> StructureId {
         let id = StructureId::new(self.dataset.structures.len());
         self.dataset.structures.push(Structure {
-            xref: Some(target.to_string()),
+            xref: Some(target),
             tag: "UNDEF".to_string(),
             payload: None,
             children: Vec::new(),
@@ -740,10 +846,7 @@ impl Lowerer<'_> {
         let parse = self.parse;
         let mut diagnostics = self.sink.diagnostics;
         diagnostics.sort_by_key(|d| d.range.start());
-        for d in &mut diagnostics {
-            d.location = parse.locate(d.range.start());
-            d.end_offset = parse.source_map().file_offset(usize::from(d.range.end()));
-        }
+        locate_sorted(parse, &mut diagnostics);
         let mut lowered = Lowered {
             dataset: self.dataset,
             diagnostics,

@@ -9,9 +9,10 @@
 //! escape: `0 NOTE @` + `1 CONC #U21@` is the string `@#U21@`.
 
 use crate::codes;
+use crate::green::Token;
 use crate::lower::Sink;
 use gedgraft_encoding::{ansel, raw};
-use gedgraft_syntax::{Class, SyntaxKind, SyntaxToken};
+use gedgraft_syntax::{Class, SyntaxKind};
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// How decoded tree text becomes dataset text.
@@ -29,20 +30,45 @@ pub(crate) struct Finishing {
 /// octets) is kept apart from text the lowering made (characters of Unicode escapes, the line breaks of
 /// `CONT`): only literal text is in the file's octet order, so only it is reordered for ANSEL, and only its raw
 /// characters stand for undecodable octets.
+///
+/// A builder made with [`TextBuilder::new`] for a file that is not ANSEL needs no reordering, so it maps raw
+/// octets as literal text arrives and writes everything into one buffer, which [`TextBuilder::take`] reuses
+/// for the next payload. The default builder keeps the pieces apart until [`TextBuilder::finish`].
 #[derive(Debug, Default)]
 pub(crate) struct TextBuilder {
+    /// Literal runs are written straight into `out` (the file is not ANSEL).
+    direct: bool,
+    out: String,
+    /// A buffer kept for payloads of several lines (direct builders).
+    scratch: String,
     pieces: Vec<(bool, String)>,
 }
 
 impl TextBuilder {
+    /// A builder for payloads that will be finished with `finishing`.
+    pub fn new(finishing: Finishing) -> TextBuilder {
+        TextBuilder {
+            direct: !finishing.ansel,
+            ..TextBuilder::default()
+        }
+    }
+
     /// Appends text as written in the file.
     pub fn literal(&mut self, text: &str) {
-        self.push(true, text);
+        if self.direct {
+            push_mapping_raw(&mut self.out, text);
+        } else {
+            self.push(true, text);
+        }
     }
 
     /// Appends text the lowering produced (Unicode escapes, line breaks).
     pub fn decoded(&mut self, text: &str) {
-        self.push(false, text);
+        if self.direct {
+            self.out.push_str(text);
+        } else {
+            self.push(false, text);
+        }
     }
 
     fn push(&mut self, literal: bool, text: &str) {
@@ -57,40 +83,78 @@ impl TextBuilder {
 
     /// The dataset text: literal runs reordered for ANSEL (`ansel::to_unicode_order`, which also gives the
     /// table character of the octets ANSEL keeps raw), every remaining raw octet as U+FFFD, then NFC if asked.
-    pub fn finish(self, finishing: Finishing) -> String {
-        let mut out = String::new();
-        for (literal, piece) in self.pieces {
-            if !literal {
-                out.push_str(&piece);
-                continue;
+    pub fn finish(mut self, finishing: Finishing) -> String {
+        self.take(finishing)
+    }
+
+    /// Makes room for a payload of about `len` bytes (an upper bound for one line: escapes and raw octets only
+    /// shrink), so that a payload without escapes is written once, into a string of its exact length.
+    pub fn reserve_exact(&mut self, len: usize) {
+        if self.direct && self.out.is_empty() && self.out.capacity() != len {
+            if self.out.capacity() > self.scratch.capacity() {
+                std::mem::swap(&mut self.out, &mut self.scratch);
             }
-            let piece = if finishing.ansel {
-                ansel::to_unicode_order(&piece)
-            } else {
-                piece
-            };
-            if raw::contains_raw(&piece) {
-                out.extend(piece.chars().map(|c| {
-                    if raw::is_raw(c) {
-                        char::REPLACEMENT_CHARACTER
-                    } else {
-                        c
-                    }
-                }));
-            } else {
-                out.push_str(&piece);
+            self.out = String::with_capacity(len);
+        }
+    }
+
+    /// Writes the next payload into the kept buffer (for a payload of unknown length).
+    pub fn use_scratch(&mut self) {
+        if self.direct && self.out.is_empty() && self.out.capacity() < self.scratch.capacity() {
+            std::mem::swap(&mut self.out, &mut self.scratch);
+        }
+    }
+
+    /// [`TextBuilder::finish`], leaving the builder empty for the next payload. The string is allocated at its
+    /// exact length: it is the buffer itself when that is full, otherwise a copy (and the buffer is kept).
+    pub fn take(&mut self, finishing: Finishing) -> String {
+        if !self.direct {
+            let mut out = String::new();
+            for (literal, piece) in self.pieces.drain(..) {
+                if !literal {
+                    out.push_str(&piece);
+                    continue;
+                }
+                let piece = if finishing.ansel {
+                    ansel::to_unicode_order(&piece)
+                } else {
+                    piece
+                };
+                push_mapping_raw(&mut out, &piece);
             }
+            self.out = out;
         }
-        if finishing.nfc && is_nfc_quick(out.chars()) != IsNormalized::Yes {
-            out = out.nfc().collect();
-        }
-        out
+        let text = if finishing.nfc && is_nfc_quick(self.out.chars()) != IsNormalized::Yes {
+            self.out.nfc().collect()
+        } else if self.out.len() == self.out.capacity() {
+            std::mem::take(&mut self.out)
+        } else {
+            self.out.as_str().to_owned()
+        };
+        self.out.clear();
+        text
+    }
+}
+
+/// Appends literal text, every raw octet as U+FFFD.
+fn push_mapping_raw(out: &mut String, text: &str) {
+    // Raw characters are not ASCII, and most payload pieces are.
+    if !text.is_ascii() && raw::contains_raw(text) {
+        out.extend(text.chars().map(|c| {
+            if raw::is_raw(c) {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        }));
+    } else {
+        out.push_str(text);
     }
 }
 
 /// Text as written, finished (for serialisation metadata, whose payloads are never unescaped, R-HEADER-04).
 pub(crate) fn literal_text(text: &str, finishing: Finishing) -> String {
-    let mut builder = TextBuilder::default();
+    let mut builder = TextBuilder::new(finishing);
     builder.literal(text);
     builder.finish(finishing)
 }
@@ -166,8 +230,8 @@ fn unicode_escape(text: &str, value: &str) -> EscapeMeaning {
 }
 
 /// Unescapes one line's payload tokens into `out`, reporting escapes that are not permitted.
-pub(crate) fn unescape_line(
-    tokens: impl Iterator<Item = SyntaxToken>,
+pub(crate) fn unescape_line<'g>(
+    tokens: impl Iterator<Item = Token<'g>>,
     out: &mut TextBuilder,
     sink: &mut Sink,
 ) {
@@ -184,14 +248,14 @@ pub(crate) fn unescape_line(
                                 "Unicode escape `{}` uses lower-case hexadecimal digits; write them in upper case",
                                 token.text()
                             ),
-                            token.text_range(),
+                            token.range(),
                         );
                     }
                     out.decoded(&chars);
                 }
                 EscapeMeaning::Kept | EscapeMeaning::Malformed => out.literal(token.text()),
                 EscapeMeaning::Rejected(code, message) => {
-                    sink.report(code, Class::NonConformant, message, token.text_range());
+                    sink.report(code, Class::NonConformant, message, token.range());
                     out.literal(token.text());
                 }
             },

@@ -1,0 +1,304 @@
+//! Cheap views of the green tree for the lowering.
+//!
+//! The lowering reads the tree once, front to back. Red `SyntaxNode` cursors allocate a node per step and
+//! keep parent links alive, so the lowering walks the green tree directly instead: a child iterator of a green
+//! node borrows the node's child slice and allocates nothing. Text offsets are kept by summing the lengths of
+//! the children; line numbers are counted from `LINE_BREAK` tokens as the walk passes them.
+//!
+//! The accessors mirror the typed CST of `gedgraft_syntax::ast` (`Structure::line`, `Line::tokens`,
+//! `Line::payload`, `Payload::tokens`, …) exactly; the lowering's tests and the corpus snapshots hold them to it.
+
+use gedgraft_syntax::rowan::{self, GreenNodeData, GreenTokenData, NodeOrToken};
+use gedgraft_syntax::SyntaxKind;
+use text_size::{TextRange, TextSize};
+
+/// The syntax kind of a raw rowan kind (as `Elf::kind_from_raw`).
+fn kind(raw: rowan::SyntaxKind) -> SyntaxKind {
+    SyntaxKind::from_raw(raw.0).unwrap_or(SyntaxKind::Error)
+}
+
+/// A green element and where it starts.
+pub(crate) type Element<'g> = (NodeOrToken<&'g GreenNodeData, &'g GreenTokenData>, TextSize);
+
+/// A green node and its start offset in the tree's text.
+#[derive(Clone, Copy)]
+pub(crate) struct Node<'g> {
+    pub green: &'g GreenNodeData,
+    pub start: TextSize,
+}
+
+/// A green token and its start offset in the tree's text.
+#[derive(Clone, Copy)]
+pub(crate) struct Token<'g> {
+    pub green: &'g GreenTokenData,
+    pub start: TextSize,
+}
+
+impl<'g> Token<'g> {
+    pub fn kind(self) -> SyntaxKind {
+        kind(self.green.kind())
+    }
+
+    pub fn text(self) -> &'g str {
+        self.green.text()
+    }
+
+    pub fn range(self) -> TextRange {
+        TextRange::at(self.start, self.green.text_len())
+    }
+}
+
+/// The children of a node with their offsets. Cloning is cheap (a slice iterator and an offset).
+#[derive(Clone)]
+pub(crate) struct Elements<'g> {
+    children: rowan::Children<'g>,
+    offset: TextSize,
+}
+
+impl<'g> Iterator for Elements<'g> {
+    type Item = Element<'g>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Element<'g>> {
+        let element = self.children.next()?;
+        let start = self.offset;
+        self.offset += match element {
+            NodeOrToken::Node(n) => n.text_len(),
+            NodeOrToken::Token(t) => t.text_len(),
+        };
+        Some((element, start))
+    }
+}
+
+impl<'g> Node<'g> {
+    pub fn new(green: &'g GreenNodeData, start: TextSize) -> Node<'g> {
+        Node { green, start }
+    }
+
+    pub fn kind(self) -> SyntaxKind {
+        kind(self.green.kind())
+    }
+
+    pub fn range(self) -> TextRange {
+        TextRange::at(self.start, self.green.text_len())
+    }
+
+    /// Whether this is a `RECORD` or `STRUCTURE` node (what `ast::Structure::cast` accepts).
+    pub fn is_structure(self) -> bool {
+        matches!(self.kind(), SyntaxKind::Record | SyntaxKind::Structure)
+    }
+
+    pub fn elements(self) -> Elements<'g> {
+        Elements {
+            children: self.green.children(),
+            offset: self.start,
+        }
+    }
+
+    /// The child nodes with their offsets.
+    pub fn child_nodes(self) -> impl Iterator<Item = Node<'g>> {
+        self.elements().filter_map(|(e, start)| match e {
+            NodeOrToken::Node(n) => Some(Node::new(n, start)),
+            NodeOrToken::Token(_) => None,
+        })
+    }
+
+    /// The substructures (`ast::Structure::substructures`).
+    pub fn substructures(self) -> impl Iterator<Item = Node<'g>> {
+        self.child_nodes().filter(|n| n.is_structure())
+    }
+
+    /// The `CONT`/`CONC` lines (`ast::Structure::continuation_lines`).
+    pub fn continuation_lines(self) -> impl Iterator<Item = LineInfo<'g>> {
+        self.child_nodes()
+            .filter(|n| n.kind() == SyntaxKind::Line)
+            .map(Node::line)
+    }
+
+    /// The node's first line: a structure's first line, or a `LINE` node (`ast::Structure::line`).
+    pub fn line(self) -> LineInfo<'g> {
+        LineInfo::scan(self)
+    }
+
+    /// The tag of the first line, without scanning the rest of the line.
+    pub fn tag(self) -> Option<&'g str> {
+        for (element, _) in self.elements() {
+            let NodeOrToken::Token(t) = element else {
+                return None;
+            };
+            match kind(t.kind()) {
+                SyntaxKind::Tag => return Some(t.text()),
+                SyntaxKind::LineBreak => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// What the lowering needs of one line: `ast::Line` read in one pass over its tokens.
+#[derive(Clone)]
+pub(crate) struct LineInfo<'g> {
+    /// The first `XREF` token.
+    pub xref: Option<Token<'g>>,
+    /// The first `TAG` token.
+    pub tag: Option<Token<'g>>,
+    /// The end of the first `PAYLOAD_SEP` token: the line has a payload (possibly empty) if it is set.
+    pub sep_end: Option<TextSize>,
+    /// The elements from just after the separator: the first `payload_len` are the payload's tokens.
+    payload: Elements<'g>,
+    payload_len: usize,
+    /// The end of the last payload token (the separator's end if there is none).
+    payload_end: TextSize,
+    /// The first `POINTER` token of the payload.
+    pub pointer: Option<Token<'g>>,
+    /// The range from the first to the last token that is neither whitespace nor a line break.
+    pub content: TextRange,
+    /// The node's elements after the line.
+    pub rest: Elements<'g>,
+}
+
+impl<'g> LineInfo<'g> {
+    /// `ast::Line::tokens`: the node's leading tokens, up to and including the first line break.
+    fn scan(node: Node<'g>) -> LineInfo<'g> {
+        let mut elements = node.elements();
+        let mut info = LineInfo {
+            xref: None,
+            tag: None,
+            sep_end: None,
+            payload: elements.clone(),
+            payload_len: 0,
+            payload_end: node.start,
+            pointer: None,
+            content: TextRange::empty(node.start),
+            rest: elements.clone(),
+        };
+        let mut content_start = None;
+        let mut end = node.start;
+        loop {
+            let mut next = elements.clone();
+            let Some((NodeOrToken::Token(t), start)) = next.next() else {
+                break;
+            };
+            elements = next;
+            let token = Token { green: t, start };
+            let kind = token.kind();
+            if kind == SyntaxKind::LineBreak {
+                break;
+            }
+            let token_end = token.range().end();
+            if kind != SyntaxKind::Whitespace {
+                content_start.get_or_insert(start);
+                end = token_end;
+            }
+            if info.sep_end.is_some() {
+                info.payload_len += 1;
+                info.payload_end = token_end;
+                if kind == SyntaxKind::Pointer && info.pointer.is_none() {
+                    info.pointer = Some(token);
+                }
+            }
+            match kind {
+                SyntaxKind::Xref if info.xref.is_none() => info.xref = Some(token),
+                SyntaxKind::Tag if info.tag.is_none() => info.tag = Some(token),
+                SyntaxKind::PayloadSep if info.sep_end.is_none() => {
+                    info.sep_end = Some(token_end);
+                    info.payload = elements.clone();
+                    info.payload_end = token_end;
+                }
+                _ => {}
+            }
+        }
+        info.content = TextRange::new(content_start.unwrap_or(end).min(end), end);
+        info.rest = elements;
+        info
+    }
+
+    /// The tag's text, empty if there is none.
+    pub fn tag_text(&self) -> &'g str {
+        self.tag.map_or("", Token::text)
+    }
+
+    /// The payload's tokens (`ast::Payload::tokens`); none if the line has no payload.
+    pub fn payload_tokens(&self) -> impl Iterator<Item = Token<'g>> {
+        self.payload
+            .clone()
+            .take(self.payload_len)
+            .filter_map(|(e, start)| e.into_token().map(|green| Token { green, start }))
+    }
+
+    /// The length of the payload's text in bytes.
+    pub fn payload_len(&self) -> usize {
+        self.sep_end
+            .map_or(0, |start| usize::from(self.payload_end.max(start) - start))
+    }
+
+    /// The payload as written (`ast::Payload::raw_text`), empty if there is none.
+    pub fn raw_payload(&self) -> String {
+        let mut text = String::new();
+        for token in self.payload_tokens() {
+            text.push_str(token.text());
+        }
+        text
+    }
+
+    /// The range of the payload after the separator, or the line's content if it has none.
+    pub fn payload_range(&self) -> TextRange {
+        match self.sep_end {
+            Some(start) => TextRange::new(start, self.payload_end.max(start)),
+            None => self.content,
+        }
+    }
+
+    /// The cross-reference identifier without its `@`s (`ast::XrefId::id`).
+    pub fn xref_id(&self) -> Option<&'g str> {
+        self.xref.map(|x| strip_ats(x.text()))
+    }
+}
+
+/// `@X@` → `X` (`ast::XrefId::id`, `ast::Pointer::target`).
+pub(crate) fn strip_ats(text: &str) -> &str {
+    text.strip_prefix('@')
+        .and_then(|t| t.strip_suffix('@'))
+        .unwrap_or(text)
+}
+
+/// The number of `LINE_BREAK` tokens in a subtree (iterative).
+pub(crate) fn count_line_breaks(node: Node<'_>) -> usize {
+    let mut count = 0;
+    let mut stack = vec![node.green.children()];
+    while let Some(children) = stack.last_mut() {
+        match children.next() {
+            None => {
+                stack.pop();
+            }
+            Some(NodeOrToken::Token(t)) => {
+                count += usize::from(kind(t.kind()) == SyntaxKind::LineBreak);
+            }
+            Some(NodeOrToken::Node(n)) => stack.push(n.children()),
+        }
+    }
+    count
+}
+
+/// The number of `RECORD` and `STRUCTURE` nodes in a tree (iterative; does not look into lines).
+pub(crate) fn count_structures(root: &GreenNodeData) -> usize {
+    let mut count = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        for child in node.children() {
+            if let NodeOrToken::Node(n) = child {
+                if matches!(kind(n.kind()), SyntaxKind::Record | SyntaxKind::Structure) {
+                    count += 1;
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    count
+}
+
+/// Whether a token is a line break (the walk counts lines with this).
+pub(crate) fn is_line_break(token: &GreenTokenData) -> bool {
+    kind(token.kind()) == SyntaxKind::LineBreak
+}
