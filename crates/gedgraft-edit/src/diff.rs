@@ -14,12 +14,15 @@
 //! its break: `␍␊` for CR LF, `␊` for LF, `␍` for CR. A last line without a break is followed by
 //! `\ No newline at end of file`.
 //!
-//! Only the lines around the changed octets are compared, so the cost grows with the size of the change, not of
-//! the file (plus one pass to find line starts).
+//! Only the lines around the changed octets are compared and kept, so the memory grows with the size of the
+//! change, not of the file. Finding line numbers takes one pass over each file's tokens, straight through the
+//! green trees without building either text (the two passes run on two threads for large files); the lines
+//! around the changes are kept on the way. Counting changed lines ([`LineDiff::counts`]) keeps no context.
 
 use crate::edited::Change;
-use gedgraft_encoding::{ansel, raw, Encoding};
+use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::Parse;
+use rowan::{GreenNodeData, NodeOrToken};
 use similar::{Algorithm, DiffOp};
 use std::ops::Range;
 
@@ -38,76 +41,222 @@ use std::ops::Range;
 /// ```
 #[derive(Debug, Clone)]
 pub struct LineDiff {
-    old: Vec<Shown>,
-    new: Vec<Shown>,
+    old: Lines,
+    new: Lines,
     groups: Vec<Vec<DiffOp>>,
     markers: bool,
 }
 
-/// One line as shown, and its break.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct Shown {
-    text: String,
-    line_break: &'static str,
+/// One side of a diff: a tree, the map from its text to its octets, and its encoding.
+#[derive(Clone, Copy)]
+pub(crate) struct Side<'a> {
+    pub root: &'a GreenNodeData,
+    pub map: &'a SourceMap,
+    pub encoding: Encoding,
 }
 
-/// Where each line of `text` starts (and the text's end).
-fn line_starts(text: &str) -> Vec<usize> {
-    let bytes = text.as_bytes();
-    let mut starts = vec![0];
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                i += 1;
-                starts.push(i);
-            }
-            b'\r' => {
-                i += if bytes.get(i + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                starts.push(i);
-            }
-            _ => i += 1,
+impl<'a> Side<'a> {
+    pub(crate) fn of(parse: &'a Parse) -> Side<'a> {
+        Side {
+            root: parse.green(),
+            map: parse.source_map(),
+            encoding: parse.encoding(),
         }
     }
-    if starts.last() != Some(&bytes.len()) {
-        starts.push(bytes.len());
+}
+
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
+/// Lines of one side as shown, by line number: only those the diff compares or prints.
+#[derive(Debug, Clone, Default)]
+struct Lines {
+    /// The lines held, by line number.
+    index: Vec<Held>,
+    text: String,
+    /// How many lines the side has.
+    count: usize,
+}
+
+/// One line held by [`Lines`]: its number, where its shown text lies in [`Lines::text`], its break.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    line: u32,
+    start: u32,
+    end: u32,
+    line_break: Break,
+}
+
+/// A line break form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Break {
+    None,
+    Lf,
+    CrLf,
+    Cr,
+}
+
+impl Break {
+    fn as_str(self) -> &'static str {
+        match self {
+            Break::None => "",
+            Break::Lf => "\n",
+            Break::CrLf => "\r\n",
+            Break::Cr => "\r",
+        }
     }
-    starts
 }
 
-/// The line holding text offset `at` (the last line for the end of the text).
-fn line_of(starts: &[usize], at: usize) -> usize {
-    starts
-        .partition_point(|&s| s <= at)
-        .saturating_sub(1)
-        .min(starts.len().saturating_sub(2))
-}
+impl Lines {
+    fn find(&self, l: usize) -> Option<usize> {
+        let l = u32::try_from(l).ok()?;
+        self.index.binary_search_by_key(&l, |e| e.line).ok()
+    }
 
-fn shown(text: &str, starts: &[usize], line: usize, encoding: Encoding) -> Shown {
-    let (Some(&a), Some(&b)) = (starts.get(line), starts.get(line + 1)) else {
-        return Shown {
-            text: String::new(),
-            line_break: "",
+    fn get(&self, l: usize) -> Option<(&str, &'static str)> {
+        if l >= self.count {
+            return None;
+        }
+        let held = self.index.get(self.find(l)?)?;
+        Some((
+            self.text
+                .get(held.start as usize..held.end as usize)
+                .unwrap_or(""),
+            held.line_break.as_str(),
+        ))
+    }
+
+    /// The position of the first held line at or after `l`, searched from `at` (where the last search ended):
+    /// a few steps forward, else a binary search.
+    fn seek(&self, at: &mut usize, l: u32) -> usize {
+        let near = self.index.get(*at).is_some_and(|h| h.line <= l)
+            && self.index.get(*at + 8).is_none_or(|h| h.line >= l);
+        if near {
+            while self.index.get(*at).is_some_and(|h| h.line < l) {
+                *at += 1;
+            }
+        } else {
+            *at = self.index.partition_point(|h| h.line < l);
+        }
+        *at
+    }
+
+    /// Like [`Lines::get`], for lines asked for in ascending order: `at` is where the last one was found.
+    fn get_from(&self, at: &mut usize, l: usize) -> Option<(&str, &'static str)> {
+        if l >= self.count {
+            return None;
+        }
+        let l = u32::try_from(l).ok()?;
+        let held = self.index.get(self.seek(at, l)).filter(|h| h.line == l)?;
+        Some((
+            self.text
+                .get(held.start as usize..held.end as usize)
+                .unwrap_or(""),
+            held.line_break.as_str(),
+        ))
+    }
+
+    /// The lines of `range` as shown, with their breaks (empty for lines not held).
+    fn shown_range(&self, range: Range<usize>) -> Vec<(&str, &'static str)> {
+        let mut at = 0;
+        range
+            .map(|l| self.get_from(&mut at, l).unwrap_or(("", "")))
+            .collect()
+    }
+
+    /// The line numbers in `ranges` (each ascending, starting in ascending order) that are not held, ascending.
+    fn missing(&self, ranges: impl Iterator<Item = Range<usize>>) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut at = 0;
+        let mut next = 0; // lines below this were looked at
+        for r in ranges {
+            for l in r.start.max(next)..r.end {
+                let held = u32::try_from(l).is_ok_and(|l| {
+                    self.index
+                        .get(self.seek(&mut at, l))
+                        .is_some_and(|h| h.line == l)
+                });
+                if !held {
+                    out.push(l);
+                }
+            }
+            next = next.max(r.end);
+        }
+        out
+    }
+
+    /// Adds line `l` (with its break), given as the pieces of its text.
+    fn push(&mut self, l: usize, pieces: &[&str], encoding: Encoding, scratch: &mut String) {
+        let start = self.text.len();
+        for p in pieces {
+            self.text.push_str(p);
+        }
+        // Most lines are shown as they are, without their break: no copy.
+        let line = self.text.get(start..).unwrap_or("");
+        let plain = encoding != Encoding::Ansel && !line.bytes().any(|b| b == 0xEF || b == 0xF4);
+        let line_break = if plain {
+            let content = line.trim_end_matches(['\r', '\n']).len();
+            let line_break = line_break_of(line.get(content..).unwrap_or(""));
+            self.text.truncate(start + content);
+            line_break
+        } else {
+            scratch.clear();
+            scratch.push_str(line);
+            self.text.truncate(start);
+            show(scratch, encoding, &mut self.text)
         };
-    };
-    let raw_line = text.get(a..b).unwrap_or("");
+        let start = start as u32;
+        self.index.push(Held {
+            line: u32::try_from(l).unwrap_or(u32::MAX),
+            start,
+            end: self.text.len() as u32,
+            line_break,
+        });
+    }
+
+    /// Adds the lines `wanted` (ascending, not held yet) of a side, in one more pass over its tree.
+    fn add(&mut self, side: Side, wanted: &[usize]) {
+        if wanted.is_empty() {
+            return;
+        }
+        let found = Scan::run(side, &[], wanted, 0).lines;
+        let shift = self.text.len() as u32;
+        self.index.extend(found.index.iter().map(|h| Held {
+            start: h.start + shift,
+            end: h.end + shift,
+            ..*h
+        }));
+        self.text.push_str(&found.text);
+        self.index.sort_unstable_by_key(|e| e.line);
+    }
+}
+
+/// The break that ends a line, from the line-break characters at its end.
+fn line_break_of(end: &str) -> Break {
+    match end {
+        "\r\n" => Break::CrLf,
+        "\n" => Break::Lf,
+        "\r" => Break::Cr,
+        _ => Break::None,
+    }
+}
+
+/// Appends how a line (with its break) is shown to `out`, and gives its break.
+fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Break {
     let content = raw_line.trim_end_matches(['\r', '\n']);
-    let line_break = match &raw_line[content.len()..] {
-        "\r\n" => "\r\n",
-        "\n" => "\n",
-        "\r" => "\r",
-        _ => "",
-    };
+    let line_break = line_break_of(raw_line.get(content.len()..).unwrap_or(""));
+    // A byte-order mark starts with EF, a raw character (U+10FF00 up) with F4.
+    if encoding != Encoding::Ansel && !content.bytes().any(|b| b == 0xEF || b == 0xF4) {
+        out.push_str(content);
+        return line_break;
+    }
+    let reordered;
     let content = if encoding == Encoding::Ansel {
-        ansel::to_unicode_order(content)
+        reordered = ansel::to_unicode_order(content);
+        reordered.as_str()
     } else {
-        content.to_string()
+        content
     };
-    let mut out = String::with_capacity(content.len());
     for c in content.chars() {
         if c == '\u{FEFF}' {
             out.push_str("[BOM]");
@@ -117,58 +266,367 @@ fn shown(text: &str, starts: &[usize], line: usize, encoding: Encoding) -> Shown
             out.push(c);
         }
     }
-    Shown {
-        text: out,
-        line_break,
+    line_break
+}
+
+/// The first LF or CR in `bytes` from `from` on. Tokens are mostly short: a plain loop beats a call for them.
+#[inline]
+fn find_break(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    if rest.len() > 32 {
+        return memchr::memchr2(b'\n', b'\r', rest).map(|i| from + i);
+    }
+    rest.iter()
+        .position(|&b| b <= b'\r' && (b == b'\n' || b == b'\r'))
+        .map(|i| from + i)
+}
+
+/// One pass over a side's tokens, in text order, without a copy of the text. Lines start after every LF, CR LF
+/// or lone CR (a CR LF counts once, even split between two tokens), and the text's end starts a last, empty
+/// "line" unless a line break ends the text. The pass finds the line of every change's start and end, and keeps
+/// (as shown) the lines that touch a change, `context` lines either side of them, and the lines `wanted`.
+struct Scan<'a, 'r> {
+    encoding: Encoding,
+    /// The changes' text ranges, sorted.
+    ranges: &'r [Range<usize>],
+    wanted: &'r [usize],
+    context: usize,
+    /// Offsets to place on lines: (offset, index into `found`), sorted.
+    points: Vec<(usize, usize)>,
+    /// For each point: how many lines start at or before it, and where the last of them starts.
+    found: Vec<(usize, usize)>,
+    next_point: usize,
+    next_range: usize,
+    next_wanted: usize,
+    pos: usize,
+    /// How many lines started so far (the current line's number plus one).
+    starts: usize,
+    line_start: usize,
+    /// Where the line before the current one starts.
+    last_start: usize,
+    /// The pieces of the current line's text.
+    current: Vec<&'a str>,
+    /// The last lines not kept (at most `context`), in case a change follows.
+    recent: std::collections::VecDeque<(usize, Vec<&'a str>)>,
+    /// How many more lines to keep after a change.
+    after: usize,
+    lines: Lines,
+    scratch: String,
+}
+
+/// What a [`Scan`] found.
+struct Scanned {
+    /// How many lines.
+    count: usize,
+    /// The text length.
+    end: usize,
+    /// Whether a line break ends the text.
+    complete: bool,
+    /// Where the last line starts.
+    last_start: usize,
+    /// For each point: (line holding it, unclamped; that line's start).
+    found: Vec<(usize, usize)>,
+    lines: Lines,
+}
+
+impl<'a, 'r> Scan<'a, 'r> {
+    /// Scans `side`; `ranges` are sorted text ranges of changes (their start and last character are placed on
+    /// lines, in this order, in [`Scanned::found`]).
+    fn run(
+        side: Side<'a>,
+        ranges: &'r [Range<usize>],
+        wanted: &'r [usize],
+        context: usize,
+    ) -> Scanned {
+        let mut points: Vec<(usize, usize)> = Vec::with_capacity(ranges.len() * 2);
+        for (i, r) in ranges.iter().enumerate() {
+            points.push((r.start, 2 * i));
+            points.push((r.end.saturating_sub(1).max(r.start), 2 * i + 1));
+        }
+        points.sort_unstable();
+        let mut scan = Scan {
+            encoding: side.encoding,
+            ranges,
+            wanted,
+            context,
+            found: vec![(0, 0); points.len()],
+            points,
+            next_point: 0,
+            next_range: 0,
+            next_wanted: 0,
+            pos: 0,
+            starts: 1,
+            line_start: 0,
+            last_start: 0,
+            current: Vec::new(),
+            recent: std::collections::VecDeque::new(),
+            after: 0,
+            lines: Lines::default(),
+            scratch: String::new(),
+        };
+        let mut pending_cr = false;
+        let mut last = 0u8;
+        let mut stack = vec![side.root.children()];
+        while let Some(children) = stack.last_mut() {
+            let text = match children.next() {
+                None => {
+                    stack.pop();
+                    continue;
+                }
+                Some(NodeOrToken::Node(n)) => {
+                    stack.push(n.children());
+                    continue;
+                }
+                Some(NodeOrToken::Token(t)) => t.text(),
+            };
+            let bytes = text.as_bytes();
+            let Some(&end_byte) = bytes.last() else {
+                continue;
+            };
+            let pos = scan.pos;
+            let (mut from, mut i) = (0, 0);
+            if pending_cr {
+                pending_cr = false;
+                if bytes[0] == b'\n' {
+                    scan.current.push(text.get(..1).unwrap_or(""));
+                    (from, i) = (1, 1);
+                    scan.start_line(pos + 1);
+                } else {
+                    scan.start_line(pos);
+                }
+            }
+            while let Some(at) = find_break(bytes, i) {
+                let end = if bytes[at] == b'\n' {
+                    at + 1
+                } else {
+                    match bytes.get(at + 1) {
+                        Some(b'\n') => at + 2,
+                        Some(_) => at + 1,
+                        None => {
+                            pending_cr = true;
+                            break;
+                        }
+                    }
+                };
+                scan.current.push(text.get(from..end).unwrap_or(""));
+                from = end;
+                i = end;
+                scan.start_line(pos + end);
+            }
+            if from < bytes.len() {
+                scan.current.push(text.get(from..).unwrap_or(""));
+            }
+            scan.pos = pos + bytes.len();
+            last = end_byte;
+        }
+        let end = scan.pos;
+        if pending_cr || scan.line_start != end {
+            scan.start_line(end);
+        }
+        // Points at or past the end.
+        let (starts, line_start) = (scan.starts, scan.line_start);
+        for &(_, k) in &scan.points[scan.next_point..] {
+            if let Some(f) = scan.found.get_mut(k) {
+                *f = (starts - 1, line_start);
+            }
+        }
+        let count = starts - 1;
+        let last_start = scan.last_start;
+        scan.lines.count = count;
+        Scanned {
+            count,
+            end,
+            complete: matches!(last, b'\n' | b'\r'),
+            last_start,
+            found: scan.found,
+            lines: scan.lines,
+        }
     }
 }
 
-/// The window of lines a changed text range covers (`complete`: the text ends with a line break).
-fn window(starts: &[usize], complete: bool, range: Range<usize>) -> Range<usize> {
-    let count = starts.len() - 1;
-    let end = starts.last().copied().unwrap_or(0);
-    let lo = if range.start >= end {
-        if complete {
-            count
-        } else {
-            count.saturating_sub(1)
+impl<'a> Scan<'a, '_> {
+    /// A line starts at `at`: the current line (`line_start..at`) is complete.
+    fn start_line(&mut self, at: usize) {
+        let line = self.starts - 1;
+        while let Some(&(offset, k)) = self.points.get(self.next_point) {
+            if offset >= at {
+                break;
+            }
+            if let Some(f) = self.found.get_mut(k) {
+                *f = (line, self.line_start);
+            }
+            self.next_point += 1;
         }
-    } else {
-        line_of(starts, range.start)
-    };
-    let mut hi = if range.end > range.start {
-        line_of(starts, range.end - 1) + 1
-    } else {
-        lo
-    };
-    if lo < count && starts.get(lo).is_some_and(|&s| s != range.start) {
-        hi = hi.max(lo + 1);
+        let s = self.line_start;
+        // A change touches the line if its closed range meets the line's closed range.
+        while self.ranges.get(self.next_range).is_some_and(|r| r.end < s) {
+            self.next_range += 1;
+        }
+        let touched = self.ranges[self.next_range..]
+            .iter()
+            .take_while(|r| r.start <= at)
+            .any(|r| r.end >= s);
+        while self.wanted.get(self.next_wanted).is_some_and(|&w| w < line) {
+            self.next_wanted += 1;
+        }
+        let wanted = self.wanted.get(self.next_wanted) == Some(&line);
+        let mut pieces = std::mem::take(&mut self.current);
+        let context = self.after > 0;
+        if touched {
+            while let Some((l, p)) = self.recent.pop_front() {
+                self.lines.push(l, &p, self.encoding, &mut self.scratch);
+            }
+            self.after = self.context;
+        } else if context {
+            self.after -= 1;
+        }
+        if touched || wanted || context {
+            self.lines
+                .push(line, &pieces, self.encoding, &mut self.scratch);
+            pieces.clear();
+            self.current = pieces;
+        } else if self.context > 0 {
+            self.recent.push_back((line, pieces));
+            self.current = if self.recent.len() > self.context {
+                let mut old = self.recent.pop_front().map(|(_, p)| p).unwrap_or_default();
+                old.clear();
+                old
+            } else {
+                Vec::new()
+            };
+        } else {
+            pieces.clear();
+            self.current = pieces;
+        }
+        self.last_start = s;
+        self.line_start = at;
+        self.starts += 1;
     }
-    lo..hi.max(lo)
+}
+
+impl Scanned {
+    /// The line of a point, as `line_starts`/`line_of` placed it on the whole text.
+    fn line_of(&self, point: usize) -> (usize, usize) {
+        let (line, start) = self.found.get(point).copied().unwrap_or((0, 0));
+        (line.min(self.count.saturating_sub(1)), start)
+    }
+
+    /// The window of lines the `i`-th change's text range covers.
+    fn window(&self, i: usize, range: Range<usize>) -> Range<usize> {
+        let count = self.count;
+        let (lo, lo_start) = if range.start >= self.end {
+            let lo = if self.complete {
+                count
+            } else {
+                count.saturating_sub(1)
+            };
+            (lo, self.last_start)
+        } else {
+            self.line_of(2 * i)
+        };
+        let mut hi = if range.end > range.start {
+            self.line_of(2 * i + 1).0 + 1
+        } else {
+            lo
+        };
+        if lo < count && lo_start != range.start {
+            hi = hi.max(lo + 1);
+        }
+        lo..hi.max(lo)
+    }
+}
+
+/// Texts at least this long are scanned on two threads (one per side).
+const PARALLEL_LEN: u32 = 1 << 20;
+
+/// Scans both sides, on two threads when they are large.
+fn scan_both(
+    old: Side,
+    old_ranges: &[Range<usize>],
+    new: Side,
+    new_ranges: &[Range<usize>],
+    context: usize,
+) -> (Scanned, Scanned) {
+    let large = u32::from(old.root.text_len()).min(u32::from(new.root.text_len())) >= PARALLEL_LEN;
+    let parallel = large && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if parallel {
+        let scanned = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new()
+                .spawn_scoped(scope, || Scan::run(old, old_ranges, &[], context))
+                .ok()?;
+            let new_scan = Scan::run(new, new_ranges, &[], context);
+            let old_scan = other.join().ok()?;
+            Some((old_scan, new_scan))
+        });
+        if let Some(both) = scanned {
+            return both;
+        }
+    }
+    (
+        Scan::run(old, old_ranges, &[], context),
+        Scan::run(new, new_ranges, &[], context),
+    )
 }
 
 impl LineDiff {
     /// The diff between `old` and `new`, where `changes` (in file octets) are the only places they differ.
+    ///
+    /// Costs one pass over each tree's tokens (no copy of either text), plus the lines around the changes.
     pub fn new(old: &Parse, new: &Parse, changes: &[Change]) -> LineDiff {
-        let old_text = old.text();
-        let new_text = new.text();
-        let old_starts = line_starts(old_text);
-        let new_starts = line_starts(new_text);
-        let old_count = old_starts.len() - 1;
-        let new_count = new_starts.len() - 1;
-        let old_complete = old_text.ends_with(['\n', '\r']);
-        let new_complete = new_text.ends_with(['\n', '\r']);
+        LineDiff::between(Side::of(old), Side::of(new), changes)
+    }
+
+    /// How many lines the diff between `old` and `new` removes and adds: [`removed`](LineDiff::removed) and
+    /// [`added`](LineDiff::added) of [`LineDiff::new`], found without reading the context lines.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Change, LineDiff};
+    /// let old = gedgraft_syntax::parse(b"0 HEAD\n1 NOTE a\n0 TRLR\n");
+    /// let new = gedgraft_syntax::parse(b"0 HEAD\n1 NOTE b\n0 TRLR\n");
+    /// let changes = [Change { input: 14..15, output: 14..15 }];
+    /// assert_eq!(LineDiff::counts(&old, &new, &changes), (1, 1));
+    /// ```
+    pub fn counts(old: &Parse, new: &Parse, changes: &[Change]) -> (usize, usize) {
+        LineDiff::count_between(Side::of(old), Side::of(new), changes)
+    }
+
+    pub(crate) fn between(old: Side, new: Side, changes: &[Change]) -> LineDiff {
+        LineDiff::build(old, new, changes, true)
+    }
+
+    pub(crate) fn count_between(old: Side, new: Side, changes: &[Change]) -> (usize, usize) {
+        let partial = LineDiff::build(old, new, changes, false);
+        (partial.removed(), partial.added())
+    }
+
+    /// The diff; without `context`, only the changed lines are read, and the result is only good for counting.
+    fn build(old: Side, new: Side, changes: &[Change], context: bool) -> LineDiff {
+        if changes.is_empty() {
+            return LineDiff {
+                old: Lines::default(),
+                new: Lines::default(),
+                groups: Vec::new(),
+                markers: false,
+            };
+        }
+        let old_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .map(|c| old.map.text_offset(c.input.start)..old.map.text_offset(c.input.end))
+            .collect();
+        let new_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .map(|c| new.map.text_offset(c.output.start)..new.map.text_offset(c.output.end))
+            .collect();
+        // Changes come sorted, so their text ranges are too. (Were they not, the scans would keep fewer lines
+        // around them, and the missing ones would be read below: the diff is the same.)
+        let context_lines = if context { CONTEXT } else { 0 };
+        let (old_scan, new_scan) = scan_both(old, &old_ranges, new, &new_ranges, context_lines);
+        let old_count = old_scan.count;
+        let new_count = new_scan.count;
         // Windows of lines to compare, merged where they overlap or their gaps disagree.
         let mut windows: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-        for c in changes {
-            let o = old.source_map().text_offset(c.input.start)
-                ..old.source_map().text_offset(c.input.end);
-            let n = new.source_map().text_offset(c.output.start)
-                ..new.source_map().text_offset(c.output.end);
-            let (wo, wn) = (
-                window(&old_starts, old_complete, o),
-                window(&new_starts, new_complete, n),
-            );
+        for (i, (o, n)) in old_ranges.iter().zip(&new_ranges).enumerate() {
+            let (wo, wn) = (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()));
             match windows.last_mut() {
                 Some((po, pn))
                     if wo.start < po.end
@@ -194,12 +652,22 @@ impl LineDiff {
                 pn.end = new_count;
             }
         }
-        let (old_enc, new_enc) = (old.encoding(), new.encoding());
+        let mut old_lines = old_scan.lines;
+        let mut new_lines = new_scan.lines;
+        // Windows merged across unequal gaps may hold lines the scans did not keep.
+        let old_wanted = old_lines.missing(windows.iter().map(|w| w.0.clone()));
+        old_lines.add(old, &old_wanted);
+        let new_wanted = new_lines.missing(windows.iter().map(|w| w.1.clone()));
+        new_lines.add(new, &new_wanted);
         let mut ops = Vec::new();
         let (mut oi, mut ni) = (0, 0);
-        let mut old_lines = Vec::new();
-        let mut new_lines = Vec::new();
-        for (wo, wn) in windows {
+        let mut forms: Vec<&'static str> = Vec::new();
+        let mut note_form = |line_break: &'static str| {
+            if !line_break.is_empty() && !forms.contains(&line_break) {
+                forms.push(line_break);
+            }
+        };
+        for (wo, wn) in &windows {
             if wo.start > oi {
                 ops.push(DiffOp::Equal {
                     old_index: oi,
@@ -207,19 +675,14 @@ impl LineDiff {
                     len: wo.start - oi,
                 });
             }
-            let a: Vec<Shown> = wo
-                .clone()
-                .map(|l| shown(old_text, &old_starts, l, old_enc))
-                .collect();
-            let b: Vec<Shown> = wn
-                .clone()
-                .map(|l| shown(new_text, &new_starts, l, new_enc))
-                .collect();
+            let a = old_lines.shown_range(wo.clone());
+            let b = new_lines.shown_range(wn.clone());
             for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
                 ops.push(shift(op, wo.start, wn.start));
             }
-            old_lines.push((wo.start, a));
-            new_lines.push((wn.start, b));
+            for &(_, line_break) in a.iter().chain(&b) {
+                note_form(line_break);
+            }
             oi = wo.end;
             ni = wn.end;
         }
@@ -230,45 +693,47 @@ impl LineDiff {
                 len: (old_count - oi).min(new_count - ni),
             });
         }
-        let groups: Vec<Vec<DiffOp>> = similar::group_diff_ops(ops, 3)
+        let groups: Vec<Vec<DiffOp>> = similar::group_diff_ops(ops, CONTEXT)
             .into_iter()
             .filter(|g| g.iter().any(|op| !matches!(op, DiffOp::Equal { .. })))
             .collect();
-        // Every line that is printed, as shown.
-        let collect =
-            |text: &str, starts: &[usize], enc, ranges: &mut dyn Iterator<Item = Range<usize>>| {
-                ranges
-                    .flat_map(|r| {
-                        r.map(|l| (l, shown(text, starts, l, enc)))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect::<Vec<_>>()
+        if !context {
+            return LineDiff {
+                old: old_lines,
+                new: new_lines,
+                groups,
+                markers: false,
             };
-        let mut old_ranges = groups
-            .iter()
-            .flat_map(|g| g.iter().map(|op| op.old_range()));
-        let mut new_ranges = groups
-            .iter()
-            .flat_map(|g| g.iter().map(|op| op.new_range()));
-        let old_printed = collect(old_text, &old_starts, old_enc, &mut old_ranges);
-        let new_printed = collect(new_text, &new_starts, new_enc, &mut new_ranges);
-        let mut forms: Vec<&str> = Vec::new();
-        for s in old_lines
-            .iter()
-            .flat_map(|(_, v)| v.iter())
-            .chain(new_lines.iter().flat_map(|(_, v)| v.iter()))
-            .chain(old_printed.iter().map(|(_, s)| s))
-            .chain(new_printed.iter().map(|(_, s)| s))
-        {
-            if !s.line_break.is_empty() && !forms.contains(&s.line_break) {
-                forms.push(s.line_break);
-            }
         }
+        // Every line that is printed (the scans kept the context lines; any other is read now).
+        let printed_old = || {
+            groups
+                .iter()
+                .flat_map(|g| g.iter().map(|op| op.old_range()))
+        };
+        let printed_new = || {
+            groups
+                .iter()
+                .flat_map(|g| g.iter().map(|op| op.new_range()))
+        };
+        let old_wanted = old_lines.missing(printed_old());
+        old_lines.add(old, &old_wanted);
+        let new_wanted = new_lines.missing(printed_new());
+        new_lines.add(new, &new_wanted);
+        let mut at = 0;
+        for l in printed_old().flatten() {
+            note_form(old_lines.get_from(&mut at, l).map_or("", |(_, b)| b));
+        }
+        let mut at = 0;
+        for l in printed_new().flatten() {
+            note_form(new_lines.get_from(&mut at, l).map_or("", |(_, b)| b));
+        }
+        let markers = forms.len() > 1;
         LineDiff {
-            old: index_lines(old_printed, old_count),
-            new: index_lines(new_printed, new_count),
+            old: old_lines,
+            new: new_lines,
             groups,
-            markers: forms.len() > 1,
+            markers,
         }
     }
 
@@ -360,12 +825,14 @@ impl LineDiff {
         }
     }
 
-    fn push_line(&self, out: &mut String, sign: char, lines: &[Shown], l: usize) {
-        let Some(line) = lines.get(l) else { return };
+    fn push_line(&self, out: &mut String, sign: char, lines: &Lines, l: usize) {
+        let Some((text, line_break)) = lines.get(l) else {
+            return;
+        };
         out.push(sign);
-        out.push_str(&line.text);
+        out.push_str(text);
         if self.markers {
-            out.push_str(match line.line_break {
+            out.push_str(match line_break {
                 "\r\n" => "␍␊",
                 "\n" => "␊",
                 "\r" => "␍",
@@ -373,33 +840,10 @@ impl LineDiff {
             });
         }
         out.push('\n');
-        if line.line_break.is_empty() {
+        if line_break.is_empty() {
             out.push_str("\\ No newline at end of file\n");
         }
     }
-}
-
-/// A sparse list of printed lines turned into a vector indexed by line number (unprinted lines empty).
-fn index_lines(printed: Vec<(usize, Shown)>, count: usize) -> Vec<Shown> {
-    let max = printed
-        .iter()
-        .map(|(l, _)| l + 1)
-        .max()
-        .unwrap_or(0)
-        .min(count);
-    let mut out = vec![
-        Shown {
-            text: String::new(),
-            line_break: "\n",
-        };
-        max
-    ];
-    for (l, s) in printed {
-        if let Some(slot) = out.get_mut(l) {
-            *slot = s;
-        }
-    }
-    out
 }
 
 fn hunk_range(r: &Range<usize>) -> String {
@@ -473,4 +917,239 @@ pub fn unified_diff(
     new_name: &str,
 ) -> String {
     LineDiff::new(old, new, changes).unified(old_name, new_name)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The streaming diff against the first, whole-text one ([`crate::diff_reference`]): the same hunks for any
+    //! two files and any list of changes, including unsorted, overlapping and out-of-range ones.
+
+    use super::*;
+    use crate::diff_reference;
+    use crate::{Editor, LineBreak};
+    use gedgraft_syntax::{parse_with, ParseOptions};
+    use proptest::prelude::*;
+
+    fn parse_as(bytes: &[u8], encoding: Option<Encoding>) -> Parse {
+        let mut options = ParseOptions::default();
+        options.detect.force = encoding;
+        parse_with(bytes, &options)
+    }
+
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop::sample::select(vec![
+            &b"0 HEAD"[..],
+            b"0 TRLR",
+            b"1 NAME Bob",
+            b"2 CONT x",
+            b"0 @I1@ INDI",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"\n\r",
+            b"  ",
+            b"x",
+            b"\xFF",
+            b"\xEF\xBB\xBF",
+            "é".as_bytes(),
+            b"\xE2e",
+        ]);
+        prop::collection::vec(piece, 0..40).prop_map(|p| p.concat())
+    }
+
+    fn encoding() -> impl Strategy<Value = Option<Encoding>> {
+        prop::sample::select(vec![
+            None,
+            Some(Encoding::Ansel),
+            Some(Encoding::Utf16Le),
+            Some(Encoding::Windows1252),
+        ])
+    }
+
+    fn changes() -> impl Strategy<Value = Vec<Change>> {
+        let change =
+            (0..300usize, 0..6usize, 0..300usize, 0..6usize).prop_map(|(a, n, b, m)| Change {
+                input: a..a + n,
+                output: b..b + m,
+            });
+        (prop::collection::vec(change, 0..6), any::<bool>()).prop_map(|(mut c, sort)| {
+            if sort {
+                c.sort_by_key(|c| (c.input.start, c.output.start));
+            }
+            c
+        })
+    }
+
+    fn assert_same(old: &Parse, new: &Parse, changes: &[Change]) {
+        let want = diff_reference::LineDiff::new(old, new, changes);
+        let got = LineDiff::new(old, new, changes);
+        assert_eq!(got.unified("a", "b"), want.unified("a", "b"));
+        assert_eq!((got.removed(), got.added()), (want.removed(), want.added()));
+        assert_eq!(
+            LineDiff::counts(old, new, changes),
+            (want.removed(), want.added())
+        );
+        assert_eq!(got.is_empty(), want.is_empty());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_files_and_changes(a in text(), b in text(), enc in encoding(), changes in changes()) {
+            let (old, new) = (parse_as(&a, enc), parse_as(&b, enc));
+            assert_same(&old, &new, &changes);
+        }
+
+        #[test]
+        fn real_edits(a in text(), enc in encoding(), which in 0..8usize) {
+            let old = parse_as(&a, enc);
+            let mut editor = Editor::new(&old);
+            match which {
+                0 => { let _ = editor.rename_tag("NAME", "_NAME", None); }
+                1 => { let _ = editor.rename_tag("NAME", "_NAM", None); let _ = editor.rename_tag("INDI", "I", None); }
+                2 => editor.convert_line_breaks(LineBreak::CrLf, false),
+                3 => editor.convert_line_breaks(LineBreak::Lf, true),
+                4 => { editor.escape_at_signs(None); }
+                5 => editor.transcode(Encoding::Utf8, crate::RawOctets::Replace),
+                6 => editor.transcode(Encoding::Ansel, crate::RawOctets::Replace),
+                _ => {
+                    if let Some(r) = old.document().records().nth(1) {
+                        let _ = editor.delete(&r);
+                    }
+                }
+            }
+            let result = editor.apply_with(false);
+            if let Ok(edited) = &result {
+                // Diffed before the parse is made (from the spliced tree and a source map found without it),
+                // then against the parse.
+                prop_assert!(edited.made().0.is_none());
+                let lazy = edited.unified_diff("a", "b");
+                let counts = edited.line_counts();
+                let known_map = edited.made().1.cloned();
+                prop_assert!(edited.made().0.is_none());
+                let parse = edited.parse();
+                if let Some(map) = known_map {
+                    prop_assert_eq!(&map, parse.source_map());
+                }
+                let written = parse.to_bytes().ok();
+                prop_assert_eq!(written.as_deref(), Some(edited.bytes()));
+                let want = diff_reference::LineDiff::new(&old, parse, edited.changes());
+                prop_assert_eq!(lazy, want.unified("a", "b"));
+                prop_assert_eq!(counts, (want.removed(), want.added()));
+                assert_same(&old, parse, edited.changes());
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_break_split_between_tokens_counts_once() {
+        // After the trailer everything is one token: its CR LF and lone CR must count as the lexer's do.
+        let old = parse_as(b"0 HEAD\n0 TRLR\r\nab\r\ncd\re", None);
+        let new = parse_as(b"0 HEAD\n0 TRLR\r\nab\r\ncX\re", None);
+        let changes = [Change {
+            input: 21..22,
+            output: 21..22,
+        }];
+        assert_same(&old, &new, &changes);
+        assert_eq!(
+            LineDiff::new(&old, &new, &changes).unified("a", "b"),
+            "--- a\n+++ b\n@@ -1,5 +1,5 @@\n 0 HEAD␊\n 0 TRLR␍␊\n ab␍␊\n-cd␍\n+cX␍\n e\n\\ No newline at end of file\n"
+        );
+    }
+
+    #[test]
+    fn large_files_are_scanned_on_two_threads_with_the_same_result() {
+        let mut file = String::from("0 HEAD\r\n1 CHAR UTF-8\r\n");
+        for i in 0..40_000 {
+            file.push_str(&format!("0 @I{i}@ INDI\r\n1 NAME Person {i}\r\n1 SEX M\n"));
+        }
+        file.push_str("0 TRLR\r\n");
+        assert!(file.len() > PARALLEL_LEN as usize);
+        let old = parse_as(file.as_bytes(), None);
+        let mut editor = Editor::new(&old);
+        editor.rename_tag("NAME", "_NAM", None).unwrap();
+        let edited = editor.apply_with(false).unwrap();
+        let lazy = edited.unified_diff("a", "b");
+        assert!(edited.made().0.is_none() && edited.made().1.is_some());
+        let want = diff_reference::LineDiff::new(&old, edited.parse(), edited.changes());
+        assert_eq!(lazy, want.unified("a", "b"));
+        assert_eq!(edited.line_counts(), (40_000, 40_000));
+    }
+
+    /// The line starts of a text, as the first implementation found them.
+    fn reference_starts(text: &str) -> Vec<usize> {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => {
+                    i += 1;
+                    starts.push(i);
+                }
+                b'\r' => {
+                    i += if bytes.get(i + 1) == Some(&b'\n') {
+                        2
+                    } else {
+                        1
+                    };
+                    starts.push(i);
+                }
+                _ => i += 1,
+            }
+        }
+        if starts.last() != Some(&bytes.len()) {
+            starts.push(bytes.len());
+        }
+        starts
+    }
+
+    proptest! {
+        #[test]
+        fn scans_place_points_and_keep_lines_as_the_whole_text_does(
+            pieces in prop::collection::vec(prop::sample::select(vec!["a", "\r", "\n", "\r\n", "bc", ""]), 0..12),
+            split in prop::collection::vec(any::<bool>(), 12),
+            points in prop::collection::vec(0..30usize, 0..4),
+        ) {
+            // Tokens cut anywhere, CR LF pairs included, in nested nodes.
+            use gedgraft_syntax::SyntaxKind;
+            use rowan::{GreenNode, GreenToken};
+            let text: String = pieces.concat();
+            let mut children = Vec::new();
+            let mut inner = Vec::new();
+            for (i, p) in pieces.iter().enumerate() {
+                inner.push(NodeOrToken::Token(GreenToken::new(SyntaxKind::Text.into(), p)));
+                if split[i] {
+                    children.push(NodeOrToken::Node(GreenNode::new(SyntaxKind::Line.into(), inner.drain(..))));
+                }
+            }
+            children.push(NodeOrToken::Node(GreenNode::new(SyntaxKind::Line.into(), inner)));
+            let root = GreenNode::new(SyntaxKind::Document.into(), children);
+            let map = SourceMap::identity(text.len());
+            let side = Side { root: &root, map: &map, encoding: Encoding::Utf8 };
+            let mut ranges: Vec<Range<usize>> = points.iter().map(|&p| p..p + 2).collect();
+            ranges.sort_by_key(|r| r.start);
+            let all: Vec<usize> = (0..40).collect();
+            let scanned = Scan::run(side, &ranges, &all, 0);
+            let starts = reference_starts(&text);
+            prop_assert_eq!(scanned.count, starts.len() - 1);
+            prop_assert_eq!(scanned.end, text.len());
+            for (i, r) in ranges.iter().enumerate() {
+                for (k, at) in [(2 * i, r.start), (2 * i + 1, (r.end - 1).max(r.start))] {
+                    let line = starts.partition_point(|&s| s <= at).saturating_sub(1);
+                    let (got, got_start) = scanned.found[k];
+                    prop_assert_eq!(got, line);
+                    if at < text.len() {
+                        prop_assert_eq!(got_start, starts[line]);
+                    }
+                }
+            }
+            for l in 0..scanned.count {
+                let mut want = String::new();
+                let brk = show(&text[starts[l]..starts[l + 1]], Encoding::Utf8, &mut want);
+                prop_assert_eq!(scanned.lines.get(l), Some((want.as_str(), brk.as_str())));
+            }
+        }
+    }
 }

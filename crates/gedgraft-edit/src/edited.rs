@@ -1,9 +1,13 @@
 //! The result of applying a batch of edits.
 
-use crate::diff::LineDiff;
+use crate::diff::{LineDiff, Side};
 use crate::error::Warning;
-use gedgraft_syntax::Parse;
+use gedgraft_encoding::{decode_document_cow, detect, DetectOptions, Encoding, SourceMap};
+use gedgraft_syntax::{Parse, SyntaxKind};
+use rowan::GreenNode;
+use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A run of octets that differs between the input and the output; everything between two changes is identical.
 ///
@@ -108,6 +112,25 @@ pub fn compose_changes(first: &[Change], second: &[Change]) -> Vec<Change> {
     out
 }
 
+/// What [`Editor::apply`](crate::Editor::apply) made: the spliced tree, its octets, and its parse when made.
+pub(crate) struct NewFile {
+    /// The spliced tree: every untouched subtree is a node of the input's tree.
+    pub green: GreenNode,
+    /// A bound on the depth of the nodes of `green` that are not the input's (see [`Rebuilt`](crate::splice::Rebuilt)).
+    pub new_depth: usize,
+    /// The encoding of `bytes`.
+    pub encoding: Encoding,
+    /// The parse of `bytes`, if made already.
+    pub parse: Option<Parse>,
+    /// The source map of `bytes`, if known without decoding them.
+    pub map: Option<SourceMap>,
+    /// The octets of `green`.
+    pub bytes: Vec<u8>,
+}
+
+/// Trees whose new nodes go deeper than this are released without recursion.
+const DEEP_TREE: usize = 512;
+
 /// The outcome of [`Editor::apply`](crate::Editor::apply): the new file, parsed, with what changed.
 ///
 /// ```
@@ -123,43 +146,78 @@ pub fn compose_changes(first: &[Change], second: &[Change]) -> Vec<Change> {
 ///     "--- a/x.ged\n+++ b/x.ged\n@@ -1,4 +1,4 @@\n 0 HEAD\n 0 @I1@ INDI\n-1 NAME Bob\n+1 _NAME Bob\n 0 TRLR\n"
 /// );
 /// ```
-#[derive(Debug)]
 pub struct Edited<'p> {
     old: &'p Parse,
-    parse: Parse,
+    green: GreenNode,
+    new_depth: usize,
+    encoding: Encoding,
+    parse: OnceLock<Parse>,
+    /// The new file's source map, when needed before (or without) its parse.
+    map: OnceLock<SourceMap>,
     bytes: Vec<u8>,
     changes: Vec<Change>,
     warnings: Vec<Warning>,
     count: usize,
 }
 
+impl fmt::Debug for Edited<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Edited")
+            .field("parse", &self.parse.get())
+            .field("bytes", &self.bytes.len())
+            .field("changes", &self.changes)
+            .field("warnings", &self.warnings)
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'p> Edited<'p> {
     pub(crate) fn new(
         old: &'p Parse,
-        parse: Parse,
-        bytes: Vec<u8>,
+        file: NewFile,
         changes: Vec<Change>,
         warnings: Vec<Warning>,
         count: usize,
     ) -> Edited<'p> {
+        let parse = OnceLock::new();
+        if let Some(p) = file.parse {
+            let _ = parse.set(p);
+        }
+        let map = OnceLock::new();
+        if let Some(m) = file.map {
+            let _ = map.set(m);
+        }
         Edited {
             old,
+            green: file.green,
+            new_depth: file.new_depth,
+            encoding: file.encoding,
             parse,
-            bytes,
+            map,
+            bytes: file.bytes,
             changes,
             warnings,
             count,
         }
     }
 
+    fn make_parse(&self) -> Parse {
+        Parse::from_edited(self.green.clone(), &self.bytes, self.encoding).0
+    }
+
     /// The new file, parsed: its tree (sharing every untouched subtree with the input's) and fresh diagnostics.
+    /// After [`Editor::apply_lazily`](crate::Editor::apply_lazily), the parse is made on the first call.
     pub fn parse(&self) -> &Parse {
-        &self.parse
+        self.parse.get_or_init(|| self.make_parse())
     }
 
     /// The new file, parsed, without the rest.
-    pub fn into_parse(self) -> Parse {
-        self.parse
+    pub fn into_parse(mut self) -> Parse {
+        match self.parse.take() {
+            Some(p) => p,
+            None => self.make_parse(),
+        }
     }
 
     /// The input file, parsed.
@@ -173,8 +231,8 @@ impl<'p> Edited<'p> {
     }
 
     /// The new file's octets, without the rest.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
     }
 
     /// The runs of octets that changed, in file order; every octet outside them is the input's.
@@ -198,15 +256,64 @@ impl<'p> Edited<'p> {
         self.count
     }
 
-    /// The line diff between the input and the output.
-    pub fn line_diff(&self) -> LineDiff {
-        LineDiff::new(self.old, &self.parse, &self.changes)
+    /// The parse, if made, and the source map, if known, without making either.
+    #[cfg(test)]
+    pub(crate) fn made(&self) -> (Option<&Parse>, Option<&SourceMap>) {
+        (self.parse.get(), self.map.get())
     }
 
-    /// How many lines were removed and added.
+    /// The new file as one side of a diff: its parse if made, else the spliced tree and the octets' source map.
+    fn side(&self) -> Side<'_> {
+        match self.parse.get() {
+            Some(p) => Side::of(p),
+            None => Side {
+                root: &self.green,
+                map: self.map.get_or_init(|| {
+                    let options = DetectOptions {
+                        force: Some(self.encoding),
+                        default_encoding: None,
+                    };
+                    decode_document_cow(&self.bytes, &detect(&self.bytes, &options)).1
+                }),
+                encoding: self.encoding,
+            },
+        }
+    }
+
+    /// The line diff between the input and the output.
+    pub fn line_diff(&self) -> LineDiff {
+        LineDiff::between(Side::of(self.old), self.side(), &self.changes)
+    }
+
+    /// The line diff between `original` and the output, where `changes` (in octets) turn `original` into the
+    /// output: for edits applied in batches, `original` is the first batch's input and `changes` come from
+    /// [`compose_changes`].
+    ///
+    /// ```
+    /// use gedgraft_edit::{compose_changes, Editor};
+    /// let original = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let mut editor = Editor::new(&original);
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap();
+    /// let first = editor.apply().unwrap();
+    /// let mut editor = Editor::new(first.parse());
+    /// editor.escape_at_signs(None); // nothing to do
+    /// let second = editor.apply_lazily().unwrap();
+    /// let changes = compose_changes(first.changes(), second.changes());
+    /// assert_eq!(second.line_diff_from(&original, &changes).removed(), 1);
+    /// ```
+    pub fn line_diff_from(&self, original: &Parse, changes: &[Change]) -> LineDiff {
+        LineDiff::between(Side::of(original), self.side(), changes)
+    }
+
+    /// How many lines were removed and added (as the [line diff](Edited::line_diff) counts them, without
+    /// reading its context lines).
     pub fn line_counts(&self) -> (usize, usize) {
-        let d = self.line_diff();
-        (d.removed(), d.added())
+        LineDiff::count_between(Side::of(self.old), self.side(), &self.changes)
+    }
+
+    /// How many lines the [diff from `original`](Edited::line_diff_from) removes and adds.
+    pub fn line_counts_from(&self, original: &Parse, changes: &[Change]) -> (usize, usize) {
+        LineDiff::count_between(Side::of(original), self.side(), changes)
     }
 
     /// A unified diff of the change (see [`LineDiff`] for how text is shown); empty when nothing changed.
@@ -215,9 +322,64 @@ impl<'p> Edited<'p> {
     }
 }
 
+impl Drop for Edited<'_> {
+    /// The nodes of the spliced tree that are not the input's (which lives on) are freed with it; rowan frees
+    /// recursively, so a deep chain of them is released iteratively.
+    fn drop(&mut self) {
+        if self.new_depth <= DEEP_TREE {
+            return;
+        }
+        let empty = GreenNode::new(SyntaxKind::Document.into(), std::iter::empty());
+        let green = std::mem::replace(&mut self.green, empty);
+        let held = self
+            .parse
+            .get()
+            .is_some_and(|p| std::ptr::eq(&**p.green(), &*green));
+        if !held {
+            crate::splice::drop_deep(green);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Invariant 4 without the eager parse: the spliced tree of a 100 000-level file is diffed, parsed late,
+    /// and released (with or without its parse) without recursion on its depth.
+    #[test]
+    fn deep_trees_edited_lazily_are_diffed_and_released_iteratively() {
+        let depth = 100_000;
+        let mut input = b"0 HEAD\n0 @N1@ NOTE top\n".to_vec();
+        for level in 1..depth {
+            input.extend_from_slice(format!("{level} _D x\n").as_bytes());
+        }
+        input.extend_from_slice(b"0 TRLR\n");
+        let old = gedgraft_syntax::parse(&input);
+        let edit = || {
+            let mut editor = crate::Editor::new(&old);
+            editor.rename_tag("_D", "_E", None).expect("rename");
+            editor.apply_with(false).expect("apply")
+        };
+        // Released without ever being parsed.
+        let edited = edit();
+        assert_eq!(edited.line_counts(), (depth - 1, depth - 1));
+        let diff = edited.unified_diff("a", "b");
+        assert!(diff.contains(&format!("\n-{} _D x\n+1 _E x\n", depth - 1)));
+        assert!(diff.ends_with(&format!("\n+{} _E x\n 0 TRLR\n", depth - 1)));
+        assert!(edited.made().0.is_none());
+        drop(edited);
+        // Parsed late, then released.
+        let edited = edit();
+        assert!(edited.parse().diagnostics().is_empty());
+        drop(edited);
+        // Taken apart, the parse outliving the input's.
+        let edited = edit();
+        let bytes = edited.bytes().to_vec();
+        let new = edited.into_parse();
+        drop(old);
+        assert_eq!(new.to_bytes().expect("octets"), bytes);
+    }
 
     #[test]
     fn merge_joins_touching_changes() {

@@ -1,6 +1,6 @@
 //! The editor: collects edits against one parsed file, then applies them all in one rebuild.
 
-use crate::edited::{merge_changes, Change, Edited};
+use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
 use crate::render::{
     self, default_limit, lay_out_segments, line_node, octets, payload_tokens, split_lines, token,
@@ -511,6 +511,8 @@ impl<'p> Editor<'p> {
                                 text: t_at..t_at + u32::from(t.text_len()),
                                 with: vec![NodeOrToken::Token(new_tag.clone())],
                                 edit,
+                                // `from` and `to` differ.
+                                known_change: true,
                             });
                         }
                     }
@@ -1134,6 +1136,7 @@ impl<'p> Editor<'p> {
                             text: t_at..t_at + 1,
                             with: vec![NodeOrToken::Token(doubled.clone())],
                             edit,
+                            known_change: true,
                         });
                     }
                 }
@@ -1470,7 +1473,34 @@ impl<'p> Editor<'p> {
     /// editor.rename_tag("NAME", "_NAME", None).unwrap(); // inside the deleted record
     /// assert!(matches!(editor.apply(), Err(EditError::Overlap { .. })));
     /// ```
-    pub fn apply(mut self) -> Result<Edited<'p>, EditError> {
+    pub fn apply(self) -> Result<Edited<'p>, EditError> {
+        self.apply_with(true)
+    }
+
+    /// Applies every edit like [`apply`](Editor::apply), but leaves the new file unparsed until
+    /// [`Edited::parse`] is first called: the octets, the changes, the warnings and the
+    /// [diff](Edited::unified_diff) come from the spliced tree alone. Use it when only the octets and the diff are
+    /// wanted (as `gedgraft fix` does); it saves a parse of the whole output.
+    ///
+    /// The difference: `apply` checks that the output parses back to the spliced tree and reports
+    /// [`Warning::Reparsed`] if not (an editor bug; the octets are right either way). This does the same check in
+    /// debug builds only; in release builds, a parse made later simply holds the re-parsed tree.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap();
+    /// let edited = editor.apply_lazily().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 _NAME Bob\n0 TRLR\n");
+    /// assert_eq!(edited.line_counts(), (1, 1));
+    /// assert!(edited.parse().diagnostics().is_empty()); // parsed now
+    /// ```
+    pub fn apply_lazily(self) -> Result<Edited<'p>, EditError> {
+        self.apply_with(cfg!(debug_assertions))
+    }
+
+    /// Applies the edits; `parse_now`: parse the output at once and check it against the spliced tree.
+    pub(crate) fn apply_with(mut self, parse_now: bool) -> Result<Edited<'p>, EditError> {
         self.check_new_ids()?;
         self.resolve_pointers();
         let mut encoding = self.parse.encoding();
@@ -1499,6 +1529,7 @@ impl<'p> Editor<'p> {
                             text: 0..0,
                             with: vec![NodeOrToken::Token(token(SyntaxKind::Bom, "\u{FEFF}"))],
                             edit: self.edits.len().saturating_sub(1),
+                            known_change: true,
                         });
                     }
                     bom_encoding = Some(to);
@@ -1514,32 +1545,44 @@ impl<'p> Editor<'p> {
                 crate::transform::convert_breaks(&mut s.with, eol.to);
             }
         }
-        let old_text = self.parse.text();
         let parse = self.parse;
-        self.splices.retain(|s| {
-            let old = old_text
-                .get(s.text.start as usize..s.text.end as usize)
-                .unwrap_or("");
-            elements_text(&s.with) != old
+        let noop = no_op_splices(parse.green(), &self.splices);
+        let mut index = 0;
+        self.splices.retain(|_| {
+            index += 1;
+            !noop.get(index - 1).copied().unwrap_or(false)
         });
         let edits = &self.edits;
         check_overlaps(&self.splices, |i| {
             edits.get(i).cloned().unwrap_or_else(|| "an edit".into())
         })?;
+        // Text offsets are file offsets in the new file too when they are in the old one, the file stays UTF-8
+        // without a byte-order mark, and the new text holds no raw characters (new text never does).
+        let identity = parse.source_map().is_identity()
+            && parse.encoding() == Encoding::Utf8
+            && encoding == Encoding::Utf8
+            && bom_encoding.is_none()
+            && parse.detection().bom.is_none()
+            && self.splices.iter().all(|s| {
+                splice::Texts::new(s.with.iter().map(splice::element_ref))
+                    .all(|t| !gedgraft_encoding::raw::contains_raw(t))
+            });
         // Changes in the old file's octets, with the new octet length (computed before the splices are consumed).
         let map = parse.source_map();
         let mut changes: Vec<(usize, usize, usize)> = Vec::with_capacity(self.splices.len());
+        let mut scratch = Vec::new();
         for s in &self.splices {
-            let mut bytes = Vec::new();
+            scratch.clear();
             for e in &s.with {
-                write_element(e, encoding, bom_encoding, &mut bytes)?;
+                write_element(e, encoding, bom_encoding, &mut scratch)?;
             }
             changes.push((
                 map.file_offset(s.text.start as usize),
                 map.file_offset(s.text.end as usize),
-                bytes.len(),
+                scratch.len(),
             ));
         }
+        drop(scratch);
         let mut transform = FileTransform {
             eol: self.eol.map(|e| crate::transform::EolState::new(e, parse)),
             transcode: transcoder,
@@ -1547,11 +1590,12 @@ impl<'p> Editor<'p> {
         };
         let active = transform.eol.is_some() || transform.transcode.is_some() || transform.drop_bom;
         let splices = std::mem::take(&mut self.splices);
-        let green = splice::rebuild(
+        let rebuilt = splice::rebuild(
             parse.green(),
             splices,
             if active { Some(&mut transform) } else { None },
         )?;
+        let green = rebuilt.green;
         let mut bytes = Vec::with_capacity(map.file_len());
         if let Err(e) = write_green(&green, encoding, bom_encoding, &mut bytes) {
             splice::drop_deep(green);
@@ -1566,13 +1610,18 @@ impl<'p> Editor<'p> {
             changes.extend(eol.changes.iter().copied());
         }
         let whole = transform.transcode.is_some();
-        let (new_parse, kept) = Parse::from_edited(green, &bytes, encoding);
-        if !kept {
-            self.warnings.push(Warning::Reparsed);
-        }
+        let new_parse = if parse_now {
+            let (new_parse, kept) = Parse::from_edited(green.clone(), &bytes, encoding);
+            if !kept {
+                self.warnings.push(Warning::Reparsed);
+            }
+            Some(new_parse)
+        } else {
+            None
+        };
         let changes: Vec<Change> = if whole {
             let old_len = map.file_len();
-            if parse.to_bytes().ok().as_deref() == Some(&bytes[..]) {
+            if same_octets(parse, &bytes) {
                 Vec::new()
             } else {
                 vec![Change {
@@ -1585,8 +1634,14 @@ impl<'p> Editor<'p> {
         };
         Ok(Edited::new(
             parse,
-            new_parse,
-            bytes,
+            NewFile {
+                green,
+                new_depth: rebuilt.new_depth,
+                encoding,
+                parse: new_parse,
+                map: identity.then(|| gedgraft_encoding::SourceMap::identity(bytes.len())),
+                bytes,
+            },
             changes,
             self.warnings,
             self.count + usize::from(whole) + self.eol.map_or(0, |_| 1),
@@ -1653,6 +1708,8 @@ impl<'p> Editor<'p> {
                             &format!("@{new}@"),
                         ))],
                         edit: *edit,
+                        // Only identifiers that change are retargeted.
+                        known_change: true,
                     });
                 } else if removed.contains(target) {
                     *dangling.entry(target.to_string()).or_default() += 1;
@@ -1810,27 +1867,101 @@ fn all_tokens_green(
     })
 }
 
-/// The text of green elements (iterative over nodes).
-fn elements_text(elements: &[GreenElement]) -> String {
-    let mut out = String::new();
-    for e in elements {
-        match e {
-            NodeOrToken::Token(t) => out.push_str(t.text()),
-            NodeOrToken::Node(n) => {
-                let mut stack = vec![n.children()];
-                while let Some(children) = stack.last_mut() {
-                    match children.next() {
-                        None => {
-                            stack.pop();
-                        }
-                        Some(NodeOrToken::Token(t)) => out.push_str(t.text()),
-                        Some(NodeOrToken::Node(c)) => stack.push(c.children()),
-                    }
+/// Which splices change nothing: their new elements spell the very text of the children they replace. Lengths
+/// are compared first; the rest are checked in one walk down the paths to their nodes.
+fn no_op_splices(root: &GreenNodeData, splices: &[Splice]) -> Vec<bool> {
+    let mut noop = vec![false; splices.len()];
+    let mut candidates: Vec<usize> = Vec::new();
+    for (i, s) in splices.iter().enumerate() {
+        if s.known_change {
+            continue;
+        }
+        let new_len: u64 = s
+            .with
+            .iter()
+            .map(|e| u64::from(u32::from(e.text_len())))
+            .sum();
+        if new_len != u64::from(s.text.end.saturating_sub(s.text.start)) {
+            continue;
+        }
+        if s.text.start == s.text.end {
+            noop[i] = true; // nothing replaced by nothing
+        } else if s.parent.root {
+            noop[i] = same_children_text(root, s);
+        } else {
+            candidates.push(i);
+        }
+    }
+    if candidates.is_empty() {
+        return noop;
+    }
+    candidates.sort_by_key(|&i| splices[i].parent.start);
+    let mut starts: Vec<u32> = candidates
+        .iter()
+        .map(|&i| splices[i].parent.start)
+        .collect();
+    starts.dedup();
+    let mut next = 0;
+    splice::visit_starts(root, &starts, |node, at| {
+        while let Some(&i) = candidates.get(next) {
+            match splices[i].parent.start.cmp(&at) {
+                std::cmp::Ordering::Less => next += 1,
+                std::cmp::Ordering::Equal => {
+                    noop[i] = same_children_text(node, &splices[i]);
+                    next += 1;
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+    });
+    noop
+}
+
+/// Whether a splice's new elements spell the text of the children of `node` it replaces.
+fn same_children_text(node: &GreenNodeData, s: &Splice) -> bool {
+    let old = node
+        .children()
+        .skip(s.children.start)
+        .take(s.children.end.saturating_sub(s.children.start));
+    let new = s.with.iter().map(splice::element_ref);
+    splice::same_text(splice::Texts::new(old), splice::Texts::new(new))
+}
+
+/// Whether `parse` writes exactly `bytes` (compared piece by piece, without a second copy of the file).
+fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
+    let encoding = parse.encoding();
+    let bom = parse.detection().bom.map(|b| b.encoding);
+    let mut rest = bytes;
+    let mut piece = Vec::new();
+    let mut stack = vec![parse.green().children()];
+    while let Some(children) = stack.last_mut() {
+        match children.next() {
+            None => {
+                stack.pop();
+            }
+            Some(NodeOrToken::Node(n)) => stack.push(n.children()),
+            Some(NodeOrToken::Token(t)) => {
+                // As `write_green` writes it.
+                piece.clear();
+                let kind = t.kind();
+                let written = if kind == SyntaxKind::Raw.into() {
+                    encoding.encode(t.text(), &mut piece)
+                } else if kind == SyntaxKind::Bom.into() {
+                    bom.unwrap_or(encoding).encode_plain(t.text(), &mut piece)
+                } else {
+                    encoding.encode_plain(t.text(), &mut piece)
+                };
+                if written.is_err() {
+                    return false;
+                }
+                match rest.strip_prefix(&piece[..]) {
+                    Some(r) => rest = r,
+                    None => return false,
                 }
             }
         }
     }
-    out
+    rest.is_empty()
 }
 
 /// Writes one green element's octets.

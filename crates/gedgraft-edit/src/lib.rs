@@ -14,6 +14,7 @@
 //!    green subtrees in: every untouched subtree is the very same green node as before. It writes the octets,
 //!    re-parses them for fresh diagnostics, and returns an [`Edited`]: the new parse, the octets, the changed
 //!    octet ranges ([`Change`]) in the input and the output, warnings, and a [unified diff](Edited::unified_diff).
+//!    [`Editor::apply_lazily`] does the same but parses the output only when [`Edited::parse`] is called.
 //! 3. [`write_atomic`] replaces a file on disk safely.
 //!
 //! ```
@@ -56,10 +57,17 @@
 //!
 //! Adding an edit costs the size of what it touches (a whole-file edit such as [`Editor::rename_tag`] walks the
 //! tree once, whatever the number of matches); [`Editor::apply`] costs one walk over the paths to the changed
-//! nodes, one write and one parse: linear in the file's size, with no recursion on its depth.
+//! nodes, one write and one parse of the output (to check the spliced tree and give fresh diagnostics): linear in
+//! the file's size, with no recursion on its depth. [`Editor::apply_lazily`] leaves out the parse until it is
+//! asked for: when only the octets and the diff are wanted, a whole-file edit then costs little more than
+//! writing the file. A [line diff](Edited::line_diff) costs one pass over the tokens of each file (on two
+//! threads for large files), never a copy of either text; [`Edited::line_counts`] does not even read the
+//! context lines.
 
 mod atomic;
 mod diff;
+#[cfg(test)]
+mod diff_reference;
 mod edited;
 mod editor;
 mod error;

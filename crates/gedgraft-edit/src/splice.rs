@@ -51,6 +51,10 @@ pub(crate) struct Splice {
     pub with: Vec<GreenElement>,
     /// Which edit this splice belongs to (an index into the editor's list of edits).
     pub edit: usize,
+    /// Whether the new elements are known to spell other text than the children they replace (a tag renamed
+    /// to another tag, …); when not, [`Editor::apply`](crate::Editor::apply) compares the texts and drops the
+    /// splice if they are the same.
+    pub known_change: bool,
 }
 
 impl Splice {
@@ -68,6 +72,7 @@ impl Splice {
             text,
             with,
             edit,
+            known_change: false,
         }
     }
 }
@@ -162,12 +167,19 @@ struct Frame<'a> {
     skip_until: usize,
 }
 
+/// The outcome of [`rebuild`]: the new tree, and a bound on the depth of the nodes in it that are new (not nodes
+/// of the old tree), which says whether releasing it while the old tree lives could recurse deeply.
+pub(crate) struct Rebuilt {
+    pub green: GreenNode,
+    pub new_depth: usize,
+}
+
 /// Applies `splices` (checked for overlaps) to the tree `root`, and `transform` to everything when given.
 pub(crate) fn rebuild(
     root: &GreenNodeData,
     mut splices: Vec<Splice>,
     mut transform: Option<&mut dyn Transform>,
-) -> Result<GreenNode, EditError> {
+) -> Result<Rebuilt, EditError> {
     splices.sort_by(|a, b| {
         (a.parent, a.children.start, a.children.end, a.edit).cmp(&(
             b.parent,
@@ -201,7 +213,10 @@ pub(crate) fn rebuild(
         splices: splices_of(root_key, &splices),
         skip_until: 0,
     }];
+    let mut new_depth = 1;
     let result = loop {
+        let depth = stack.len();
+        new_depth = new_depth.max(depth);
         let Some(frame) = stack.last_mut() else {
             break Err(None);
         };
@@ -209,6 +224,7 @@ pub(crate) fn rebuild(
             && splices[frame.splices.start].children.start == frame.index
         {
             let s = &mut splices[frame.splices.start];
+            new_depth = new_depth.max(depth.saturating_add(elements_depth(&s.with)));
             frame.out.append(&mut s.with);
             frame.skip_until = frame.skip_until.max(s.children.end);
             frame.splices.start += 1;
@@ -233,7 +249,12 @@ pub(crate) fn rebuild(
             };
             match stack.last_mut() {
                 Some(parent) => parent.out.push(NodeOrToken::Node(node)),
-                None => break Ok(node),
+                None => {
+                    break Ok(Rebuilt {
+                        green: node,
+                        new_depth,
+                    })
+                }
             }
             continue;
         };
@@ -275,7 +296,7 @@ pub(crate) fn rebuild(
         }
     };
     match result {
-        Ok(node) => Ok(node),
+        Ok(rebuilt) => Ok(rebuilt),
         Err(error) => {
             for frame in stack {
                 drop_deep_elements(frame.out);
@@ -285,6 +306,29 @@ pub(crate) fn rebuild(
             }))
         }
     }
+}
+
+/// How deep the nodes among `elements` go (0 for tokens only); iterative.
+fn elements_depth(elements: &[GreenElement]) -> usize {
+    let mut deepest = 0;
+    for e in elements {
+        let NodeOrToken::Node(n) = e else { continue };
+        let mut stack = vec![n.children()];
+        deepest = deepest.max(1);
+        while let Some(children) = stack.last_mut() {
+            match children.next() {
+                None => {
+                    stack.pop();
+                }
+                Some(NodeOrToken::Node(c)) => {
+                    stack.push(c.children());
+                    deepest = deepest.max(stack.len());
+                }
+                Some(NodeOrToken::Token(_)) => {}
+            }
+        }
+    }
+    deepest
 }
 
 /// Whether `children` are exactly `node`'s children (the same green nodes and tokens).
@@ -340,5 +384,122 @@ pub(crate) fn walk_nodes(
                 stack.push((n.children(), at));
             }
         }
+    }
+}
+
+/// Calls `f(node, offset)` for every non-root node of the tree `root` that starts at one of `starts` (sorted,
+/// deduplicated), in document order; walks only the paths to them (iterative).
+pub(crate) fn visit_starts(
+    root: &GreenNodeData,
+    starts: &[u32],
+    mut f: impl FnMut(&GreenNodeData, u32),
+) {
+    let mut stack = vec![(root.children(), 0u32)];
+    while let Some((children, offset)) = stack.last_mut() {
+        let Some(child) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        let at = *offset;
+        let end = at + u32::from(child.text_len());
+        *offset = end;
+        let NodeOrToken::Node(node) = child else {
+            continue;
+        };
+        let i = starts.partition_point(|&s| s < at);
+        match starts.get(i) {
+            Some(&s) if s < end => {
+                if s == at {
+                    f(node, at);
+                }
+                stack.push((node.children(), at));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The token texts of a run of green elements, in order (iterative over nodes).
+pub(crate) struct Texts<'a, I> {
+    elements: I,
+    stack: Vec<rowan::Children<'a>>,
+}
+
+impl<'a, I> Texts<'a, I>
+where
+    I: Iterator<Item = NodeOrToken<&'a GreenNodeData, &'a GreenTokenData>>,
+{
+    pub(crate) fn new(elements: I) -> Self {
+        Texts {
+            elements,
+            stack: Vec::new(),
+        }
+    }
+}
+
+impl<'a, I> Iterator for Texts<'a, I>
+where
+    I: Iterator<Item = NodeOrToken<&'a GreenNodeData, &'a GreenTokenData>>,
+{
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let next = match self.stack.last_mut() {
+                Some(children) => match children.next() {
+                    Some(c) => c,
+                    None => {
+                        self.stack.pop();
+                        continue;
+                    }
+                },
+                None => self.elements.next()?,
+            };
+            match next {
+                NodeOrToken::Token(t) => return Some(t.text()),
+                NodeOrToken::Node(n) => self.stack.push(n.children()),
+            }
+        }
+    }
+}
+
+/// The borrowed form of an owned green element.
+pub(crate) fn element_ref(e: &GreenElement) -> NodeOrToken<&GreenNodeData, &GreenTokenData> {
+    match e {
+        NodeOrToken::Node(n) => NodeOrToken::Node(&**n),
+        NodeOrToken::Token(t) => NodeOrToken::Token(&**t),
+    }
+}
+
+/// Whether two runs of text pieces spell the same text, however they are cut.
+pub(crate) fn same_text<'a, 'b>(
+    mut a: impl Iterator<Item = &'a str>,
+    mut b: impl Iterator<Item = &'b str>,
+) -> bool {
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while x.is_empty() {
+            match a.next() {
+                Some(s) => x = s.as_bytes(),
+                None => break,
+            }
+        }
+        while y.is_empty() {
+            match b.next() {
+                Some(s) => y = s.as_bytes(),
+                None => break,
+            }
+        }
+        match (x.is_empty(), y.is_empty()) {
+            (true, true) => return true,
+            (false, false) => {}
+            _ => return false,
+        }
+        let n = x.len().min(y.len());
+        if x[..n] != y[..n] {
+            return false;
+        }
+        x = &x[n..];
+        y = &y[n..];
     }
 }

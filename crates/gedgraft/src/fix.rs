@@ -5,11 +5,15 @@
 //! lets, for example, a rename of every `NOTE` and the deletion of one `NOTE` be asked for together (in one
 //! batch they would overlap). The changes of the stages are composed, so the diff and the summary compare the
 //! input with the final output.
+//!
+//! Cost: every stage but the last is parsed for the next; the last stage's output is never parsed
+//! ([`Editor::apply_lazily`]): its octets are written as they are, and the summary only counts changed lines
+//! (the whole diff is made in diff mode only).
 
 use crate::cli::FixArgs;
 use crate::input;
 use gedgraft_edit::{
-    compose_changes, unified_diff, write_atomic, Change, EditError, Editor, LineBreak, LineDiff,
+    compose_changes, write_atomic, Change, EditError, Edited, Editor, LineBreak, LineDiff,
     RawOctets, Scope,
 };
 use gedgraft_syntax::encoding::Encoding;
@@ -152,14 +156,6 @@ impl Plan {
     }
 }
 
-/// What the stages did to one file.
-struct Outcome {
-    parse: Option<Parse>,
-    changes: Vec<Change>,
-    edits: usize,
-    warnings: Vec<String>,
-}
-
 fn edit_error(e: EditError) -> String {
     e.to_string()
 }
@@ -219,40 +215,43 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
     Ok(())
 }
 
-/// Runs every stage on one parsed file.
-fn edit_file(original: &Parse, plan: &Plan) -> Result<Outcome, String> {
-    let mut current: Option<Parse> = None;
-    let mut changes: Option<Vec<Change>> = None;
-    let mut edits = 0;
-    let mut warnings: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for stage in &plan.stages {
-        let parse = current.as_ref().unwrap_or(original);
-        let mut editor = Editor::new(parse);
-        add_stage(&mut editor, stage, plan.scope.as_ref())?;
-        let edited = editor.apply().map_err(edit_error)?;
-        edits += edited.edit_count();
+/// What the stages did so far to one file.
+#[derive(Default)]
+struct Tally {
+    changes: Option<Vec<Change>>,
+    edits: usize,
+    warnings: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Tally {
+    fn add(&mut self, edited: &Edited) {
+        self.edits += edited.edit_count();
         for w in edited.warnings() {
             let w = w.to_string();
-            if seen.insert(w.clone()) {
-                warnings.push(w);
+            if self.seen.insert(w.clone()) {
+                self.warnings.push(w);
             }
         }
         let stage_changes = edited.changes().to_vec();
-        changes = Some(match changes {
+        self.changes = Some(match self.changes.take() {
             None => stage_changes,
             Some(before) => compose_changes(&before, &stage_changes),
         });
-        if edited.is_changed() {
-            current = Some(edited.into_parse());
-        }
     }
-    Ok(Outcome {
-        parse: current,
-        changes: changes.unwrap_or_default(),
-        edits,
-        warnings,
-    })
+}
+
+/// Applies one stage to `parse`. The new file is not parsed: the next stage, if any, asks for it.
+fn run_stage<'p>(parse: &'p Parse, stage: &Stage, plan: &Plan) -> Result<Edited<'p>, String> {
+    let mut editor = Editor::new(parse);
+    add_stage(&mut editor, stage, plan.scope.as_ref())?;
+    editor.apply_lazily().map_err(edit_error)
+}
+
+/// The file after every stage: the last stage's output when it changed something, else the file it was given.
+enum Final<'a, 'p> {
+    Edited(&'a Edited<'p>),
+    Parsed(&'a Parse),
 }
 
 /// Runs `fix` over every file.
@@ -328,30 +327,73 @@ fn fix_file(
     let name = path.display().to_string();
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;
-    let outcome = edit_file(original, plan).map_err(|e| format!("{name}: {e}"))?;
-    let new = outcome.parse.as_ref().unwrap_or(original);
-    let changed = !outcome.changes.is_empty();
-    let mut lines: Vec<String> = outcome
+    // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
+    let mut tally = Tally::default();
+    let mut current: Option<Parse> = None;
+    let (last_stage, earlier) = match plan.stages.split_last() {
+        Some((last, earlier)) => (Some(last), earlier),
+        None => (None, &plan.stages[..]),
+    };
+    for stage in earlier {
+        let parse = current.as_ref().unwrap_or(original);
+        let edited = run_stage(parse, stage, plan).map_err(|e| format!("{name}: {e}"))?;
+        tally.add(&edited);
+        if edited.is_changed() {
+            current = Some(edited.into_parse());
+        }
+    }
+    let base = current.as_ref().unwrap_or(original);
+    let last = match last_stage {
+        Some(stage) => {
+            let edited = run_stage(base, stage, plan).map_err(|e| format!("{name}: {e}"))?;
+            tally.add(&edited);
+            Some(edited)
+        }
+        None => None,
+    };
+    let new = match &last {
+        Some(edited) if edited.is_changed() => Final::Edited(edited),
+        _ => Final::Parsed(base),
+    };
+    let changes = tally.changes.take().unwrap_or_default();
+    let changed = !changes.is_empty();
+    let mut lines: Vec<String> = tally
         .warnings
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
-    let diff = LineDiff::new(original, new, &outcome.changes);
+    // The whole diff is only printed in diff mode; the summary needs only how many lines changed.
+    let diff_mode = args.output.is_none() && !args.in_place && !args.check;
+    let diff = (diff_mode && changed).then(|| match new {
+        Final::Edited(edited) => edited.line_diff_from(original, &changes),
+        Final::Parsed(parse) => LineDiff::new(original, parse, &changes),
+    });
+    let counts = match &diff {
+        Some(d) => Some((d.removed(), d.added())),
+        None if args.quiet => None,
+        None => Some(match new {
+            Final::Edited(edited) => edited.line_counts_from(original, &changes),
+            Final::Parsed(parse) => LineDiff::counts(original, parse, &changes),
+        }),
+    };
+    let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
+        let written = match new {
+            Final::Edited(edited) => write_atomic(to, edited.bytes(), backup),
+            Final::Parsed(parse) => {
+                let bytes = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+                write_atomic(to, &bytes, backup)
+            }
+        };
+        written.map_err(|e| format!("cannot write {}: {e}", to.display()))
+    };
     if let Some(out) = &args.output {
-        let bytes = new.to_bytes().map_err(|e| format!("{name}: {e}"))?;
-        write_atomic(out, &bytes, None)
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        write(out, None)?;
     } else if args.in_place {
         if changed {
-            let bytes = new.to_bytes().map_err(|e| format!("{name}: {e}"))?;
-            write_atomic(path, &bytes, args.backup.as_deref())
-                .map_err(|e| format!("cannot write {name}: {e}"))?;
+            write(path, args.backup.as_deref())?;
         }
-    } else if !args.check && changed {
-        let text = unified_diff(
-            original,
-            new,
-            &outcome.changes,
+    } else if let Some(diff) = &diff {
+        let text = diff.unified(
             &format!("a/{}", name.trim_start_matches('/')),
             &format!("b/{}", name.trim_start_matches('/')),
         );
@@ -359,7 +401,7 @@ fn fix_file(
             .write_all(text.as_bytes())
             .map_err(|e| format!("cannot write the diff: {e}"))?;
     }
-    if !args.quiet {
+    if let (false, Some((removed, added))) = (args.quiet, counts) {
         lines.push(if changed {
             let verb = if args.check || (args.output.is_none() && !args.in_place) {
                 "would change"
@@ -368,10 +410,10 @@ fn fix_file(
             };
             format!(
                 "{name}: {verb}: {} edit{}, -{} +{} lines",
-                outcome.edits,
-                if outcome.edits == 1 { "" } else { "s" },
-                diff.removed(),
-                diff.added()
+                tally.edits,
+                if tally.edits == 1 { "" } else { "s" },
+                removed,
+                added
             )
         } else {
             format!("{name}: unchanged")
