@@ -13,7 +13,7 @@ use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{GreenElement, GreenFactory};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, push_split_raw, LineFacts, LineShape, LineToken};
-use gedgraft_encoding::raw;
+use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
@@ -382,8 +382,18 @@ impl<'t> Parser<'t> {
         let mut from = start;
         for i in 0..self.tokens.len() {
             let (kind, end) = self.tokens[i];
-            if kind == SyntaxKind::Raw {
-                let octets = raw::octets_of(&self.text[from..start + end]);
+            let octets = if kind == SyntaxKind::Raw {
+                raw::octets_of(&self.text[from..start + end])
+            } else {
+                Vec::new()
+            };
+            // ANSEL octets whose decoding is valid but not reversible (CD, CE, C7, F8) are kept raw for the round
+            // trip only: they are good ANSEL, not undecodable (R-ANSEL-02).
+            let ansel_kept = self.encoding == Encoding::Ansel.name()
+                && octets
+                    .iter()
+                    .all(|o| gedgraft_encoding::ansel::RAW_KEPT.contains(o));
+            if kind == SyntaxKind::Raw && !ansel_kept {
                 let shown: Vec<String> =
                     octets.iter().take(8).map(|o| format!("{o:02X}")).collect();
                 let more = if octets.len() > 8 { " …" } else { "" };

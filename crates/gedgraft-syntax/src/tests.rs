@@ -324,3 +324,30 @@ fn parse_results_are_send_and_sync() {
     let handle = std::thread::spawn(move || p.to_bytes().unwrap());
     assert_eq!(handle.join().unwrap(), b"0 HEAD\n0 TRLR\n");
 }
+
+#[test]
+fn r_ansel_02_irreversible_ansel_octets_are_not_reported_as_undecodable() {
+    use crate::encoding::{DetectOptions, Encoding};
+    let options = crate::ParseOptions {
+        detect: DetectOptions {
+            force: Some(Encoding::Ansel),
+            ..DetectOptions::default()
+        },
+        threads: 1,
+    };
+    let input = b"0 HEAD\n1 CHAR ANSEL\n0 NOTE \xF8c \xCD \xCE\n0 TRLR\n";
+    let p = crate::parse_with(input, &options);
+    assert!(p.diagnostics().is_empty(), "{:?}", p.diagnostics());
+    assert_eq!(p.to_bytes().unwrap(), input);
+    // An octet with no ANSEL meaning at all is still reported.
+    let bad = b"0 HEAD\n1 CHAR ANSEL\n0 NOTE \xFF\n0 TRLR\n";
+    assert_eq!(codes_of_with(bad, &options), [codes::UNDECODABLE_OCTETS]);
+}
+
+fn codes_of_with(input: &[u8], options: &crate::ParseOptions) -> Vec<&'static str> {
+    crate::parse_with(input, options)
+        .diagnostics()
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}

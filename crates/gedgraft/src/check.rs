@@ -32,13 +32,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         let diagnostics = lowered.all_diagnostics(&loaded.parse);
         any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let stopped = lowered.stopped_at.as_ref();
-        match args.format {
-            Format::Json => println!("{}", json_report(&loaded, &diagnostics, stopped)),
-            Format::Human => print!(
-                "{}",
-                human_report(&loaded, &diagnostics, stopped, args.no_warnings)
-            ),
-        }
+        let report = match args.format {
+            Format::Json => format!("{}\n", json_report(&loaded, &diagnostics, stopped)),
+            Format::Human => human_report(&loaded, &diagnostics, stopped, args.no_warnings),
+        };
+        crate::output::emit(&report)?;
     }
     Ok(if unreadable {
         ExitCode::from(2)

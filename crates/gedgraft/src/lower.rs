@@ -14,10 +14,8 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         nfc: args.nfc,
     };
     let lowered = lower(&loaded.parse, &options);
-    println!(
-        "{}",
-        to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered)
-    );
+    let json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
+    crate::output::emit(&format!("{json}\n"))?;
     let error = lowered
         .all_diagnostics(&loaded.parse)
         .iter()

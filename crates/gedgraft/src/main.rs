@@ -5,6 +5,7 @@ mod cli;
 mod fix;
 mod input;
 mod lower;
+mod output;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -16,9 +17,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
-        cli::Command::Dump(args) => input::load(&args.file, &args.input).map(|loaded| {
-            print!("{}", gedgraft_syntax::dump(&loaded.parse));
-            ExitCode::SUCCESS
+        cli::Command::Dump(args) => input::load(&args.file, &args.input).and_then(|loaded| {
+            output::emit(&gedgraft_syntax::dump(&loaded.parse))?;
+            Ok(ExitCode::SUCCESS)
         }),
         cli::Command::Check(args) => check::run(&args),
         cli::Command::Lower(args) => lower::run(&args),
