@@ -543,3 +543,37 @@ fn check_reports_lowering_diagnostics_and_strict_stops_at_the_first_error() {
     assert_eq!(value["stopped"]["code"], "unpermitted-escape");
     assert_eq!(value["stopped"]["line"], 6);
 }
+
+#[test]
+fn a_closed_output_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // A file whose dump is far larger than a pipe buffer, so the write after the reader closes must fail.
+    let dir = std::env::temp_dir().join(format!("gedgraft-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.ged");
+    let mut text = String::from("0 HEAD\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("0 @I{i}@ INDI\n1 NAME Person {i}\n"));
+    }
+    text.push_str("0 TRLR\n");
+    std::fs::write(&path, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .arg("dump")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe is closed
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    std::fs::remove_dir_all(&dir).ok();
+}
