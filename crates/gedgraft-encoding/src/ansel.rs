@@ -159,25 +159,20 @@ pub fn to_unicode_order(text: &str) -> String {
 
 /// Writes the diacritics of one letter in Unicode order: centre, low (as written), high (reversed).
 fn push_unicode_stack(marks: &[(char, Stacking)], out: &mut String) {
-    out.extend(
-        marks
-            .iter()
-            .filter(|(_, k)| *k == Stacking::Center)
-            .map(|(c, _)| *c),
-    );
-    out.extend(
-        marks
-            .iter()
-            .filter(|(_, k)| *k == Stacking::Low)
-            .map(|(c, _)| *c),
-    );
-    out.extend(
-        marks
-            .iter()
-            .rev()
-            .filter(|(_, k)| *k == Stacking::High)
-            .map(|(c, _)| *c),
-    );
+    out.extend(marks_of(marks, Stacking::Center));
+    out.extend(marks_of(marks, Stacking::Low));
+    out.extend(marks_of(marks, Stacking::High).rev());
+}
+
+/// The diacritics of one stacking position, in the order given.
+fn marks_of(
+    marks: &[(char, Stacking)],
+    kind: Stacking,
+) -> impl DoubleEndedIterator<Item = char> + '_ {
+    marks
+        .iter()
+        .filter(move |(_, k)| *k == kind)
+        .map(|(c, _)| *c)
 }
 
 /// Converts Unicode text to ANSEL octet order, the inverse of [`to_unicode_order`] for text in the order it
@@ -194,25 +189,9 @@ pub fn to_ansel_order(text: &str) -> String {
     let mut base: Option<char> = None;
     let mut marks: Vec<(char, Stacking)> = Vec::new();
     let flush = |base: Option<char>, marks: &mut Vec<(char, Stacking)>, out: &mut String| {
-        out.extend(
-            marks
-                .iter()
-                .rev()
-                .filter(|(_, k)| *k == Stacking::High)
-                .map(|(c, _)| *c),
-        );
-        out.extend(
-            marks
-                .iter()
-                .filter(|(_, k)| *k == Stacking::Center)
-                .map(|(c, _)| *c),
-        );
-        out.extend(
-            marks
-                .iter()
-                .filter(|(_, k)| *k == Stacking::Low)
-                .map(|(c, _)| *c),
-        );
+        out.extend(marks_of(marks, Stacking::High).rev());
+        out.extend(marks_of(marks, Stacking::Center));
+        out.extend(marks_of(marks, Stacking::Low));
         marks.clear();
         out.extend(base);
     };
