@@ -152,6 +152,13 @@ pub struct FixArgs {
     /// `CONT` line, long lines are split with `CONC`. Repeatable.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
+    /// Make the payload of every structure PATH picks a pointer to ID (`F1` or `@F1@`). Repeatable.
+    #[arg(long, value_name = "PATH=ID")]
+    pub set_pointer: Vec<String>,
+    /// Give the structure PATH picks the cross-reference identifier ID (`I9` or `@I9@`; empty to remove it);
+    /// pointers to its old identifier follow. Repeatable.
+    #[arg(long, value_name = "PATH=ID")]
+    pub set_xref: Vec<String>,
     /// Delete every structure PATH picks, with its continuation lines and substructures. Repeatable.
     #[arg(long, value_name = "PATH")]
     pub delete: Vec<String>,

@@ -36,7 +36,7 @@ pub enum Eol {
 /// One batch of edits.
 enum Stage {
     Delete(Vec<Scope>),
-    Set(Vec<(Scope, String)>),
+    Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
     EscapeAt,
     Rewrap(Option<usize>),
@@ -44,6 +44,23 @@ enum Stage {
         eol: Option<(LineBreak, bool)>,
         encoding: Option<(Encoding, RawOctets)>,
     },
+}
+
+/// What `--set`, `--set-pointer` and `--set-xref` put on a structure.
+enum SetValue {
+    /// A string payload.
+    Text(String),
+    /// A pointer payload to this identifier (without `@`s).
+    Pointer(String),
+    /// This cross-reference identifier (without `@`s), or none; pointers to the old one follow.
+    Xref(Option<String>),
+}
+
+/// `ID` or `@ID@` → `ID`.
+fn bare_id(id: &str) -> &str {
+    id.strip_prefix('@')
+        .and_then(|i| i.strip_suffix('@'))
+        .unwrap_or(id)
 }
 
 /// The checked options: what to do to every file.
@@ -89,12 +106,22 @@ impl Plan {
                 .collect::<Result<_, _>>()?;
             stages.push(Stage::Delete(paths));
         }
-        if !args.set.is_empty() {
-            let mut sets = Vec::new();
-            for s in &args.set {
-                let (path, value) = split_pair(s, "--set", "PATH=VALUE")?;
-                sets.push((scope(path, "--set")?, value.to_string()));
-            }
+        let mut sets = Vec::new();
+        for s in &args.set {
+            let (path, value) = split_pair(s, "--set", "PATH=VALUE")?;
+            sets.push((scope(path, "--set")?, SetValue::Text(value.to_string())));
+        }
+        for s in &args.set_pointer {
+            let (path, id) = split_pair(s, "--set-pointer", "PATH=ID")?;
+            let id = bare_id(id).to_string();
+            sets.push((scope(path, "--set-pointer")?, SetValue::Pointer(id)));
+        }
+        for s in &args.set_xref {
+            let (path, id) = split_pair(s, "--set-xref", "PATH=ID")?;
+            let id = Some(bare_id(id).to_string()).filter(|i| !i.is_empty());
+            sets.push((scope(path, "--set-xref")?, SetValue::Xref(id)));
+        }
+        if !sets.is_empty() {
             stages.push(Stage::Set(sets));
         }
         if !args.rename_tag.is_empty() {
@@ -187,7 +214,12 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
             for (path, value) in sets {
                 for s in editor.select(path) {
                     if in_scope(scope, &s) {
-                        editor.set_payload(&s, value).map_err(edit_error)?;
+                        match value {
+                            SetValue::Text(text) => editor.set_payload(&s, text),
+                            SetValue::Pointer(id) => editor.set_pointer(&s, id),
+                            SetValue::Xref(id) => editor.set_xref(&s, id.as_deref()),
+                        }
+                        .map_err(edit_error)?;
                     }
                 }
             }
@@ -262,7 +294,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     }
     if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
         return Err(
-            "nothing to do: give an edit option (--rename-tag, --set, --delete, --escape-at, --rewrap, --eol, \
+            "nothing to do: give an edit option (--rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --eol, \
              --to-encoding) or -o OUT to write a file back through the tree"
                 .into(),
         );

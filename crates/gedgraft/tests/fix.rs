@@ -409,3 +409,42 @@ fn fix_help_lists_the_edit_options() {
         assert!(help.contains(option), "{option} missing from fix --help");
     }
 }
+
+#[test]
+fn set_pointer_and_set_xref_retarget_pointers() {
+    let dir = temp_dir("set-pointer-xref");
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @I2@ INDI\n0 @F1@ FAM\n1 HUSB @I2@\n0 TRLR\n";
+    let path = write(&dir, "a.ged", input);
+    let out = gedgraft(
+        &dir,
+        &[
+            "a.ged",
+            "--set-xref",
+            "@I2@=@G1@",
+            "--set-pointer",
+            "@I1@.FAMC=F9",
+            "-o",
+            "b.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("@F9@"),
+        "a dangling new pointer is reported: {}",
+        stderr(&out)
+    );
+    let written = std::fs::read(dir.join("b.ged")).unwrap();
+    assert_eq!(
+        written,
+        b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F9@\n0 @G1@ INDI\n0 @F1@ FAM\n1 HUSB @G1@\n0 TRLR\n"
+    );
+    // A duplicate identifier is refused and the file is left alone.
+    let out = gedgraft(&dir, &["a.ged", "--set-xref", "@I2@=I1", "--in-place"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("already has the identifier"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), input);
+}
