@@ -40,7 +40,7 @@ pub enum Command {
     /// Rewrite a file through the syntax tree.
     ///
     /// With no edit option the output is identical to the input, octet for octet.
-    Fix(FixArgs),
+    Fix(Box<FixArgs>),
 }
 
 /// Options for reading input files.
