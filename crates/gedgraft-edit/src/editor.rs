@@ -670,17 +670,7 @@ impl<'p> Editor<'p> {
         let mut with: Vec<GreenElement> = Vec::new();
         match (&laid, value) {
             (Some(laid), _) => {
-                if !laid.first.is_empty() {
-                    with.push(NodeOrToken::Token(token(
-                        SyntaxKind::PayloadSep,
-                        &style.sep,
-                    )));
-                    with.extend(
-                        payload_tokens(&laid.first)
-                            .into_iter()
-                            .map(NodeOrToken::Token),
-                    );
-                }
+                render::push_first_payload(&mut with, &style.sep, &laid.first);
             }
             (None, Value::Pointer(id)) => {
                 with.push(NodeOrToken::Token(token(
@@ -1044,17 +1034,7 @@ impl<'p> Editor<'p> {
                         .collect();
                     let budget = self.budget(&head_text, style, level, encoding);
                     let laid = lay_out_segments(segments, budget);
-                    if !laid.first.is_empty() {
-                        out.push(NodeOrToken::Token(token(
-                            SyntaxKind::PayloadSep,
-                            &style.sep,
-                        )));
-                        out.extend(
-                            payload_tokens(&laid.first)
-                                .into_iter()
-                                .map(NodeOrToken::Token),
-                        );
-                    }
+                    render::push_first_payload(&mut out, &style.sep, &laid.first);
                     out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
                     out.extend(continuation_nodes(&laid, style, level, |_| Some(b)));
                 }
@@ -1373,17 +1353,7 @@ impl<'p> Editor<'p> {
                 }
             };
             let mut with: Vec<GreenElement> = Vec::new();
-            if !laid.first.is_empty() {
-                with.push(NodeOrToken::Token(token(
-                    SyntaxKind::PayloadSep,
-                    &seg_style.sep,
-                )));
-                with.extend(
-                    payload_tokens(&laid.first)
-                        .into_iter()
-                        .map(NodeOrToken::Token),
-                );
-            }
+            render::push_first_payload(&mut with, &seg_style.sep, &laid.first);
             if let Some(b) = brk(0) {
                 with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
             }

@@ -258,6 +258,14 @@ pub(crate) fn layout(units: &[Unit], first: usize, rest: usize) -> Vec<Range<usi
     }
 }
 
+/// Appends a first line's payload: the separator and the payload's tokens, unless the payload is empty.
+pub(crate) fn push_first_payload(out: &mut Vec<GreenElement>, sep: &str, first: &[Unit]) {
+    if !first.is_empty() {
+        out.push(NodeOrToken::Token(token(SyntaxKind::PayloadSep, sep)));
+        out.extend(payload_tokens(first).into_iter().map(NodeOrToken::Token));
+    }
+}
+
 /// Green payload tokens for `units`, merging neighbouring text (and raw) units into one token as the lexer does.
 pub(crate) fn payload_tokens(units: &[Unit]) -> Vec<GreenToken> {
     let mut out = Vec::new();
