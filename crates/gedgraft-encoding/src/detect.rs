@@ -135,6 +135,42 @@ pub const MAX_CESU_NOTES: usize = 100;
 /// assert_eq!(d.used, Encoding::Windows1250);
 /// ```
 pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
+    detect_validating(bytes, options).0
+}
+
+/// Detects the encoding and decodes the file in one go: [`detect`] then [`decode_document_cow`], except that
+/// clean UTF-8 is validated once, not twice (validation is a pass over the whole file).
+///
+/// ```
+/// use gedgraft_encoding::{detect_and_decode, DetectOptions, Encoding};
+/// let (detection, text, map) = detect_and_decode(b"0 HEAD\n0 TRLR\n", &DetectOptions::default());
+/// assert_eq!(detection.used, Encoding::Utf8);
+/// assert!(matches!(text, std::borrow::Cow::Borrowed("0 HEAD\n0 TRLR\n")));
+/// assert_eq!(map.file_len(), 14);
+/// ```
+pub fn detect_and_decode<'a>(
+    bytes: &'a [u8],
+    options: &DetectOptions,
+) -> (Detection, std::borrow::Cow<'a, str>, SourceMap) {
+    let (detection, clean_body) = detect_validating(bytes, options);
+    match clean_body {
+        Some(text) if detection.bom.is_none() && !crate::raw::contains_raw(text) => {
+            let map = SourceMap::identity(text.len());
+            (detection, std::borrow::Cow::Borrowed(text), map)
+        }
+        _ => {
+            let decoded = decode_document(bytes, &detection);
+            (
+                detection,
+                std::borrow::Cow::Owned(decoded.text),
+                decoded.map,
+            )
+        }
+    }
+}
+
+/// [`detect`], plus the body (the file after any byte-order mark) as text when it is valid UTF-8 read as UTF-8.
+fn detect_validating<'a>(bytes: &'a [u8], options: &DetectOptions) -> (Detection, Option<&'a str>) {
     let (bom, detected) = detect_initial(bytes);
     let start = bom.map_or(0, |b| b.len);
     let body = bytes.get(start..).unwrap_or_default();
@@ -197,8 +233,12 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
 
     // Valid UTF-8 read as UTF-8 can have neither a mismatch nor CESU-8 (which is invalid UTF-8): skip the
     // statistics, which cost as much as decoding.
-    let clean_utf8 = used == Encoding::Utf8 && std::str::from_utf8(body).is_ok();
-    if used.is_ascii_compatible() && !clean_utf8 {
+    let clean_body = if used == Encoding::Utf8 {
+        std::str::from_utf8(body).ok()
+    } else {
+        None
+    };
+    if used.is_ascii_compatible() && clean_body.is_none() {
         let stats = Stats::of(body);
         if options.force.is_none() {
             if let Some(note) = mismatch_note(
@@ -217,13 +257,14 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
         }
     }
 
-    Detection {
+    let detection = Detection {
         detected,
         bom,
         declared: scan.declared,
         used,
         notes,
-    }
+    };
+    (detection, clean_body)
 }
 
 /// Like [`decode_document`], but borrows `bytes` as the text when they already are it (UTF-8 with no byte-order

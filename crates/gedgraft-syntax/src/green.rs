@@ -5,6 +5,10 @@
 //! short payload texts such as `M` or a place name, pointers) go through a fixed-size direct-mapped cache: one
 //! hash and one comparison per token, bounded memory, and a miss only costs an allocation. Child buffers are
 //! reused between nodes.
+//!
+//! Whole leaf structures repeat too (`1 SEX M`, `2 PLAC London`, `3 TIME 12:00:00`): a [`LeafCache`] keyed by the
+//! line's text hands out the same green node for the same line, so a repeated leaf costs neither lexing, nor
+//! tokens, nor a node. rowan trees may share green nodes freely; positions live in the red tree.
 
 use crate::kind::SyntaxKind;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
@@ -32,8 +36,8 @@ fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
     }
 }
 
-/// Slots in the token cache (a power of two).
-const CACHE_SLOTS: usize = 1 << 14;
+/// Most slots the token cache has (a power of two).
+const MAX_CACHE_SLOTS: usize = 1 << 16;
 
 /// Makes green tokens and nodes, sharing repeated tokens.
 pub(crate) struct GreenFactory {
@@ -46,18 +50,21 @@ pub(crate) struct GreenFactory {
     buffers: Vec<Vec<GreenElement>>,
 }
 
-impl Default for GreenFactory {
-    fn default() -> Self {
+impl GreenFactory {
+    /// A factory for `text_len` bytes of text: the token cache has about one slot per 64 bytes, so small files
+    /// do not pay for a large table.
+    pub(crate) fn for_text_len(text_len: usize) -> Self {
+        let slots = (text_len / 64)
+            .clamp(256, MAX_CACHE_SLOTS)
+            .next_power_of_two();
         GreenFactory {
             fixed: vec![None; FIXED_SLOTS],
-            cache: vec![(0, None); CACHE_SLOTS],
+            cache: vec![(0, None); slots],
             hasher: rustc_hash::FxBuildHasher,
             buffers: Vec::new(),
         }
     }
-}
 
-impl GreenFactory {
     /// A token of `kind` with `text`; shared if the kind repeats.
     pub(crate) fn token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
         if let Some(slot) = fixed_slot(kind, text) {
@@ -86,7 +93,8 @@ impl GreenFactory {
         (kind as u16).hash(&mut h);
         text.hash(&mut h);
         let hash = h.finish();
-        let slot = &mut self.cache[(hash as usize) & (CACHE_SLOTS - 1)];
+        let mask = self.cache.len() - 1;
+        let slot = &mut self.cache[(hash as usize) & mask];
         if let (slot_hash, Some(t)) = slot {
             if *slot_hash == hash && t.kind() == kind.into() && t.text() == text {
                 return t.clone();
@@ -113,5 +121,115 @@ impl GreenFactory {
         let node = GreenNode::new(kind.into(), children.drain(..));
         self.buffers.push(children);
         node
+    }
+}
+
+/// Most slots a leaf cache has (a power of two); a larger text would find more repeats in a larger cache, but
+/// past this the table falls out of the processor's caches.
+const MAX_LEAF_SLOTS: usize = 1 << 17;
+
+/// Where a line's text (with its line break) lies in the text being parsed, and its hash: the key of a
+/// shareable leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineKey {
+    hash: u64,
+    start: u32,
+    len: u32,
+}
+
+/// What the parser needs to know of a cached leaf line besides its node (both follow from the line's text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LeafFacts {
+    /// The line's level.
+    pub level: usize,
+    /// Whether its payload is a pointer.
+    pub pointer_payload: bool,
+}
+
+/// A slot of the leaf cache: 24 octets.
+#[derive(Clone)]
+struct LeafSlot {
+    key: LineKey,
+    node: GreenNode,
+}
+
+/// A direct-mapped cache of leaf structure nodes (a first line with nothing under it), keyed by the line's text
+/// including its line break. Only lines whose node and diagnostics follow from their text alone go in (see the
+/// parser); the text of a line fully determines its tokens, so equal text means an equal node. Slots hold no
+/// text: a key names where the line lies in the text being parsed.
+pub(crate) struct LeafCache {
+    slots: Vec<Option<LeafSlot>>,
+    hasher: rustc_hash::FxBuildHasher,
+}
+
+impl LeafCache {
+    /// A cache sized for `text_len` bytes of text: about one slot per 256 bytes (a few lines), so small files
+    /// do not pay for a large table.
+    pub(crate) fn for_text_len(text_len: usize) -> LeafCache {
+        let slots = (text_len / 128)
+            .clamp(64, MAX_LEAF_SLOTS)
+            .next_power_of_two();
+        LeafCache {
+            slots: vec![None; slots],
+            hasher: rustc_hash::FxBuildHasher,
+        }
+    }
+
+    /// A cache that keeps nothing.
+    #[cfg(test)]
+    pub(crate) fn disabled() -> LeafCache {
+        LeafCache {
+            slots: Vec::new(),
+            hasher: rustc_hash::FxBuildHasher,
+        }
+    }
+
+    fn slot(&self, key: &LineKey) -> usize {
+        (key.hash as usize) & self.slots.len().saturating_sub(1)
+    }
+
+    /// The key of the line `text[start..end]` (with its line break), if it can be cached.
+    pub(crate) fn key(&self, text: &str, start: usize, end: usize) -> Option<LineKey> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mut h = self.hasher.build_hasher();
+        h.write(text.as_bytes().get(start..end)?);
+        Some(LineKey {
+            hash: h.finish(),
+            start: u32::try_from(start).ok()?,
+            len: u32::try_from(end - start).ok()?,
+        })
+    }
+
+    /// The cached leaf for the line `key` of `text`, if its text is in the cache.
+    pub(crate) fn get(&self, text: &str, key: &LineKey) -> Option<(LeafFacts, GreenNode)> {
+        let slot = self.slots.get(self.slot(key))?.as_ref()?;
+        let line = |k: &LineKey| {
+            let start = k.start as usize;
+            text.as_bytes().get(start..start + k.len as usize)
+        };
+        if slot.key.hash != key.hash || slot.key.len != key.len || line(&slot.key) != line(key) {
+            return None;
+        }
+        let digits = line(key)?.iter().take_while(|d| d.is_ascii_digit());
+        let level = digits.fold(0usize, |acc, d| {
+            acc.saturating_mul(10).saturating_add(usize::from(d - b'0'))
+        });
+        let pointer = SyntaxKind::Pointer.into();
+        let pointer_payload = slot.node.children().any(|c| c.kind() == pointer);
+        let facts = LeafFacts {
+            level,
+            pointer_payload,
+        };
+        Some((facts, slot.node.clone()))
+    }
+
+    /// Remembers `node` as the leaf for the line `key`.
+    pub(crate) fn insert(&mut self, key: LineKey, node: GreenNode) {
+        let slot = self.slot(&key);
+        if let Some(slot) = self.slots.get_mut(slot) {
+            *slot = Some(LeafSlot { key, node });
+        }
     }
 }

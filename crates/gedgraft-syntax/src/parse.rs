@@ -6,8 +6,7 @@ use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
 use crate::parser::parse_text;
 use gedgraft_encoding::{
-    decode_document_cow, detect, DetectOptions, Detection, Encoding, EncodingNote, SourceMap,
-    Unencodable,
+    detect_and_decode, DetectOptions, Detection, Encoding, EncodingNote, SourceMap, Unencodable,
 };
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::sync::OnceLock;
@@ -48,8 +47,7 @@ pub fn parse(bytes: &[u8]) -> Parse {
 
 /// Parses octets. Never fails and never panics: any octet sequence gives a tree plus diagnostics.
 pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
-    let detection = detect(bytes, &options.detect);
-    let (text, source_map) = decode_document_cow(bytes, &detection);
+    let (detection, text, source_map) = detect_and_decode(bytes, &options.detect);
     let parsed = parse_text(&text, detection.used.name(), options.threads);
     let mut parse = Parse {
         green: parsed.green,

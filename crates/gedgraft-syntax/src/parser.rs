@@ -10,9 +10,9 @@
 
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
-use crate::green::{GreenElement, GreenFactory};
+use crate::green::{GreenElement, GreenFactory, LeafCache, LeafFacts, LineKey};
 use crate::kind::SyntaxKind;
-use crate::lexer::{lex_line, push_split_raw, LineFacts, LineShape, LineToken};
+use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
 use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
 use text_size::{TextRange, TextSize};
@@ -105,7 +105,18 @@ struct ChunkOutput {
 }
 
 fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOutput {
-    let mut parser = Parser::new(text, encoding);
+    run_parser(Parser::new(text, encoding, end - start), start, end)
+}
+
+/// Parses `text` in one pass without sharing leaf nodes: the reference the leaf cache is tested against.
+#[cfg(test)]
+pub(crate) fn parse_unshared(text: &str, encoding: &str) -> Parsed {
+    let mut parser = Parser::new(text, encoding, text.len());
+    parser.leaves = LeafCache::disabled();
+    merge_chunks(text, vec![run_parser(parser, 0, text.len())])
+}
+
+fn run_parser(mut parser: Parser<'_>, start: usize, end: usize) -> ChunkOutput {
     parser.seen_first_line = start > 0;
     parser.run(start, end);
     parser.close_from(0);
@@ -178,12 +189,35 @@ struct Frame {
     has_substructure: bool,
     /// Whether the structure's first line has a pointer payload.
     pointer_payload: bool,
+    /// A leaf node from the [`LeafCache`] standing for the first line's tokens until anything else joins the
+    /// structure (then its tokens are copied into `children`).
+    shared: Option<GreenNode>,
+    /// The first line's key, if the structure may go into the leaf cache should it stay a leaf.
+    shareable: Option<LineKey>,
+    /// How many children the first line has: a structure that still has that many when it closes is a leaf.
+    first_len: usize,
+}
+
+impl Frame {
+    fn new(kind: SyntaxKind, level: usize, children: Vec<GreenElement>) -> Frame {
+        Frame {
+            kind,
+            level,
+            first_len: children.len(),
+            children,
+            has_substructure: false,
+            pointer_payload: false,
+            shared: None,
+            shareable: None,
+        }
+    }
 }
 
 struct Parser<'t> {
     text: &'t str,
     encoding: &'t str,
     factory: GreenFactory,
+    leaves: LeafCache,
     stack: Vec<Frame>,
     diagnostics: Vec<Diagnostic>,
     tokens: Vec<LineToken>,
@@ -196,18 +230,14 @@ struct Parser<'t> {
 }
 
 impl<'t> Parser<'t> {
-    fn new(text: &'t str, encoding: &'t str) -> Self {
-        let document = Frame {
-            kind: SyntaxKind::Document,
-            level: 0,
-            children: Vec::new(),
-            has_substructure: false,
-            pointer_payload: false,
-        };
+    /// A parser for `len` bytes of `text`.
+    fn new(text: &'t str, encoding: &'t str, len: usize) -> Self {
+        let document = Frame::new(SyntaxKind::Document, 0, Vec::new());
         Parser {
             text,
             encoding,
-            factory: GreenFactory::default(),
+            factory: GreenFactory::for_text_len(len),
+            leaves: LeafCache::for_text_len(len),
             stack: vec![document],
             diagnostics: Vec::new(),
             tokens: Vec::new(),
@@ -239,12 +269,11 @@ impl<'t> Parser<'t> {
         if pos == 0 && text.starts_with('\u{FEFF}') {
             pos = '\u{FEFF}'.len_utf8();
             let bom = self.factory.token(SyntaxKind::Bom, &text[..pos]);
-            self.top().children.push(NodeOrToken::Token(bom));
+            self.top_children().push(NodeOrToken::Token(bom));
         }
         while pos < bytes.len() {
-            let (line_end, break_end) = match memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-                Some(i) => {
-                    let e = pos + i;
+            let (line_end, break_end) = match next_line_break(bytes, pos) {
+                Some(e) => {
                     let crlf = bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n');
                     (e, if crlf { e + 2 } else { e + 1 })
                 }
@@ -270,6 +299,21 @@ impl<'t> Parser<'t> {
         &mut self.stack[last]
     }
 
+    /// The innermost open structure's children, ready for more (a shared leaf's tokens are copied in first).
+    fn top_children(&mut self) -> &mut Vec<GreenElement> {
+        let last = self.stack.len() - 1;
+        let frame = &mut self.stack[last];
+        if let Some(node) = frame.shared.take() {
+            frame
+                .children
+                .extend(node.children().map(|child| match child {
+                    NodeOrToken::Node(n) => NodeOrToken::Node(n.to_owned()),
+                    NodeOrToken::Token(t) => NodeOrToken::Token(t.to_owned()),
+                }));
+        }
+        &mut frame.children
+    }
+
     /// Closes every open structure whose level is `level` or deeper.
     fn close_from(&mut self, level: usize) {
         while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level >= level {
@@ -279,8 +323,18 @@ impl<'t> Parser<'t> {
 
     fn close_top(&mut self) {
         if let Some(frame) = self.stack.pop() {
-            let node = self.factory.node(frame.kind, frame.children);
-            self.top().children.push(NodeOrToken::Node(node));
+            let node = match frame.shared {
+                Some(node) => node,
+                None => {
+                    let leaf = frame.children.len() == frame.first_len;
+                    let node = self.factory.node(frame.kind, frame.children);
+                    if let (true, Some(key)) = (leaf, frame.shareable) {
+                        self.leaves.insert(key, node.clone());
+                    }
+                    node
+                }
+            };
+            self.top_children().push(NodeOrToken::Node(node));
         }
     }
 
@@ -310,6 +364,11 @@ impl<'t> Parser<'t> {
     }
 
     fn line(&mut self, start: usize, line_end: usize, break_end: usize) {
+        let key = self.leaves.key(self.text, start, break_end);
+        if let Some((facts, node)) = key.as_ref().and_then(|key| self.leaves.get(self.text, key)) {
+            self.shared_leaf_line(start, line_end, facts, node);
+            return;
+        }
         let line = &self.text[start..line_end];
         let shape = lex_line(line, &mut self.tokens);
         if shape == LineShape::Blank {
@@ -321,7 +380,7 @@ impl<'t> Parser<'t> {
                 break_end,
             );
             let mut children = self.line_children(start, line_end, break_end);
-            self.top().children.append(&mut children);
+            self.top_children().append(&mut children);
             self.factory.recycle(children);
             return;
         }
@@ -348,7 +407,7 @@ impl<'t> Parser<'t> {
                 if first {
                     self.check_header_line(line, &facts, start, line_end);
                 }
-                self.well_formed_line(start, line_end, break_end, &facts, first);
+                self.well_formed_line(start, line_end, break_end, &facts, first, key);
             }
             LineShape::Malformed {
                 level,
@@ -372,7 +431,7 @@ impl<'t> Parser<'t> {
                 }
                 let children = self.line_children(start, line_end, break_end);
                 let node = self.factory.node(SyntaxKind::Error, children);
-                self.top().children.push(NodeOrToken::Node(node));
+                self.top_children().push(NodeOrToken::Node(node));
             }
         }
     }
@@ -476,6 +535,7 @@ impl<'t> Parser<'t> {
         break_end: usize,
         facts: &LineFacts,
         first: bool,
+        key: Option<LineKey>,
     ) {
         let level = facts.level;
         let line = &self.text[start..line_end];
@@ -555,7 +615,7 @@ impl<'t> Parser<'t> {
                     );
                 }
                 let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
-                self.top().children.push(line_node);
+                self.top_children().push(line_node);
                 self.continuation_level = Some(level);
                 return;
             } else {
@@ -602,14 +662,47 @@ impl<'t> Parser<'t> {
         if top.kind != SyntaxKind::Document {
             top.has_substructure = true;
         }
+        // A line whose node and diagnostics follow from its text alone may be shared as a leaf: no leading
+        // whitespace, no raw octets, no escape problems, and no tag the parser treats specially.
+        let shareable = ws == 0
+            && !first
+            && facts.bad_escapes.is_empty()
+            && facts.unterminated_escapes.is_empty()
+            && !matches!(tag, "TRLR" | "HEAD" | "CONT" | "CONC")
+            && !self.tokens.iter().any(|t| t.0 == SyntaxKind::Raw);
         // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
-        self.stack.push(Frame {
-            kind,
-            level,
-            children,
-            has_substructure: false,
-            pointer_payload: facts.pointer_payload,
-        });
+        let mut frame = Frame::new(kind, level, children);
+        frame.pointer_payload = facts.pointer_payload;
+        frame.shareable = key.filter(|_| shareable);
+        self.stack.push(frame);
+        self.max_depth = self.max_depth.max(self.stack.len());
+    }
+
+    /// A line whose text is that of a cached leaf: the same checks a well-formed line of that text gets, then a
+    /// structure that holds the shared node (see [`Parser::well_formed_line`] for which lines are cached).
+    fn shared_leaf_line(
+        &mut self,
+        start: usize,
+        line_end: usize,
+        facts: LeafFacts,
+        node: GreenNode,
+    ) {
+        let level = facts.level;
+        self.check_level(level, start, line_end);
+        self.close_from(level);
+        let kind = if level == 0 {
+            SyntaxKind::Record
+        } else {
+            SyntaxKind::Structure
+        };
+        let top = self.top();
+        if top.kind != SyntaxKind::Document {
+            top.has_substructure = true;
+        }
+        let mut frame = Frame::new(kind, level, Vec::new());
+        frame.pointer_payload = facts.pointer_payload;
+        frame.shared = Some(node);
+        self.stack.push(frame);
         self.max_depth = self.max_depth.max(self.stack.len());
     }
 
@@ -658,7 +751,7 @@ impl<'t> Parser<'t> {
         for i in 0..self.tokens.len() {
             let (kind, end) = self.tokens[i];
             let token = self.factory.token(kind, &self.text[from..pos + end]);
-            self.top().children.push(NodeOrToken::Token(token));
+            self.top_children().push(NodeOrToken::Token(token));
             from = pos + end;
         }
     }

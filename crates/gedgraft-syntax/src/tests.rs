@@ -351,3 +351,109 @@ fn codes_of_with(input: &[u8], options: &crate::ParseOptions) -> Vec<&'static st
         .map(|d| d.code)
         .collect()
 }
+
+/// The nodes of the structures tagged `tag`, in document order.
+fn structures_tagged(p: &crate::Parse, tag: &str) -> Vec<crate::SyntaxNode> {
+    p.syntax()
+        .descendants()
+        .filter(|n| {
+            crate::ast::Structure::cast(n.clone())
+                .and_then(|s| s.tag())
+                .is_some_and(|t| t.text() == tag)
+        })
+        .collect()
+}
+
+#[test]
+fn repeated_leaf_lines_share_one_green_node() {
+    let input =
+        b"0 HEAD\n0 @I1@ INDI\n1 SEX M\n1 FAMC @F1@\n0 @I2@ INDI\n1 SEX M\n1 FAMC @F1@\n0 TRLR\n";
+    let p = parse(input);
+    assert!(p.diagnostics().is_empty());
+    round_trips(input);
+    for tag in ["SEX", "FAMC"] {
+        let nodes = structures_tagged(&p, tag);
+        assert_eq!(nodes.len(), 2);
+        assert!(std::ptr::eq(nodes[0].green(), nodes[1].green()), "{tag}");
+        assert_ne!(nodes[0].text_range(), nodes[1].text_range());
+    }
+}
+
+#[test]
+fn a_cached_leaf_line_that_gets_children_builds_its_own_node() {
+    // The second `1 FAMC @F1@` has a continuation (a pointer cannot be continued) and the third a substructure:
+    // neither may be the shared leaf, and the continuation must still be reported.
+    // (A line is looked up before the structure above it closes: `1 SEX M` lets the first FAMC go into the cache.)
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n1 SEX M\n1 FAMC @F1@\n2 CONC x\n1 FAMC @F1@\n2 PEDI birth\n0 TRLR\n";
+    let p = parse(input);
+    round_trips(input);
+    assert_eq!(codes_of(input), [codes::CONTINUATION_OF_POINTER]);
+    let famc = structures_tagged(&p, "FAMC");
+    assert_eq!(famc.len(), 3);
+    let children = |n: &crate::SyntaxNode| n.children().count();
+    assert_eq!(famc.iter().map(children).collect::<Vec<_>>(), [0, 1, 1]);
+    assert!(!std::ptr::eq(famc[0].green(), famc[1].green()));
+    assert_eq!(famc[1].text(), "1 FAMC @F1@\n2 CONC x\n");
+    assert_eq!(famc[2].text(), "1 FAMC @F1@\n2 PEDI birth\n");
+}
+
+#[test]
+fn r_lines_04_a_cached_leaf_line_still_reports_its_level_jump() {
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n0 @I2@ INDI\n2 DATE 1900\n0 @I3@ INDI\n2 DATE 1900\n0 TRLR\n";
+    let jumps = codes_of(input)
+        .into_iter()
+        .filter(|&c| c == codes::LEVEL_JUMP)
+        .count();
+    assert_eq!(jumps, 2);
+    round_trips(input);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Sharing leaf nodes changes nothing but memory: line soup full of repeats (leaves, lines that later get
+    /// children or continuations, pointers, level jumps, escapes, blank and indented lines, CR/LF mixes) parses
+    /// to the same tree and diagnostics as a parse that shares no leaf.
+    #[test]
+    fn leaf_sharing_builds_the_same_tree_and_diagnostics(
+        lines in proptest::collection::vec(0usize..LEAF_SOUP.len(), 1..120),
+        breaks in proptest::collection::vec(0usize..4, 120),
+    ) {
+        let mut text = String::from("0 HEAD\n");
+        for (i, &l) in lines.iter().enumerate() {
+            text.push_str(LEAF_SOUP[l]);
+            text.push_str(["\n", "\r\n", "\r", "\n"][breaks[i]]);
+        }
+        let shared = crate::parser::parse_chunks(&text, "UTF-8", &[0]);
+        let unshared = crate::parser::parse_unshared(&text, "UTF-8");
+        proptest::prop_assert_eq!(&shared.green, &unshared.green);
+        proptest::prop_assert_eq!(shared.diagnostics, unshared.diagnostics);
+        proptest::prop_assert_eq!(usize::from(shared.green.text_len()), text.len());
+    }
+}
+
+/// Lines for [`leaf_sharing_builds_the_same_tree_and_diagnostics`], mostly repeats of each other at several levels.
+const LEAF_SOUP: &[&str] = &[
+    "0 @I1@ INDI",
+    "0 @I1@ INDI",
+    "1 SEX M",
+    "1 SEX M",
+    "2 SEX M",
+    "1 FAMC @F1@",
+    "2 FAMC @F1@",
+    "2 CONC more",
+    "2 CONT more",
+    "3 CONC more",
+    "1 NOTE a@@b",
+    "1 NOTE @#Zbad@",
+    "1 NOTE @#unterminated",
+    "2 DATE 1900",
+    "3 DATE 1900",
+    "  1 SEX M",
+    "1 SEX M ",
+    "",
+    "1 N@ME x",
+    "0 TRLR",
+    "1 HEAD",
+    "1 TRLR",
+    "10 DEEP x",
+];
