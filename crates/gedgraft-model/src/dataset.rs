@@ -1,22 +1,29 @@
 //! The ELF dataset: serialisation metadata, metadata structures and records.
 //!
-//! Structures live in one flat arena ([`Dataset::structures`]) and refer to each other by [`StructureId`]:
-//! children, parents and resolved pointers are indices, never owned boxes. So a dataset of any depth is built,
-//! walked, serialised with serde and dropped without recursion (invariant 4 of `DESIGN.md`).
-//! [`StructureRef`] is the convenient view: a structure together with its dataset.
+//! Structures live in flat arenas and refer to each other by [`StructureId`]: parents, subtrees and resolved
+//! pointers are indices, never owned boxes. So a dataset of any depth is built, walked, serialised with serde
+//! and dropped without recursion (invariant 4 of `ARCHITECTURE.md`). [`StructureRef`] is the view: a
+//! structure together with its dataset, with every accessor.
+//!
+//! The storage is compact, because a large file has millions of structures: the structures of a contiguous
+//! run of ids (a *part*: the header's, one per run of records lowered by one thread, the `UNDEF` records) are
+//! kept in one vector, in pre-order, and all their strings (tags, identifiers, payloads, languages) in one
+//! string of that part; a structure holds 32-bit offsets into it. Children are not listed: in pre-order, a
+//! structure's first child follows it and every subtree is a contiguous run of ids, so each structure only
+//! records where its subtree ends.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
-use text_size::TextRange;
+use text_size::{TextRange, TextSize};
 
-/// The index of a structure in [`Dataset::structures`].
+/// The index of a structure in the dataset (ids run from 0 to [`Dataset::len`], in file order, `UNDEF`
+/// records last).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct StructureId(u32);
 
 impl StructureId {
-    /// The position in [`Dataset::structures`].
+    /// The position of the structure in the dataset.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -26,21 +33,28 @@ impl StructureId {
     pub(crate) fn new(index: usize) -> StructureId {
         StructureId(u32::try_from(index).unwrap_or(u32::MAX))
     }
+
+    pub(crate) fn from_u32(index: u32) -> StructureId {
+        StructureId(index)
+    }
 }
 
 /// A lowered ELF document: serialisation metadata, metadata structures and the document's records
 /// (2019 § Glossary: "Dataset: metadata and a document").
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Two datasets are equal when they hold the same structures under the same ids, whatever the storage
+/// (how many threads built them).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Dataset {
     /// What the header said about the serialisation, and the header's other substructures.
     pub metadata: Metadata,
     /// The records, in file order, followed by the `UNDEF` records created for pointers that match no record
     /// (R-POINTER-CONV-10). The header and the trailer are not records.
-    pub records: Vec<StructureId>,
-    /// Every structure of the dataset, in file order (pre-order), `UNDEF` records last.
-    pub structures: Vec<Structure>,
+    pub(crate) records: Vec<StructureId>,
+    /// The structures, in parts of consecutive ids.
+    pub(crate) parts: Vec<Part>,
     /// For every cross-reference identifier that exactly one record has: that record.
-    pub xrefs: BTreeMap<String, StructureId>,
+    pub(crate) xrefs: XrefIndex,
 }
 
 /// The serialisation metadata taken out of the header, and the metadata structures that remain
@@ -117,55 +131,31 @@ impl fmt::Display for Version {
     }
 }
 
-/// A tagged structure (2019 § Overview): optional cross-reference identifier, tag, optional payload,
-/// substructures, plus where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Structure {
-    /// The cross-reference identifier, without its `@`s.
-    pub xref: Option<String>,
-    /// The tag.
-    pub tag: String,
-    /// The payload. An empty string payload, written or omitted, is `None` (R-PAYLOADS-02 makes the two the
-    /// same), unless a `PLANG` or `DTYPE` substructure annotated it.
-    pub payload: Option<Payload>,
-    /// The substructures, in order (`CONT`/`CONC`, `PLANG` and `DTYPE` substructures are merged away).
-    pub children: Vec<StructureId>,
-    /// The parent structure; `None` for records, metadata structures and schemas.
-    pub parent: Option<StructureId>,
-    /// The range of the structure's CST node in the tree's text (its lines, substructures included); `None`
-    /// for the `UNDEF` records the lowering creates.
-    #[serde(with = "range_serde")]
-    pub range: Option<TextRange>,
-    /// The 1-based line number of the structure's first line in the file; `None` for `UNDEF` records.
-    pub line: Option<usize>,
-}
-
 /// The payload of a structure: a language-tagged string or a pointer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Payload {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload<'d> {
     /// A string payload, unescaped and with its continuation lines merged.
-    Text(Text),
+    Text(Text<'d>),
     /// A pointer payload.
-    Pointer(Pointer),
+    Pointer(Pointer<'d>),
 }
 
 /// A language-tagged string payload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Text {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Text<'d> {
     /// The string: `@@` → `@`, Unicode escapes replaced, other escapes as written, `CONT` → `\n`.
-    pub text: String,
+    pub text: &'d str,
     /// The language tag: from a `PLANG` substructure, else the header's default payload language, else `und`.
-    pub lang: String,
+    pub lang: &'d str,
     /// The datatype given by a `DTYPE` substructure, if any.
-    pub datatype: Option<String>,
+    pub datatype: Option<&'d str>,
 }
 
 /// A pointer payload and the record it leads to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pointer {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pointer<'d> {
     /// The identifier pointed at, as written, without its `@`s.
-    pub target: String,
+    pub target: &'d str,
     /// The record pointed at: the one record with that identifier, or an `UNDEF` record.
     pub record: Option<StructureId>,
     /// Whether the record is an `UNDEF` record created because no single record has the identifier
@@ -173,45 +163,246 @@ pub struct Pointer {
     pub undefined: bool,
 }
 
-mod range_serde {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use text_size::{TextRange, TextSize};
+// ----- Storage -----
 
-    #[derive(Serialize, Deserialize)]
-    struct Range {
-        start: u32,
-        end: u32,
+/// No id, no line (a sentinel in 32-bit fields).
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A string of a part: `len` octets of [`Part::text`] from `start`, or, when `len` is [`NONE`], the string
+/// `big[start]` (only for text past 4 GiB, which NFC expansion alone can reach), or no string at all when
+/// `start` is [`NONE`] too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Str {
+    start: u32,
+    len: u32,
+}
+
+impl Str {
+    /// No string (an optional string that is absent).
+    pub const ABSENT: Str = Str {
+        start: NONE,
+        len: NONE,
+    };
+
+    pub fn is_absent(self) -> bool {
+        self == Str::ABSENT
     }
 
-    pub fn serialize<S: Serializer>(range: &Option<TextRange>, s: S) -> Result<S::Ok, S::Error> {
-        range
-            .map(|r| Range {
-                start: r.start().into(),
-                end: r.end().into(),
-            })
-            .serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TextRange>, D::Error> {
-        let range = Option::<Range>::deserialize(d)?;
-        Ok(range
-            .map(|r| TextRange::new(TextSize::from(r.start), TextSize::from(r.end.max(r.start)))))
+    pub fn is_empty(self) -> bool {
+        self.len == 0
     }
 }
+
+/// A structure in its part. Ids, parents and ends are local to the part; lines are counted from the part's
+/// first line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Structure {
+    pub tag: Str,
+    /// The cross-reference identifier without its `@`s, or [`Str::ABSENT`].
+    pub xref: Str,
+    pub payload: Stored,
+    /// The parent's local id, or [`NONE`] for records, metadata structures and schemas.
+    pub parent: u32,
+    /// The local id after the structure's last descendant.
+    pub end: u32,
+    /// The range of the CST node in the tree's text.
+    pub from: u32,
+    pub to: u32,
+    /// The line of the structure's first line, counted from [`Part::line_base`]; [`NONE`] for `UNDEF`
+    /// records.
+    pub line: u32,
+}
+
+/// A stored payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Stored {
+    None,
+    Text {
+        text: Str,
+        lang: Str,
+        /// [`Str::ABSENT`] without a `DTYPE`.
+        datatype: Str,
+    },
+    Pointer {
+        target: Str,
+        /// The global id of the record pointed at ([`NONE`] until pointers are resolved).
+        record: u32,
+        undefined: bool,
+    },
+}
+
+/// Consecutive structures and their strings.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Part {
+    /// The id of the first structure.
+    pub first: u32,
+    /// The line number structure lines are counted from.
+    pub line_base: usize,
+    pub structures: Vec<Structure>,
+    /// Every string of the part's structures.
+    pub text: String,
+    /// Strings that would end past 4 GiB of `text`.
+    pub big: Vec<String>,
+}
+
+impl Part {
+    /// The text of a string (empty for an absent or invalid one).
+    pub fn str(&self, s: Str) -> &str {
+        if s.len == NONE {
+            return self.big.get(s.start as usize).map_or("", String::as_str);
+        }
+        let start = s.start as usize;
+        self.text.get(start..start + s.len as usize).unwrap_or("")
+    }
+
+    /// An optional string.
+    pub fn opt_str(&self, s: Str) -> Option<&str> {
+        (!s.is_absent()).then(|| self.str(s))
+    }
+
+    /// The string written from `start` to the end of [`Part::text`].
+    pub fn str_from(&mut self, start: usize) -> Str {
+        let end = self.text.len();
+        match (u32::try_from(start), u32::try_from(end)) {
+            (Ok(s), Ok(e)) if e != NONE => Str {
+                start: s,
+                len: e - s,
+            },
+            _ => {
+                let tail = self.text.split_off(start.min(end));
+                let index = u32::try_from(self.big.len()).unwrap_or(NONE);
+                if index == NONE {
+                    return Str { start: 0, len: 0 };
+                }
+                self.big.push(tail);
+                Str {
+                    start: index,
+                    len: NONE,
+                }
+            }
+        }
+    }
+
+    /// Appends a string.
+    pub fn push(&mut self, text: &str) -> Str {
+        let start = self.text.len();
+        self.text.push_str(text);
+        self.str_from(start)
+    }
+
+    /// The structure with a global id.
+    fn local(&self, id: StructureId) -> Option<(u32, &Structure)> {
+        let local = id.0.checked_sub(self.first)?;
+        Some((local, self.structures.get(local as usize)?))
+    }
+
+    /// The number of structures, as a global id offset.
+    pub fn len_u32(&self) -> u32 {
+        u32::try_from(self.structures.len()).unwrap_or(NONE)
+    }
+}
+
+/// The identifiers of the records that alone have them: the record ids in order, and an open-addressing hash
+/// table of them keyed by the identifier (FNV-1a, which does not change between versions, so a serialised
+/// dataset stays searchable).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct XrefIndex {
+    ids: Vec<StructureId>,
+    /// A power-of-two number of slots: 0 for an empty one, else the record's id + 1.
+    slots: Vec<u32>,
+}
+
+/// FNV-1a, 64 bits.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl XrefIndex {
+    /// An index of `entries` (identifier, record), in id order, every identifier distinct.
+    pub fn new<'a>(entries: impl ExactSizeIterator<Item = (&'a str, StructureId)>) -> XrefIndex {
+        let size = (entries.len().saturating_mul(2)).max(1).next_power_of_two();
+        let mask = size - 1;
+        let mut index = XrefIndex {
+            ids: Vec::with_capacity(entries.len()),
+            slots: vec![0; size],
+        };
+        for (xref, id) in entries {
+            // `fnv % size`, truncated to the table: the mask keeps it in range.
+            let mut i = fnv(xref) as usize & mask;
+            while index.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            index.slots[i] = id.0.saturating_add(1);
+            index.ids.push(id);
+        }
+        index
+    }
+
+    fn get(&self, dataset: &Dataset, xref: &str) -> Option<StructureId> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = fnv(xref) as usize & mask;
+        for _ in 0..self.slots.len() {
+            let slot = *self.slots.get(i)?;
+            let id = StructureId(slot.checked_sub(1)?);
+            if dataset.get(id).and_then(|s| s.xref()) == Some(xref) {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+}
+
+// ----- Navigation -----
 
 impl Dataset {
     /// The structure with this id.
     pub fn get(&self, id: StructureId) -> Option<StructureRef<'_>> {
-        let structure = self.structures.get(id.index())?;
+        let at = self.parts.partition_point(|p| p.first <= id.0);
+        let part = self.parts.get(at.checked_sub(1)?)?;
+        let (local, structure) = part.local(id)?;
         Some(StructureRef {
             dataset: self,
-            id,
+            part,
+            local,
             structure,
+        })
+    }
+
+    /// The number of structures (ids are `0..len()`).
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.structures.len()).sum()
+    }
+
+    /// Whether the dataset has no records and no metadata structures.
+    pub fn is_empty(&self) -> bool {
+        self.parts.iter().all(|p| p.structures.is_empty())
+    }
+
+    /// Every structure, in id order: file order (pre-order), `UNDEF` records last.
+    pub fn iter(&self) -> impl Iterator<Item = StructureRef<'_>> {
+        self.parts.iter().flat_map(move |part| {
+            part.structures
+                .iter()
+                .zip(0u32..)
+                .map(move |(structure, local)| StructureRef {
+                    dataset: self,
+                    part,
+                    local,
+                    structure,
+                })
         })
     }
 
     fn refs<'a>(&'a self, ids: &'a [StructureId]) -> impl Iterator<Item = StructureRef<'a>> + 'a {
         ids.iter().filter_map(|id| self.get(*id))
+    }
+
+    /// The ids of the records, in file order, then the `UNDEF` records.
+    pub fn record_ids(&self) -> &[StructureId] {
+        &self.records
     }
 
     /// The records, in file order, then the `UNDEF` records.
@@ -232,11 +423,17 @@ impl Dataset {
 
     /// The record a pointer `@xref@` leads to, if exactly one record has that identifier.
     pub fn record_by_xref(&self, xref: &str) -> Option<StructureRef<'_>> {
-        self.xrefs.get(xref).and_then(|id| self.get(*id))
+        self.xrefs.get(self, xref).and_then(|id| self.get(id))
+    }
+
+    /// The records that alone have their identifier, in file order: the ones [`Dataset::record_by_xref`]
+    /// finds.
+    pub fn xref_records(&self) -> impl Iterator<Item = StructureRef<'_>> {
+        self.refs(&self.xrefs.ids)
     }
 
     /// The record a pointer leads to (an `UNDEF` record for a pointer that matched no single record).
-    pub fn resolve(&self, pointer: &Pointer) -> Option<StructureRef<'_>> {
+    pub fn resolve(&self, pointer: &Pointer<'_>) -> Option<StructureRef<'_>> {
         pointer.record.and_then(|id| self.get(id))
     }
 
@@ -249,25 +446,44 @@ impl Dataset {
     pub fn schemas(&self) -> impl Iterator<Item = StructureRef<'_>> {
         self.refs(&self.metadata.schemas)
     }
+}
 
-    /// Whether the dataset has no records and no metadata structures.
-    pub fn is_empty(&self) -> bool {
-        self.structures.is_empty()
+impl PartialEq for Dataset {
+    /// The same metadata, records and structures under the same ids, and the same identifier index.
+    fn eq(&self, other: &Self) -> bool {
+        self.metadata == other.metadata
+            && self.records == other.records
+            && self.len() == other.len()
+            && self.xrefs.ids == other.xrefs.ids
+            && self.iter().zip(other.iter()).all(|(a, b)| {
+                a.id() == b.id()
+                    && a.xref() == b.xref()
+                    && a.tag() == b.tag()
+                    && a.payload() == b.payload()
+                    && a.parent().map(|p| p.id()) == b.parent().map(|p| p.id())
+                    && a.subtree_end() == b.subtree_end()
+                    && a.range() == b.range()
+                    && a.line() == b.line()
+            })
     }
 }
 
-/// A structure together with its dataset, for navigation.
+impl Eq for Dataset {}
+
+/// A structure together with its dataset: a tagged structure (2019 § Overview) with an optional
+/// cross-reference identifier, a tag, an optional payload and substructures, plus where it came from.
 #[derive(Debug, Clone, Copy)]
 pub struct StructureRef<'d> {
     dataset: &'d Dataset,
-    id: StructureId,
+    part: &'d Part,
+    local: u32,
     structure: &'d Structure,
 }
 
 impl PartialEq for StructureRef<'_> {
     /// The same structure of the same dataset.
     fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.dataset, other.dataset) && self.id == other.id
+        std::ptr::eq(self.dataset, other.dataset) && self.id() == other.id()
     }
 }
 
@@ -276,7 +492,7 @@ impl Eq for StructureRef<'_> {}
 impl<'d> StructureRef<'d> {
     /// The structure's id.
     pub fn id(&self) -> StructureId {
-        self.id
+        StructureId(self.part.first.saturating_add(self.local))
     }
 
     /// The dataset the structure belongs to.
@@ -284,36 +500,63 @@ impl<'d> StructureRef<'d> {
         self.dataset
     }
 
-    /// The structure's data.
-    pub fn structure(&self) -> &'d Structure {
-        self.structure
+    /// The view of another structure of the same part.
+    fn sibling(&self, local: u32) -> Option<StructureRef<'d>> {
+        Some(StructureRef {
+            dataset: self.dataset,
+            part: self.part,
+            local,
+            structure: self.part.structures.get(local as usize)?,
+        })
     }
 
-    /// The cross-reference identifier.
+    /// The cross-reference identifier, without its `@`s.
     pub fn xref(&self) -> Option<&'d str> {
-        self.structure.xref.as_deref()
+        self.part.opt_str(self.structure.xref)
     }
 
     /// The tag.
     pub fn tag(&self) -> &'d str {
-        &self.structure.tag
+        self.part.str(self.structure.tag)
     }
 
-    /// The payload.
-    pub fn payload(&self) -> Option<&'d Payload> {
-        self.structure.payload.as_ref()
+    /// The payload. An empty string payload, written or omitted, is `None` (R-PAYLOADS-02 makes the two the
+    /// same), unless a `PLANG` or `DTYPE` substructure annotated it.
+    pub fn payload(&self) -> Option<Payload<'d>> {
+        let part = self.part;
+        match self.structure.payload {
+            Stored::None => None,
+            Stored::Text {
+                text,
+                lang,
+                datatype,
+            } => Some(Payload::Text(Text {
+                text: part.str(text),
+                lang: part.str(lang),
+                datatype: part.opt_str(datatype),
+            })),
+            Stored::Pointer {
+                target,
+                record,
+                undefined,
+            } => Some(Payload::Pointer(Pointer {
+                target: part.str(target),
+                record: (record != NONE).then_some(StructureId(record)),
+                undefined,
+            })),
+        }
     }
 
     /// The string payload's text, if the payload is a string.
     pub fn text(&self) -> Option<&'d str> {
         match self.payload()? {
-            Payload::Text(t) => Some(&t.text),
+            Payload::Text(t) => Some(t.text),
             Payload::Pointer(_) => None,
         }
     }
 
     /// The pointer payload, if the payload is a pointer.
-    pub fn pointer(&self) -> Option<&'d Pointer> {
+    pub fn pointer(&self) -> Option<Pointer<'d>> {
         match self.payload()? {
             Payload::Pointer(p) => Some(p),
             Payload::Text(_) => None,
@@ -322,12 +565,32 @@ impl<'d> StructureRef<'d> {
 
     /// The record the pointer payload leads to.
     pub fn target(&self) -> Option<StructureRef<'d>> {
-        self.dataset.resolve(self.pointer()?)
+        self.dataset.resolve(&self.pointer()?)
     }
 
-    /// The substructures, in order.
-    pub fn children(&self) -> impl Iterator<Item = StructureRef<'d>> + 'd {
-        self.dataset.refs(&self.structure.children)
+    /// The local id after the last descendant (at least the next one).
+    fn local_end(&self) -> u32 {
+        self.structure.end.max(self.local.saturating_add(1))
+    }
+
+    /// The id after the structure's last descendant: its subtree is the ids from [`StructureRef::id`] up to
+    /// this one.
+    pub fn subtree_end(&self) -> StructureId {
+        StructureId(self.part.first.saturating_add(self.local_end()))
+    }
+
+    /// Whether the structure has substructures.
+    pub fn has_children(&self) -> bool {
+        self.local_end() > self.local.saturating_add(1)
+    }
+
+    /// The substructures, in order (`CONT`/`CONC`, `PLANG` and `DTYPE` substructures are merged away).
+    pub fn children(&self) -> Children<'d> {
+        Children {
+            parent: *self,
+            next: self.local.saturating_add(1),
+            end: self.local_end(),
+        }
     }
 
     /// The substructures with this tag, in order.
@@ -343,30 +606,55 @@ impl<'d> StructureRef<'d> {
         self.children().find(|c| c.tag() == tag)
     }
 
-    /// The parent structure, if this is not a record or a metadata structure.
+    /// The parent structure; `None` for records, metadata structures and schemas.
     pub fn parent(&self) -> Option<StructureRef<'d>> {
-        self.dataset.get(self.structure.parent?)
+        match self.structure.parent {
+            NONE => None,
+            local => self.sibling(local),
+        }
     }
 
-    /// The 1-based line number of the first line in the file.
+    /// The 1-based line number of the structure's first line in the file; `None` for the `UNDEF` records the
+    /// lowering creates.
     pub fn line(&self) -> Option<usize> {
-        self.structure.line
+        match self.structure.line {
+            NONE => None,
+            line => Some(self.part.line_base.saturating_add(line as usize)),
+        }
     }
 
-    /// The range of the CST node in the tree's text.
+    /// The range of the structure's CST node in the tree's text (its lines, substructures included); `None`
+    /// for `UNDEF` records.
     pub fn range(&self) -> Option<TextRange> {
-        self.structure.range
+        let s = self.structure;
+        (s.line != NONE)
+            .then(|| TextRange::new(TextSize::from(s.from), TextSize::from(s.to.max(s.from))))
     }
 
-    /// This structure and all its descendants, depth first (iterative: deep datasets are fine).
+    /// This structure and all its descendants, depth first (pre-order: their ids in order).
     pub fn descendants(&self) -> impl Iterator<Item = StructureRef<'d>> + 'd {
-        let dataset = self.dataset;
-        let mut stack = vec![self.id];
-        std::iter::from_fn(move || {
-            let id = stack.pop()?;
-            let node = dataset.get(id)?;
-            stack.extend(node.structure.children.iter().rev().copied());
-            Some(node)
-        })
+        let this = *self;
+        (self.local..self.local_end()).filter_map(move |local| this.sibling(local))
+    }
+}
+
+/// The substructures of a structure, in order ([`StructureRef::children`]).
+#[derive(Debug, Clone)]
+pub struct Children<'d> {
+    parent: StructureRef<'d>,
+    next: u32,
+    end: u32,
+}
+
+impl<'d> Iterator for Children<'d> {
+    type Item = StructureRef<'d>;
+
+    fn next(&mut self) -> Option<StructureRef<'d>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let child = self.parent.sibling(self.next)?;
+        self.next = child.local_end();
+        Some(child)
     }
 }

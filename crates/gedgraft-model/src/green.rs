@@ -70,6 +70,13 @@ impl<'g> Iterator for Elements<'g> {
     }
 }
 
+impl Elements<'_> {
+    /// The start of the next element.
+    pub fn offset(&self) -> TextSize {
+        self.offset
+    }
+}
+
 impl<'g> Node<'g> {
     pub fn new(green: &'g GreenNodeData, start: TextSize) -> Node<'g> {
         Node { green, start }
@@ -227,12 +234,6 @@ impl<'g> LineInfo<'g> {
             .filter_map(|(e, start)| e.into_token().map(|green| Token { green, start }))
     }
 
-    /// The length of the payload's text in bytes.
-    pub fn payload_len(&self) -> usize {
-        self.sep_end
-            .map_or(0, |start| usize::from(self.payload_end.max(start) - start))
-    }
-
     /// The payload as written (`ast::Payload::raw_text`), empty if there is none.
     pub fn raw_payload(&self) -> String {
         let mut text = String::new();
@@ -276,23 +277,6 @@ pub(crate) fn count_line_breaks(node: Node<'_>) -> usize {
                 count += usize::from(kind(t.kind()) == SyntaxKind::LineBreak);
             }
             Some(NodeOrToken::Node(n)) => stack.push(n.children()),
-        }
-    }
-    count
-}
-
-/// The number of `RECORD` and `STRUCTURE` nodes in a tree (iterative; does not look into lines).
-pub(crate) fn count_structures(root: &GreenNodeData) -> usize {
-    let mut count = 0;
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        for child in node.children() {
-            if let NodeOrToken::Node(n) = child {
-                if matches!(kind(n.kind()), SyntaxKind::Record | SyntaxKind::Structure) {
-                    count += 1;
-                    stack.push(n);
-                }
-            }
         }
     }
     count

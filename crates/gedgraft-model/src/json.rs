@@ -5,7 +5,7 @@
 //! by depth (indentation stops growing after [`MAX_INDENT`] levels so output stays linear in size); it is
 //! ordinary JSON. The schema is described in the crate's `README.md`.
 
-use crate::dataset::{Dataset, Payload, StructureId, Version};
+use crate::dataset::{Children, Dataset, Payload, StructureId, StructureRef, Version};
 use crate::lower::Lowered;
 use gedgraft_syntax::{Diagnostic, Parse};
 use std::fmt::Write as _;
@@ -69,6 +69,23 @@ pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
     w.out
 }
 
+/// The structures of one JSON array: listed ids, or a structure's children.
+enum Items<'d> {
+    Roots(&'d Dataset, std::slice::Iter<'d, StructureId>),
+    Children(Children<'d>),
+}
+
+impl<'d> Iterator for Items<'d> {
+    type Item = Option<StructureRef<'d>>;
+
+    fn next(&mut self) -> Option<Option<StructureRef<'d>>> {
+        match self {
+            Items::Roots(dataset, ids) => ids.next().map(|id| dataset.get(*id)),
+            Items::Children(children) => children.next().map(Some),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Writer {
     out: String,
@@ -123,12 +140,12 @@ impl Writer {
         }
     }
 
-    fn payload(&mut self, payload: Option<&Payload>) {
+    fn payload(&mut self, payload: Option<Payload<'_>>) {
         match payload {
             None => self.out.push_str("null"),
             Some(Payload::Pointer(p)) => {
                 self.out.push_str("{\"pointer\": ");
-                self.string(&p.target);
+                self.string(p.target);
                 if p.undefined {
                     self.out.push_str(", \"undefined\": true");
                 }
@@ -136,10 +153,10 @@ impl Writer {
             }
             Some(Payload::Text(t)) => {
                 self.out.push_str("{\"text\": ");
-                self.string(&t.text);
+                self.string(t.text);
                 self.out.push_str(", \"lang\": ");
-                self.string(&t.lang);
-                if let Some(datatype) = &t.datatype {
+                self.string(t.lang);
+                if let Some(datatype) = t.datatype {
                     self.out.push_str(", \"datatype\": ");
                     self.string(datatype);
                 }
@@ -155,33 +172,35 @@ impl Writer {
             self.out.push(']');
             return;
         }
-        // Each frame: the ids of one array, the next index to write, the array's indentation.
-        let mut stack: Vec<(&[StructureId], usize, usize)> = vec![(roots, 0, depth)];
+        // Each frame: the structures of one array (`None` for an id that has none), whether one was written,
+        // the array's indentation.
+        let mut stack: Vec<(Items<'_>, bool, usize)> =
+            vec![(Items::Roots(dataset, roots.iter()), false, depth)];
         while let Some(frame) = stack.last_mut() {
-            let (ids, next, level) = *frame;
-            if let Some(id) = ids.get(next) {
-                frame.1 += 1;
-                if next > 0 {
+            let level = frame.2;
+            if let Some(item) = frame.0.next() {
+                if frame.1 {
                     self.out.push(',');
                 }
+                frame.1 = true;
                 self.indent(level + 1);
-                let Some(s) = dataset.structures.get(id.index()) else {
+                let Some(s) = item else {
                     self.out.push_str("null");
                     continue;
                 };
                 self.out.push_str("{\"xref\": ");
-                self.opt_string(s.xref.as_deref());
+                self.opt_string(s.xref());
                 self.out.push_str(", \"tag\": ");
-                self.string(&s.tag);
+                self.string(s.tag());
                 self.out.push_str(", \"payload\": ");
-                self.payload(s.payload.as_ref());
+                self.payload(s.payload());
                 self.out.push_str(", \"line\": ");
-                self.opt_number(s.line);
+                self.opt_number(s.line());
                 self.out.push_str(", \"children\": [");
-                if s.children.is_empty() {
-                    self.out.push_str("]}");
+                if s.has_children() {
+                    stack.push((Items::Children(s.children()), false, level + 1));
                 } else {
-                    stack.push((&s.children, 0, level + 1));
+                    self.out.push_str("]}");
                 }
             } else {
                 stack.pop();

@@ -28,7 +28,7 @@
 //!   end of a line joins the first letter of its `CONC` line. Characters of Unicode escapes are already in
 //!   Unicode order and are not moved.
 //! * **Strict mode** stops at the first error of either layer and returns an empty dataset.
-//! * **No recursion** on the input's nesting: structures live in an arena ([`Dataset::structures`]), every
+//! * **No recursion** on the input's nesting: structures live in compact arenas (see [`Dataset`]), every
 //!   walk uses an explicit stack, and [`to_json`] writes nested JSON by hand.
 
 pub mod codes;
@@ -40,7 +40,7 @@ mod lower;
 mod unescape;
 
 pub use dataset::{
-    Dataset, Metadata, Payload, Pointer, Structure, StructureId, StructureRef, Text, Version,
+    Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
 pub use json::{to_json, MAX_INDENT};
-pub use lower::{lower, LowerOptions, Lowered};
+pub use lower::{lower, LowerOptions, Lowered, PARALLEL_CHUNK};

@@ -2,19 +2,25 @@
 //! § Pointer conversion).
 //!
 //! Every walk over the tree uses an explicit stack, so a file of 100 000 nested levels is fine (invariant 4).
+//!
+//! The header is lowered first, on the calling thread (it gives the default payload language). The records
+//! after it are cut into runs of about equal size at record boundaries; each run is lowered by one thread
+//! into a [`Fragment`]: a part of the dataset with ids, parents and line numbers local to it, the
+//! identifiers it defines, its pointers and its diagnostics. [`assemble`] then numbers the parts in file
+//! order and resolves identifiers and pointers in one sequential pass, in the order one thread would have met
+//! them, so the dataset and the diagnostics do not depend on the number of threads.
 
 use crate::codes;
-use crate::dataset::{Dataset, Payload, Pointer, Structure, StructureId, Text, Version};
-use crate::green::{
-    count_line_breaks, count_structures, is_line_break, strip_ats, Elements, LineInfo, Node,
+use crate::dataset::{
+    Dataset, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex, NONE,
 };
+use crate::green::{count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node};
 use crate::locate::locate_sorted;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 use text_size::{TextRange, TextSize};
 
 /// How to lower.
@@ -28,7 +34,15 @@ pub struct LowerOptions {
     /// Normalise every string payload to Unicode Normalization Form C (R-UNICODE-ESCAPE-09). Off by default:
     /// the dataset keeps the characters as written.
     pub nfc: bool,
+    /// How many threads lower the records: `0` (the default) takes one per core for a large file (at least
+    /// [`PARALLEL_CHUNK`] octets of records each) and only the calling thread otherwise; `n` cuts the records
+    /// into `n` runs (fewer if there are fewer records), each lowered by a thread of its own. The result is
+    /// the same whatever the number.
+    pub threads: usize,
 }
+
+/// With [`LowerOptions::threads`] at 0, each thread gets at least this many octets of records.
+pub const PARALLEL_CHUNK: usize = 1 << 20;
 
 /// The result of lowering: the dataset and what the lowering found wrong.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,18 +107,141 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
         ansel: parse.encoding() == Encoding::Ansel,
         nfc: options.nfc,
     };
-    let mut lowerer = Lowerer {
-        parse,
-        finishing,
-        dataset: Dataset::default(),
-        sink: Sink::default(),
-        pointers: Vec::new(),
-        default_language: "und".to_string(),
-        text: TextBuilder::new(finishing),
-        stack: Vec::new(),
-    };
-    lowerer.run();
-    lowerer.finish(options)
+    let root: &GreenNodeData = parse.green();
+    let document = Node::new(root, TextSize::from(0));
+    let (header, trailer) = header_and_trailer(document);
+    // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest. Its part is the first, with
+    // absolute line numbers.
+    let mut head = Builder::new(parse, finishing, "und".to_string());
+    head.line = 1;
+    let mut elements = document.elements();
+    let mut index = 0;
+    if let Some(h) = header {
+        for (element, start) in elements.by_ref().take(h + 1) {
+            match element {
+                NodeOrToken::Token(t) => head.line += usize::from(is_line_break(t)),
+                NodeOrToken::Node(n) => {
+                    let node = Node::new(n, start);
+                    let line = head.line;
+                    if index == h {
+                        head.header(node, line);
+                    }
+                    head.line = line + count_line_breaks(node);
+                }
+            }
+            index += 1;
+        }
+    }
+    let runs = split_records(elements, index, options.threads, root.text_len());
+    let language = head.default_language.clone();
+    let lower_run = |run| lower_run(parse, finishing, &language, trailer, run);
+    let mut fragments = Vec::with_capacity(runs.len() + 1);
+    let metadata = std::mem::take(&mut head.metadata);
+    fragments.push(head.into_fragment());
+    let mut runs = runs.into_iter();
+    let first_run = runs.next();
+    std::thread::scope(|scope| {
+        // The other runs on threads of their own, the first one here.
+        let handles: Vec<_> = runs
+            .map(|run| scope.spawn(move || lower_run(run)))
+            .collect();
+        fragments.extend(first_run.map(lower_run));
+        for handle in handles {
+            match handle.join() {
+                Ok(fragment) => fragments.push(fragment),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    let (dataset, diagnostics) = assemble(metadata, fragments);
+    finish(parse, dataset, diagnostics, options)
+}
+
+/// The element indices of the header record (the first record, if its tag is `HEAD`) and of the trailer (a
+/// final `TRLR` record that is not the header) among the document's elements.
+fn header_and_trailer(document: Node<'_>) -> (Option<usize>, Option<usize>) {
+    let mut records = document
+        .elements()
+        .enumerate()
+        .filter_map(|(i, (element, start))| {
+            let node = Node::new(element.into_node()?, start);
+            (node.kind() == SyntaxKind::Record).then_some((i, node))
+        });
+    let first = records.next();
+    let last = records.last().or(first);
+    let header = first
+        .filter(|(_, r)| r.tag() == Some("HEAD"))
+        .map(|(i, _)| i);
+    // R-TAGGED-STRUCTS-04: the trailer is discarded. The syntax layer has reported a trailer with an xref
+    // or payload (`non-empty-trailer`) and anything after it, so any final TRLR record goes.
+    let trailer = last
+        .filter(|(i, r)| header != Some(*i) && r.tag() == Some("TRLR"))
+        .map(|(i, _)| i);
+    (header, trailer)
+}
+
+/// A run of document elements: the index of its first element, the elements from there, and how many.
+type Run<'p> = (usize, Elements<'p>, usize);
+
+/// Lowers the records of a run into a fragment.
+fn lower_run<'p>(
+    parse: &'p Parse,
+    finishing: Finishing,
+    language: &str,
+    trailer: Option<usize>,
+    (first, elements, count): Run<'p>,
+) -> Fragment<'p> {
+    let mut builder = Builder::new(parse, finishing, language.to_string());
+    builder.lower_elements(elements, first, count, trailer);
+    builder.into_fragment()
+}
+
+/// Cuts the document's elements from `elements` (the first of which has index `first`) into runs of about
+/// equal length that start at records: `threads` of them, or with `threads` at 0 one per core if each gets
+/// [`PARALLEL_CHUNK`] octets.
+fn split_records(
+    elements: Elements<'_>,
+    first: usize,
+    threads: usize,
+    total: TextSize,
+) -> Vec<Run<'_>> {
+    let start = usize::from(elements.offset());
+    let len = usize::from(total).saturating_sub(start);
+    let count = match threads {
+        0 => std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(len / PARALLEL_CHUNK),
+        n => n,
+    }
+    .max(1);
+    // The starts of the runs: the first element, then the first record at or after each cut.
+    let mut starts = vec![(first, elements.clone())];
+    let mut probe = elements;
+    let mut index = first;
+    for k in 1..count {
+        let cut = start + len / count * k;
+        loop {
+            let before = probe.clone();
+            let Some((element, at)) = probe.next() else {
+                break;
+            };
+            let is_record = element
+                .as_node()
+                .is_some_and(|n| Node::new(n, at).kind() == SyntaxKind::Record);
+            index += 1;
+            if is_record && usize::from(at) >= cut && index - 1 > starts.last().map_or(0, |s| s.0) {
+                starts.push((index - 1, before));
+                break;
+            }
+        }
+    }
+    let mut runs = Vec::with_capacity(starts.len());
+    let mut ends: Vec<usize> = starts.iter().skip(1).map(|s| s.0).collect();
+    ends.push(usize::MAX);
+    for ((first, elements), end) in starts.into_iter().zip(ends) {
+        runs.push((first, elements, end - first));
+    }
+    runs
 }
 
 /// Collects diagnostics; locations are filled in at the end.
@@ -138,28 +275,53 @@ enum Mode {
 
 /// A structure's payload before languages and pointers are settled.
 enum Draft {
-    Text(String),
-    Pointer(String, TextRange),
+    Text(Str),
+    Pointer(Str),
 }
 
-struct Lowerer<'p> {
+/// What one thread lowered: a part of the dataset whose ids, parents and lines are local to it.
+struct Fragment<'p> {
+    part: Part,
+    /// The local ids of the records.
+    records: Vec<u32>,
+    /// Every structure with a cross-reference identifier: the identifier, its local id, whether it is a
+    /// record.
+    holders: Vec<(&'p str, u32, bool)>,
+    /// Every pointer payload: the structure's local id, the target and the pointer's range.
+    pointers: Vec<(u32, &'p str, TextRange)>,
+    diagnostics: Vec<Diagnostic>,
+    /// The line count after the last element (from the part's line base).
+    lines: usize,
+}
+
+/// Lowers structures into one part.
+struct Builder<'p> {
     parse: &'p Parse,
     finishing: Finishing,
-    dataset: Dataset,
-    sink: Sink,
-    /// Structures with a pointer payload and the pointer's range.
-    pointers: Vec<(StructureId, TextRange)>,
+    part: Part,
+    /// Tags, stored once in the part's text.
+    tags: FxHashMap<&'p str, Str>,
+    /// The default payload language, and its string once stored.
     default_language: String,
-    /// The buffer string payloads are assembled in.
+    default_lang: Option<Str>,
+    /// The header's metadata (only the header's builder fills it).
+    metadata: Metadata,
+    sink: Sink,
+    records: Vec<u32>,
+    holders: Vec<(&'p str, u32, bool)>,
+    pointers: Vec<(u32, &'p str, TextRange)>,
+    /// The line number of the next element, from the part's line base.
+    line: usize,
+    /// The assembler of string payloads.
     text: TextBuilder,
-    /// The stack of [`Lowerer::lower_tree`], kept between records.
+    /// The stack of [`Builder::lower_tree`], kept between records.
     stack: Vec<Frame<'p>>,
 }
 
-/// A frame of the walk in [`Lowerer::lower_tree`]: the elements of a node still to walk, and if the node is a
-/// lowered structure, its id (the parent of the structures found in it) and whether some of its substructures
-/// are payload annotations; `None` for lines, malformed lines and annotations.
-type Frame<'p> = (Elements<'p>, Option<(StructureId, bool)>);
+/// A frame of the walk in [`Builder::lower_tree`]: the elements of a node still to walk, and if the node is a
+/// lowered structure, its local id (the parent of the structures found in it) and whether some of its
+/// substructures are payload annotations; `None` for lines, malformed lines and annotations.
+type Frame<'p> = (Elements<'p>, Option<(u32, bool)>);
 
 /// The serialisation metadata tags (R-HEADER-02; `GEDC`, not `GED`, per R-HEADER-03).
 const SERIALISATION_METADATA: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
@@ -169,57 +331,92 @@ fn is_annotation(tag: Option<&str>) -> bool {
     matches!(tag, Some("PLANG" | "DTYPE"))
 }
 
-impl<'p> Lowerer<'p> {
-    fn run(&mut self) {
-        let root: &'p GreenNodeData = self.parse.green();
-        let document = Node::new(root, TextSize::from(0));
-        // The records are the document's RECORD children (with their positions among its elements).
-        let mut records = document
-            .elements()
-            .enumerate()
-            .filter_map(|(i, (element, start))| {
-                let node = Node::new(element.into_node()?, start);
-                (node.kind() == SyntaxKind::Record).then_some((i, node))
-            });
-        let first = records.next();
-        let last = records.last().or(first);
-        // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest.
-        let header = first
-            .filter(|(_, r)| r.tag() == Some("HEAD"))
-            .map(|(i, _)| i);
-        // R-TAGGED-STRUCTS-04: the trailer is discarded. The syntax layer has reported a trailer with an xref
-        // or payload (`non-empty-trailer`) and anything after it, so any final TRLR record goes.
-        let trailer = last
-            .filter(|(i, r)| header != Some(*i) && r.tag() == Some("TRLR"))
-            .map(|(i, _)| i);
-        self.dataset
-            .structures
-            .reserve(count_structures(root).saturating_add(1));
-        // 1-based line number of the next element, counted from the line breaks passed.
-        let mut line = 1;
-        for (i, (element, start)) in document.elements().enumerate() {
+/// A 32-bit line number (saturating: a tree has fewer than 2^32 octets, so fewer lines).
+fn line_u32(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(NONE - 1).min(NONE - 1)
+}
+
+impl<'p> Builder<'p> {
+    fn new(parse: &'p Parse, finishing: Finishing, default_language: String) -> Builder<'p> {
+        Builder {
+            parse,
+            finishing,
+            part: Part::default(),
+            tags: FxHashMap::default(),
+            default_language,
+            default_lang: None,
+            metadata: Metadata::default(),
+            sink: Sink::default(),
+            records: Vec::new(),
+            holders: Vec::new(),
+            pointers: Vec::new(),
+            line: 0,
+            text: TextBuilder::new(finishing),
+            stack: Vec::new(),
+        }
+    }
+
+    fn into_fragment(self) -> Fragment<'p> {
+        Fragment {
+            part: self.part,
+            records: self.records,
+            holders: self.holders,
+            pointers: self.pointers,
+            diagnostics: self.sink.diagnostics,
+            lines: self.line,
+        }
+    }
+
+    /// Lowers `count` document elements (the first has index `first`): records become records, everything
+    /// else (and the trailer) only moves the line count on.
+    fn lower_elements(
+        &mut self,
+        elements: Elements<'p>,
+        first: usize,
+        count: usize,
+        trailer: Option<usize>,
+    ) {
+        for (i, (element, start)) in (first..).zip(elements.take(count)) {
             let node = match element {
                 NodeOrToken::Token(t) => {
-                    line += usize::from(is_line_break(t));
+                    self.line += usize::from(is_line_break(t));
                     continue;
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
             if node.kind() != SyntaxKind::Record || trailer == Some(i) {
-                line += count_line_breaks(node);
-            } else if header == Some(i) {
-                self.header(node, line);
-                line += count_line_breaks(node);
+                self.line += count_line_breaks(node);
             } else {
-                let id = self.lower_tree(node, &mut line, Mode::Normal);
-                self.dataset.records.push(id);
+                let id = self.lower_tree(node, Mode::Normal, true);
+                self.records.push(id);
             }
         }
-        self.resolve_pointers();
     }
 
     fn report(&mut self, code: &'static str, class: Class, message: String, range: TextRange) {
         self.sink.report(code, class, message, range);
+    }
+
+    /// The string of a tag, stored once per part.
+    fn tag(&mut self, tag: &'p str) -> Str {
+        if let Some(s) = self.tags.get(tag) {
+            return *s;
+        }
+        let s = self.part.push(tag);
+        self.tags.insert(tag, s);
+        s
+    }
+
+    /// The string of the default payload language, stored once per part.
+    fn default_lang(&mut self) -> Str {
+        match self.default_lang {
+            Some(s) => s,
+            None => {
+                let s = self.part.push(&self.default_language);
+                self.default_lang = Some(s);
+                s
+            }
+        }
     }
 
     // ----- Header metadata (2019 § Parsing serialisation metadata) -----
@@ -272,12 +469,14 @@ impl<'p> Lowerer<'p> {
                 _ => {}
             }
         }
-        // Metadata structures and schemas are lowered once the default language is known, in file order.
-        for (sub, mut line, mode) in kept {
-            let id = self.lower_tree(sub, &mut line, mode);
+        // Metadata structures and schemas are lowered once the default language is known, in file order. The
+        // header's part comes first, so its local ids are the global ones.
+        for (sub, line, mode) in kept {
+            self.line = line;
+            let id = StructureId::new(self.lower_tree(sub, mode, false) as usize);
             match mode {
-                Mode::Normal => self.dataset.metadata.other.push(id),
-                Mode::Literal => self.dataset.metadata.schemas.push(id),
+                Mode::Normal => self.metadata.other.push(id),
+                Mode::Literal => self.metadata.schemas.push(id),
             }
         }
     }
@@ -392,7 +591,7 @@ impl<'p> Lowerer<'p> {
         let Some(v) = self.version(&line, "the ELF serialisation version") else {
             return;
         };
-        self.dataset.metadata.elf_version = Some(v);
+        self.metadata.elf_version = Some(v);
         if v.major != 1 {
             self.report(
                 codes::UNSUPPORTED_ELF_VERSION,
@@ -440,7 +639,7 @@ impl<'p> Lowerer<'p> {
         }
         if let Some(v) = vers.first() {
             if let Some(version) = self.version(v, "the GEDCOM version") {
-                self.dataset.metadata.gedcom_version = Some(version);
+                self.metadata.gedcom_version = Some(version);
                 let known = (version.major, version.minor) == (5, 5) && version.revision <= 1;
                 if !known {
                     self.report(
@@ -462,7 +661,7 @@ impl<'p> Lowerer<'p> {
                     form.payload_range(),
                 );
             }
-            self.dataset.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
+            self.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
         }
     }
 
@@ -480,30 +679,37 @@ impl<'p> Lowerer<'p> {
             return;
         }
         self.default_language.clone_from(&text);
-        self.dataset.metadata.default_language = Some(text);
+        self.metadata.default_language = Some(text);
     }
 
     // ----- The second pass (2019 § Second pass) -----
 
-    /// Lowers a structure and its substructures in pre-order and returns its id. `line` is the line the
-    /// structure starts on; on return it is the line after the structure's last line break.
+    /// Lowers a structure and its substructures in pre-order and returns its local id. `self.line` is the line
+    /// the structure starts on; on return it is the line after the structure's last line break. `is_record`:
+    /// whether the structure is a record (not a metadata structure).
     ///
     /// One walk over the subtree's elements with an explicit stack: structures are lowered as they are met,
     /// and every line break passed (in first lines, continuation lines, malformed lines, blank lines and
     /// payload annotations) moves `line` on.
-    fn lower_tree(&mut self, root: Node<'p>, line: &mut usize, mode: Mode) -> StructureId {
-        let root_id = self.lower_one(root, *line, None, mode);
+    fn lower_tree(&mut self, root: Node<'p>, mode: Mode, is_record: bool) -> u32 {
+        let root_id = self.lower_one(root, NONE, mode, is_record);
         let mut stack = std::mem::take(&mut self.stack);
         stack.push((root.elements(), Some(root_id)));
         while let Some((elements, owner)) = stack.last_mut() {
+            let owner = *owner;
             let Some((element, start)) = elements.next() else {
                 stack.pop();
+                if let Some((id, _)) = owner {
+                    let end = self.part.len_u32();
+                    if let Some(s) = self.part.structures.get_mut(id as usize) {
+                        s.end = end;
+                    }
+                }
                 continue;
             };
-            let owner = *owner;
             let node = match element {
                 NodeOrToken::Token(t) => {
-                    *line += usize::from(is_line_break(t));
+                    self.line += usize::from(is_line_break(t));
                     continue;
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
@@ -512,11 +718,7 @@ impl<'p> Lowerer<'p> {
                 Some((parent, annotated))
                     if node.is_structure() && !(annotated && is_annotation(node.tag())) =>
                 {
-                    let lowered = self.lower_one(node, *line, Some(parent), mode);
-                    if let Some(p) = self.dataset.structures.get_mut(parent.index()) {
-                        p.children.push(lowered.0);
-                    }
-                    Some(lowered)
+                    Some(self.lower_one(node, parent, mode, false))
                 }
                 _ => None,
             };
@@ -526,20 +728,19 @@ impl<'p> Lowerer<'p> {
         root_id.0
     }
 
-    /// Lowers one structure (not its substructures, whose slots in `children` are reserved). Returns its id and
-    /// whether it has payload annotations (`PLANG`/`DTYPE` substructures taken out by the second pass).
+    /// Lowers one structure (not its substructures). Returns its local id and whether it has payload
+    /// annotations (`PLANG`/`DTYPE` substructures taken out by the second pass).
     fn lower_one(
         &mut self,
         cst: Node<'p>,
-        line_number: usize,
-        parent: Option<StructureId>,
+        parent: u32,
         mode: Mode,
-    ) -> (StructureId, bool) {
+        is_record: bool,
+    ) -> (u32, bool) {
         let line = cst.line();
-        // One look at the children after the first line: continuation lines, substructures, annotations.
+        // One look at the children after the first line: continuation lines and annotations.
         let mut continued = false;
-        let mut substructures = 0;
-        let mut annotations = 0;
+        let mut annotations = false;
         for (element, start) in line.rest.clone() {
             let NodeOrToken::Node(n) = element else {
                 continue;
@@ -548,10 +749,7 @@ impl<'p> Lowerer<'p> {
             match node.kind() {
                 SyntaxKind::Line => continued = true,
                 SyntaxKind::Record | SyntaxKind::Structure => {
-                    substructures += 1;
-                    if mode == Mode::Normal && is_annotation(node.tag()) {
-                        annotations += 1;
-                    }
+                    annotations |= mode == Mode::Normal && is_annotation(node.tag());
                 }
                 _ => {}
             }
@@ -561,12 +759,15 @@ impl<'p> Lowerer<'p> {
         // in the dataset as ordinary structures.
         let draft = match mode {
             Mode::Normal => self.payload(&line, continued),
-            Mode::Literal => Draft::Text(literal_text(&line.raw_payload(), self.finishing)),
+            Mode::Literal => Draft::Text(
+                self.part
+                    .push(&literal_text(&line.raw_payload(), self.finishing)),
+            ),
         };
-        let id = StructureId::new(self.dataset.structures.len());
+        let id = self.part.len_u32();
         let mut language = None;
         let mut datatype = None;
-        if annotations > 0 {
+        if annotations {
             for sub in cst.substructures() {
                 let sub_tag = sub.tag();
                 if is_annotation(sub_tag) {
@@ -580,33 +781,48 @@ impl<'p> Lowerer<'p> {
             }
         }
         let payload = match draft {
-            Draft::Pointer(target, at) => {
-                self.pointers.push((id, at));
-                Some(Payload::Pointer(Pointer {
+            Draft::Pointer(target) => {
+                if let Some(p) = line.pointer {
+                    self.pointers.push((id, strip_ats(p.text()), p.range()));
+                }
+                Stored::Pointer {
                     target,
-                    record: None,
+                    record: NONE,
                     undefined: false,
-                }))
+                }
             }
             Draft::Text(text) if text.is_empty() && language.is_none() && datatype.is_none() => {
-                None
+                Stored::None
             }
-            Draft::Text(text) => Some(Payload::Text(Text {
+            Draft::Text(text) => Stored::Text {
                 text,
-                lang: language.unwrap_or_else(|| self.default_language.clone()),
-                datatype,
-            })),
+                lang: match language {
+                    Some(lang) => lang,
+                    None => self.default_lang(),
+                },
+                datatype: datatype.unwrap_or(Str::ABSENT),
+            },
         };
-        self.dataset.structures.push(Structure {
-            xref: line.xref_id().map(str::to_string),
-            tag: line.tag_text().to_string(),
+        let tag = self.tag(line.tag_text());
+        let xref = match line.xref_id() {
+            Some(x) => {
+                self.holders.push((x, id, is_record));
+                self.part.push(x)
+            }
+            None => Str::ABSENT,
+        };
+        let range = cst.range();
+        self.part.structures.push(Structure {
+            tag,
+            xref,
             payload,
-            children: Vec::with_capacity(substructures - annotations),
             parent,
-            range: Some(cst.range()),
-            line: Some(line_number),
+            end: id.saturating_add(1),
+            from: range.start().into(),
+            to: range.end().into(),
+            line: line_u32(self.line),
         });
-        (id, annotations > 0)
+        (id, annotations)
     }
 
     /// A pointer, or the unescaped string with its continuation lines merged (R-SECOND-PASS-04,
@@ -614,20 +830,17 @@ impl<'p> Lowerer<'p> {
     fn payload(&mut self, line: &LineInfo<'p>, continued: bool) -> Draft {
         if let Some(pointer) = line.pointer {
             // CONT/CONC lines after a pointer are the syntax layer's `continuation-of-pointer`; ignored here.
-            return Draft::Pointer(strip_ats(pointer.text()).to_string(), pointer.range());
+            return Draft::Pointer(self.part.push(strip_ats(pointer.text())));
         }
         Draft::Text(self.merged_text(line, continued))
     }
 
     /// Unescapes every line of a string payload, then merges them: `CONT` adds `\n`, `CONC` nothing.
-    fn merged_text(&mut self, line: &LineInfo<'p>, continued: bool) -> String {
+    fn merged_text(&mut self, line: &LineInfo<'p>, continued: bool) -> Str {
+        let out = &mut self.part.text;
+        let start = out.len();
         let text = &mut self.text;
-        if continued {
-            text.use_scratch();
-        } else {
-            text.reserve_exact(line.payload_len());
-        }
-        unescape_line(line.payload_tokens(), text, &mut self.sink);
+        unescape_line(line.payload_tokens(), text, out, &mut self.sink);
         let rest = line
             .rest
             .clone()
@@ -641,7 +854,7 @@ impl<'p> Lowerer<'p> {
         });
         for cont in continuation_lines {
             if cont.tag_text() == "CONT" {
-                text.decoded("\n");
+                text.decoded(out, "\n");
             }
             if cont.sep_end.is_none() {
                 continue;
@@ -649,17 +862,18 @@ impl<'p> Lowerer<'p> {
             if cont.pointer.is_some() {
                 // R-MERGE-CONTS-07: the syntax layer's `pointer-in-continuation`; merged as the text it is.
                 for token in cont.payload_tokens() {
-                    text.literal(token.text());
+                    text.literal(out, token.text());
                 }
             } else {
-                unescape_line(cont.payload_tokens(), text, &mut self.sink);
+                unescape_line(cont.payload_tokens(), text, out, &mut self.sink);
             }
         }
-        text.take(self.finishing)
+        text.finish(out, start, self.finishing);
+        self.part.str_from(start)
     }
 
     /// A `PLANG` or `DTYPE` substructure: sets the language or datatype of its parent's payload.
-    fn annotation(&mut self, sub: Node<'p>, tag: &str, parent: &Draft, value: &mut Option<String>) {
+    fn annotation(&mut self, sub: Node<'p>, tag: &str, parent: &Draft, value: &mut Option<Str>) {
         let line = sub.line();
         let range = line.content;
         let misuse = |this: &mut Self, why: String| {
@@ -702,68 +916,113 @@ impl<'p> Lowerer<'p> {
         }
         *value = Some(text);
     }
+}
 
-    // ----- Pointers (2019 § Pointer conversion) -----
+// ----- Assembly and pointers (2019 § Pointer conversion) -----
 
-    fn resolve_pointers(&mut self) {
-        let structures = &self.dataset.structures;
-        let records = &self.dataset.records;
-        let sink = &mut self.sink;
-        // Every identifier: its first holder and how many structures have it.
-        let mut holders: FxHashMap<&str, (StructureId, usize)> = FxHashMap::default();
-        for (i, s) in structures.iter().enumerate() {
-            if let Some(x) = &s.xref {
-                holders
-                    .entry(x.as_str())
-                    .and_modify(|(_, n)| *n += 1)
-                    .or_insert((StructureId::new(i), 1));
-            }
+/// Numbers the fragments' parts in order and resolves identifiers and pointers, in the order of one pass
+/// over the file: duplicate identifiers in id order, then pointers in id order. The diagnostics are the
+/// fragments' in order, then those of the resolution.
+fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<Diagnostic>) {
+    let mut dataset = Dataset {
+        metadata,
+        ..Dataset::default()
+    };
+    let mut diagnostics = Vec::new();
+    let mut holders_len = 0;
+    let mut records_len = 0;
+    let mut next_id = 0u32;
+    let mut line_base = 0usize;
+    let mut rest = Vec::with_capacity(fragments.len());
+    for fragment in fragments {
+        let Fragment {
+            mut part,
+            records,
+            holders,
+            pointers,
+            diagnostics: found,
+            lines,
+        } = fragment;
+        part.first = next_id;
+        part.line_base = line_base;
+        next_id = next_id.saturating_add(part.len_u32());
+        line_base = line_base.saturating_add(lines);
+        diagnostics.extend(found);
+        holders_len += holders.len();
+        records_len += records.len();
+        dataset.parts.push(part);
+        rest.push((records, holders, pointers));
+    }
+    let global = |part: usize, local: u32, parts: &[Part]| {
+        parts
+            .get(part)
+            .map_or(NONE, |p| p.first.saturating_add(local))
+    };
+    dataset.records.reserve(records_len);
+    for (p, (records, _, _)) in rest.iter().enumerate() {
+        for &local in records {
+            dataset
+                .records
+                .push(StructureId::from_u32(global(p, local, &dataset.parts)));
         }
-        // Duplicates, reported at every holder after the first, in file order.
-        for (i, s) in structures.iter().enumerate() {
-            let Some(x) = &s.xref else { continue };
-            let Some(&(first, n)) = holders.get(x.as_str()) else {
+    }
+    // Every identifier: its first holder, how many structures have it, whether the first is a record.
+    let mut holders: FxHashMap<&str, (u32, u32, bool)> = FxHashMap::default();
+    holders.reserve(holders_len);
+    for (p, (_, list, _)) in rest.iter().enumerate() {
+        for &(xref, local, is_record) in list {
+            let id = global(p, local, &dataset.parts);
+            holders
+                .entry(xref)
+                .and_modify(|(_, n, _)| *n = n.saturating_add(1))
+                .or_insert((id, 1, is_record));
+        }
+    }
+    let mut sink = Sink::default();
+    // Duplicates, reported at every holder after the first, in file order.
+    for (p, (_, list, _)) in rest.iter().enumerate() {
+        for &(xref, local, _) in list {
+            let id = global(p, local, &dataset.parts);
+            let Some(&(first, n, _)) = holders.get(xref) else {
                 continue;
             };
-            if n > 1 && first.index() != i {
-                let first_line = structures
-                    .get(first.index())
-                    .and_then(|f| f.line)
+            if n > 1 && first != id {
+                let first_line = dataset
+                    .get(StructureId::from_u32(first))
+                    .and_then(|f| f.line())
                     .unwrap_or(0);
-                let at = s
-                    .range
+                let at = dataset
+                    .get(StructureId::from_u32(id))
+                    .and_then(|s| s.range())
                     .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
                 sink.report(
                     codes::DUPLICATE_XREF,
                     Class::NonConformant,
                     format!(
-                        "@{x}@ is already the identifier of the structure on line {first_line}"
+                        "@{xref}@ is already the identifier of the structure on line {first_line}"
                     ),
                     at,
                 );
             }
         }
-        // Records are in file order, so `records` is sorted (the UNDEF records come later).
-        let is_record = |id: StructureId| records.binary_search(&id).is_ok();
-        let record_of = |target: &str| match holders.get(target) {
-            Some(&(only, 1)) if is_record(only) => Some(only),
-            _ => None,
+    }
+    let record_of = |target: &str| match holders.get(target) {
+        Some(&(only, 1, true)) => Some(only),
+        _ => None,
+    };
+    // Pointers, in file order; an UNDEF record for each distinct identifier that no single record has.
+    let mut undefined: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut undefined_targets: Vec<&str> = Vec::new();
+    for (p, (_, _, pointers)) in rest.iter().enumerate() {
+        let Some(part) = dataset.parts.get_mut(p) else {
+            continue;
         };
-        let mut undefined: FxHashMap<&str, StructureId> = FxHashMap::default();
-        let mut undefined_targets: Vec<&str> = Vec::new();
-        let mut resolved = Vec::with_capacity(self.pointers.len());
-        for &(id, at) in &self.pointers {
-            let Some(Payload::Pointer(pointer)) =
-                structures.get(id.index()).and_then(|s| s.payload.as_ref())
-            else {
-                continue;
-            };
-            let target = pointer.target.as_str();
+        for &(local, target, at) in pointers {
             let (record, is_undefined) = match record_of(target) {
                 Some(record) => (record, false),
                 None => {
                     let (code, message) = match holders.get(target) {
-                        Some(&(_, n)) if n > 1 => (
+                        Some(&(_, n, _)) if n > 1 => (
                             codes::AMBIGUOUS_POINTER,
                             format!("@{target}@ is the identifier of {n} structures; the pointer goes to an UNDEF record"),
                         ),
@@ -779,84 +1038,86 @@ impl<'p> Lowerer<'p> {
                     sink.report(code, Class::Warning, message, at);
                     let record = *undefined.entry(target).or_insert_with(|| {
                         undefined_targets.push(target);
-                        StructureId::new(structures.len() + undefined_targets.len() - 1)
+                        next_id.saturating_add(
+                            u32::try_from(undefined_targets.len() - 1).unwrap_or(NONE),
+                        )
                     });
                     (record, true)
                 }
             };
-            resolved.push((id, record, is_undefined));
-        }
-        // For every identifier that exactly one record has: that record. Sorted first, so that the map is
-        // built from a sorted run.
-        // The first eight octets, big-endian, order the identifiers as the strings do (up to ties), so most
-        // comparisons are of two integers.
-        let prefix = |x: &str| {
-            let mut octets = [0; 8];
-            for (o, b) in octets.iter_mut().zip(x.bytes()) {
-                *o = b;
-            }
-            u64::from_be_bytes(octets)
-        };
-        let mut unique: Vec<(u64, &str, StructureId)> = holders
-            .keys()
-            .filter_map(|x| record_of(x).map(|id| (prefix(x), *x, id)))
-            .collect();
-        unique.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-        let xrefs: BTreeMap<String, StructureId> = unique
-            .into_iter()
-            .map(|(_, x, id)| (x.to_string(), id))
-            .collect();
-        let undefined_targets: Vec<String> =
-            undefined_targets.into_iter().map(str::to_string).collect();
-        drop(holders);
-        for target in undefined_targets {
-            self.undefined_record(target);
-        }
-        for (id, record, is_undefined) in resolved {
-            if let Some(Payload::Pointer(pointer)) = self
-                .dataset
-                .structures
-                .get_mut(id.index())
-                .and_then(|s| s.payload.as_mut())
+            if let Some(Structure {
+                payload:
+                    Stored::Pointer {
+                        record: r,
+                        undefined: u,
+                        ..
+                    },
+                ..
+            }) = part.structures.get_mut(local as usize)
             {
-                pointer.record = Some(record);
-                pointer.undefined = is_undefined;
+                *r = record;
+                *u = is_undefined;
             }
         }
-        self.dataset.xrefs = xrefs;
     }
-
-    /// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier, no payload, no children.
-    fn undefined_record(&mut self, target: String) -> StructureId {
-        let id = StructureId::new(self.dataset.structures.len());
-        self.dataset.structures.push(Structure {
-            xref: Some(target),
-            tag: "UNDEF".to_string(),
-            payload: None,
-            children: Vec::new(),
-            parent: None,
-            range: None,
-            line: None,
-        });
-        self.dataset.records.push(id);
-        id
-    }
-
-    fn finish(self, options: &LowerOptions) -> Lowered {
-        let parse = self.parse;
-        let mut diagnostics = self.sink.diagnostics;
-        diagnostics.sort_by_key(|d| d.range.start());
-        locate_sorted(parse, &mut diagnostics);
-        let mut lowered = Lowered {
-            dataset: self.dataset,
-            diagnostics,
-            stopped_at: None,
+    // For every identifier that exactly one record has: that record.
+    let unique: Vec<(&str, StructureId)> = rest
+        .iter()
+        .enumerate()
+        .flat_map(|(p, (_, list, _))| list.iter().map(move |h| (p, h)))
+        .filter_map(|(p, &(xref, local, _))| {
+            let id = global(p, local, &dataset.parts);
+            (record_of(xref) == Some(id)).then_some((xref, StructureId::from_u32(id)))
+        })
+        .collect();
+    dataset.xrefs = XrefIndex::new(unique.into_iter());
+    // R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier, no payload, no children.
+    if !undefined_targets.is_empty() {
+        let mut part = Part {
+            first: next_id,
+            ..Part::default()
         };
-        if options.strict {
-            stop_at_first_error(parse, &mut lowered);
+        let tag = part.push("UNDEF");
+        for (local, target) in (0u32..).zip(undefined_targets) {
+            let xref = part.push(target);
+            part.structures.push(Structure {
+                tag,
+                xref,
+                payload: Stored::None,
+                parent: NONE,
+                end: local.saturating_add(1),
+                from: 0,
+                to: 0,
+                line: NONE,
+            });
+            dataset
+                .records
+                .push(StructureId::from_u32(next_id.saturating_add(local)));
         }
-        lowered
+        dataset.parts.push(part);
     }
+    diagnostics.extend(sink.diagnostics);
+    (dataset, diagnostics)
+}
+
+/// Sorts and locates the diagnostics, and cuts at the first error in strict mode.
+fn finish(
+    parse: &Parse,
+    dataset: Dataset,
+    mut diagnostics: Vec<Diagnostic>,
+    options: &LowerOptions,
+) -> Lowered {
+    diagnostics.sort_by_key(|d| d.range.start());
+    locate_sorted(parse, &mut diagnostics);
+    let mut lowered = Lowered {
+        dataset,
+        diagnostics,
+        stopped_at: None,
+    };
+    if options.strict {
+        stop_at_first_error(parse, &mut lowered);
+    }
+    lowered
 }
 
 /// Strict mode: find the first error in file order among the syntax and lowering diagnostics; keep the

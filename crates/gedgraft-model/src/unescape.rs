@@ -24,7 +24,7 @@ pub(crate) struct Finishing {
     pub nfc: bool,
 }
 
-/// A string payload being assembled from its lines.
+/// A string payload being assembled from its lines, at the end of an output string (the part's text).
 ///
 /// Text written in the file ("literal": plain text, `@` from `@@` or a bare `@`, escapes kept as written, raw
 /// octets) is kept apart from text the lowering made (characters of Unicode escapes, the line breaks of
@@ -32,15 +32,12 @@ pub(crate) struct Finishing {
 /// characters stand for undecodable octets.
 ///
 /// A builder made with [`TextBuilder::new`] for a file that is not ANSEL needs no reordering, so it maps raw
-/// octets as literal text arrives and writes everything into one buffer, which [`TextBuilder::take`] reuses
-/// for the next payload. The default builder keeps the pieces apart until [`TextBuilder::finish`].
+/// octets as literal text arrives and writes everything straight into the output. The default builder keeps
+/// the pieces apart until [`TextBuilder::finish`].
 #[derive(Debug, Default)]
 pub(crate) struct TextBuilder {
-    /// Literal runs are written straight into `out` (the file is not ANSEL).
+    /// Literal runs are written straight into the output (the file is not ANSEL).
     direct: bool,
-    out: String,
-    /// A buffer kept for payloads of several lines (direct builders).
-    scratch: String,
     pieces: Vec<(bool, String)>,
 }
 
@@ -54,18 +51,19 @@ impl TextBuilder {
     }
 
     /// Appends text as written in the file.
-    pub fn literal(&mut self, text: &str) {
+    #[inline]
+    pub fn literal(&mut self, out: &mut String, text: &str) {
         if self.direct {
-            push_mapping_raw(&mut self.out, text);
+            push_mapping_raw(out, text);
         } else {
             self.push(true, text);
         }
     }
 
     /// Appends text the lowering produced (Unicode escapes, line breaks).
-    pub fn decoded(&mut self, text: &str) {
+    pub fn decoded(&mut self, out: &mut String, text: &str) {
         if self.direct {
-            self.out.push_str(text);
+            out.push_str(text);
         } else {
             self.push(false, text);
         }
@@ -81,58 +79,31 @@ impl TextBuilder {
         }
     }
 
-    /// The dataset text: literal runs reordered for ANSEL (`ansel::to_unicode_order`, which also gives the
-    /// table character of the octets ANSEL keeps raw), every remaining raw octet as U+FFFD, then NFC if asked.
-    pub fn finish(mut self, finishing: Finishing) -> String {
-        self.take(finishing)
-    }
-
-    /// Makes room for a payload of about `len` bytes (an upper bound for one line: escapes and raw octets only
-    /// shrink), so that a payload without escapes is written once, into a string of its exact length.
-    pub fn reserve_exact(&mut self, len: usize) {
-        if self.direct && self.out.is_empty() && self.out.capacity() != len {
-            if self.out.capacity() > self.scratch.capacity() {
-                std::mem::swap(&mut self.out, &mut self.scratch);
+    /// Finishes the payload, which is `out` from `start` on plus the pieces kept apart: literal runs reordered
+    /// for ANSEL (`ansel::to_unicode_order`, which also gives the table character of the octets ANSEL keeps
+    /// raw), every remaining raw octet as U+FFFD, then NFC if asked. The builder is then empty for the next
+    /// payload.
+    pub fn finish(&mut self, out: &mut String, start: usize, finishing: Finishing) {
+        for (literal, piece) in self.pieces.drain(..) {
+            if !literal {
+                out.push_str(&piece);
+                continue;
             }
-            self.out = String::with_capacity(len);
+            let piece = if finishing.ansel {
+                ansel::to_unicode_order(&piece)
+            } else {
+                piece
+            };
+            push_mapping_raw(out, &piece);
         }
-    }
-
-    /// Writes the next payload into the kept buffer (for a payload of unknown length).
-    pub fn use_scratch(&mut self) {
-        if self.direct && self.out.is_empty() && self.out.capacity() < self.scratch.capacity() {
-            std::mem::swap(&mut self.out, &mut self.scratch);
-        }
-    }
-
-    /// [`TextBuilder::finish`], leaving the builder empty for the next payload. The string is allocated at its
-    /// exact length: it is the buffer itself when that is full, otherwise a copy (and the buffer is kept).
-    pub fn take(&mut self, finishing: Finishing) -> String {
-        if !self.direct {
-            let mut out = String::new();
-            for (literal, piece) in self.pieces.drain(..) {
-                if !literal {
-                    out.push_str(&piece);
-                    continue;
-                }
-                let piece = if finishing.ansel {
-                    ansel::to_unicode_order(&piece)
-                } else {
-                    piece
-                };
-                push_mapping_raw(&mut out, &piece);
+        if finishing.nfc {
+            let written = out.get(start..).unwrap_or("");
+            if is_nfc_quick(written.chars()) != IsNormalized::Yes {
+                let normalized: String = written.nfc().collect();
+                out.truncate(start);
+                out.push_str(&normalized);
             }
-            self.out = out;
         }
-        let text = if finishing.nfc && is_nfc_quick(self.out.chars()) != IsNormalized::Yes {
-            self.out.nfc().collect()
-        } else if self.out.len() == self.out.capacity() {
-            std::mem::take(&mut self.out)
-        } else {
-            self.out.as_str().to_owned()
-        };
-        self.out.clear();
-        text
     }
 }
 
@@ -154,9 +125,11 @@ fn push_mapping_raw(out: &mut String, text: &str) {
 
 /// Text as written, finished (for serialisation metadata, whose payloads are never unescaped, R-HEADER-04).
 pub(crate) fn literal_text(text: &str, finishing: Finishing) -> String {
+    let mut out = String::new();
     let mut builder = TextBuilder::new(finishing);
-    builder.literal(text);
-    builder.finish(finishing)
+    builder.literal(&mut out, text);
+    builder.finish(&mut out, 0, finishing);
+    out
 }
 
 /// What one escape sequence means.
@@ -232,12 +205,13 @@ fn unicode_escape(text: &str, value: &str) -> EscapeMeaning {
 /// Unescapes one line's payload tokens into `out`, reporting escapes that are not permitted.
 pub(crate) fn unescape_line<'g>(
     tokens: impl Iterator<Item = Token<'g>>,
-    out: &mut TextBuilder,
+    builder: &mut TextBuilder,
+    out: &mut String,
     sink: &mut Sink,
 ) {
     for token in tokens {
         match token.kind() {
-            SyntaxKind::EscapedAt => out.literal("@"),
+            SyntaxKind::EscapedAt => builder.literal(out, "@"),
             SyntaxKind::Escape => match escape_meaning(token.text()) {
                 EscapeMeaning::Unicode { chars, lowercase } => {
                     if lowercase {
@@ -251,15 +225,17 @@ pub(crate) fn unescape_line<'g>(
                             token.range(),
                         );
                     }
-                    out.decoded(&chars);
+                    builder.decoded(out, &chars);
                 }
-                EscapeMeaning::Kept | EscapeMeaning::Malformed => out.literal(token.text()),
+                EscapeMeaning::Kept | EscapeMeaning::Malformed => {
+                    builder.literal(out, token.text())
+                }
                 EscapeMeaning::Rejected(code, message) => {
                     sink.report(code, Class::NonConformant, message, token.range());
-                    out.literal(token.text());
+                    builder.literal(out, token.text());
                 }
             },
-            _ => out.literal(token.text()),
+            _ => builder.literal(out, token.text()),
         }
     }
 }
@@ -324,15 +300,38 @@ mod tests {
         }
     }
 
+    /// Writes literal (`true`) and decoded pieces after a prefix and finishes them, with the builder that
+    /// keeps pieces apart and (when the file is not ANSEL) the direct one, which must agree.
+    fn built(pieces: &[(bool, &str)], finishing: Finishing) -> String {
+        let mut results = Vec::new();
+        for direct in [false, !finishing.ansel] {
+            let mut b = TextBuilder {
+                direct,
+                ..TextBuilder::default()
+            };
+            let mut out = String::from("prefix");
+            for (literal, text) in pieces {
+                if *literal {
+                    b.literal(&mut out, text);
+                } else {
+                    b.decoded(&mut out, text);
+                }
+            }
+            b.finish(&mut out, 6, finishing);
+            let rest = out.strip_prefix("prefix").expect("the prefix is kept");
+            results.push(rest.to_string());
+        }
+        assert_eq!(results[0], results[1]);
+        results.swap_remove(0)
+    }
+
     #[test]
     fn finishing_maps_raw_octets_and_keeps_decoded_text() {
-        let mut b = TextBuilder::default();
         let mut lit = String::from("Jos");
         raw::push_octets(&mut lit, &[0xE9]);
-        b.literal(&lit);
-        b.decoded(&raw::to_char(0x41).to_string());
+        let a = raw::to_char(0x41).to_string();
         assert_eq!(
-            b.finish(Finishing::default()),
+            built(&[(true, &lit), (false, &a)], Finishing::default()),
             format!("Jos\u{FFFD}{}", raw::to_char(0x41))
         );
     }
@@ -343,20 +342,20 @@ mod tests {
             ansel: true,
             nfc: false,
         };
-        let mut b = TextBuilder::default();
-        b.literal("Jos\u{301}e");
-        assert_eq!(b.finish(ansel_on), "Jose\u{301}");
-        let mut b = TextBuilder::default();
-        b.literal("e");
-        b.decoded("\u{301}");
-        b.literal("x");
-        assert_eq!(b.finish(ansel_on), "e\u{301}x");
-        let mut b = TextBuilder::default();
-        b.literal("Jos\u{301}e");
+        assert_eq!(built(&[(true, "Jos\u{301}e")], ansel_on), "Jose\u{301}");
+        assert_eq!(
+            built(&[(true, "e"), (false, "\u{301}"), (true, "x")], ansel_on),
+            "e\u{301}x"
+        );
         let nfc = Finishing {
             ansel: true,
             nfc: true,
         };
-        assert_eq!(b.finish(nfc), "José");
+        assert_eq!(built(&[(true, "Jos\u{301}e")], nfc), "José");
+        let nfc_only = Finishing {
+            ansel: false,
+            nfc: true,
+        };
+        assert_eq!(built(&[(true, "Jose\u{301}")], nfc_only), "José");
     }
 }

@@ -18,14 +18,18 @@ fn name_in(corpus: &Path, path: &Path) -> String {
 
 /// Parent links, children and pointers agree with each other.
 fn check_consistency(name: &str, d: &Dataset) {
-    for (i, s) in d.structures.iter().enumerate() {
-        for child in &s.children {
-            let parent = d.structures.get(child.index()).and_then(|c| c.parent);
-            assert_eq!(parent.map(|p| p.index()), Some(i), "{name}: parent link");
+    assert_eq!(d.iter().count(), d.len(), "{name}");
+    for (i, s) in d.iter().enumerate() {
+        assert_eq!(s.id().index(), i, "{name}: ids in order");
+        for child in s.children() {
+            let parent = child.parent().map(|p| p.id());
+            assert_eq!(parent, Some(s.id()), "{name}: parent link");
         }
-        if let Some(Payload::Pointer(p)) = &s.payload {
+        let descendants = s.descendants().count();
+        assert_eq!(s.subtree_end().index() - i, descendants, "{name}: subtree");
+        if let Some(Payload::Pointer(p)) = s.payload() {
             let target = d
-                .resolve(p)
+                .resolve(&p)
                 .unwrap_or_else(|| panic!("{name}: unresolved @{}@", p.target));
             assert!(target.parent().is_none(), "{name}: pointer to a non-record");
             assert_eq!(
@@ -34,11 +38,14 @@ fn check_consistency(name: &str, d: &Dataset) {
             );
         }
     }
-    for id in &d.records {
-        assert!(
-            d.get(*id).is_some_and(|r| r.parent().is_none()),
-            "{name}: record with a parent"
-        );
+    for r in d.records() {
+        assert!(r.parent().is_none(), "{name}: record with a parent");
+    }
+    for r in d.xref_records() {
+        let xref = r
+            .xref()
+            .unwrap_or_else(|| panic!("{name}: indexed without xref"));
+        assert_eq!(d.record_by_xref(xref), Some(r), "{name}: @{xref}@");
     }
 }
 
@@ -66,12 +73,13 @@ fn every_corpus_file_lowers() {
             &LowerOptions {
                 strict: true,
                 nfc: true,
+                ..LowerOptions::default()
             },
         );
         if strict.stopped_at.is_none() {
             assert_eq!(
-                strict.dataset.records.len(),
-                lenient.dataset.records.len(),
+                strict.dataset.record_ids().len(),
+                lenient.dataset.record_ids().len(),
                 "{name}"
             );
         } else {

@@ -23,7 +23,7 @@ fn hundred_thousand_levels_on_a_small_stack() {
                 lowered.diagnostics.first()
             );
             let dataset = &lowered.dataset;
-            assert_eq!(dataset.structures.len(), LEVELS + 2);
+            assert_eq!(dataset.len(), LEVELS + 2);
             let root = dataset.records().next().expect("root");
             let deepest = root.descendants().last().expect("deepest");
             assert_eq!(deepest.tag(), "PTR");

@@ -276,8 +276,8 @@ fn dataset_api_navigation_and_serde() {
     assert_eq!(d.records_with_tag("INDI").count(), 2);
     let husb = fam.child("HUSB").expect("HUSB");
     let pointer = husb.pointer().expect("pointer");
-    assert_eq!(d.resolve(pointer), d.record_by_xref("I1"));
-    assert_eq!(d.xrefs.len(), 3);
+    assert_eq!(d.resolve(&pointer), d.record_by_xref("I1"));
+    assert_eq!(d.xref_records().count(), 3);
     let json = serde_json::to_string(d).expect("serialise");
     let back: Dataset = serde_json::from_str(&json).expect("deserialise");
     assert_eq!(&back, d);

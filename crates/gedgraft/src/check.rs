@@ -26,7 +26,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             &loaded.parse,
             &LowerOptions {
                 strict: args.strict,
-                nfc: false,
+                ..LowerOptions::default()
             },
         );
         let diagnostics = lowered.all_diagnostics(&loaded.parse);

@@ -12,6 +12,7 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
     let options = LowerOptions {
         strict: args.strict,
         nfc: args.nfc,
+        ..LowerOptions::default()
     };
     let lowered = lower(&loaded.parse, &options);
     let json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
