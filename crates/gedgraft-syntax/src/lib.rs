@@ -29,13 +29,15 @@ mod line_index;
 mod parse;
 mod parser;
 mod select;
+mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dump::{dump, json_string};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use line_index::LineIndex;
-pub use parse::{parse, parse_with, write_green, Parse, ParseOptions};
+pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
+pub use write::{write_green, write_green_threads};
 
 pub use gedgraft_encoding as encoding;
 pub use rowan;

@@ -155,15 +155,10 @@ impl Parse {
     ///
     /// For a parsed file this is always `Ok` and equal to the input. It fails only for an edited tree that holds a
     /// character the file's encoding cannot represent.
+    ///
+    /// Large trees are written on all cores ([`Parse::to_bytes_threads`] chooses); the octets are the same.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Unencodable> {
-        let mut out = Vec::with_capacity(self.source_map.file_len());
-        write_green(
-            &self.green,
-            self.encoding(),
-            self.detection.bom.map(|b| b.encoding),
-            &mut out,
-        )?;
-        Ok(out)
+        self.to_bytes_threads(0)
     }
 }
 
@@ -241,39 +236,6 @@ fn same_tree(a: &GreenNodeData, b: &GreenNodeData) -> bool {
         }
     }
     true
-}
-
-/// Writes the octets of a green subtree: byte-order marks in `bom_encoding` (or `encoding`), everything else in
-/// `encoding`. Iterative, so deep trees cannot overflow the stack.
-pub fn write_green(
-    node: &GreenNodeData,
-    encoding: Encoding,
-    bom_encoding: Option<Encoding>,
-    out: &mut Vec<u8>,
-) -> Result<(), Unencodable> {
-    let mut stack = vec![node.children()];
-    while let Some(children) = stack.last_mut() {
-        match children.next() {
-            None => {
-                stack.pop();
-            }
-            Some(NodeOrToken::Node(child)) => stack.push(child.children()),
-            Some(NodeOrToken::Token(token)) => {
-                let kind = token.kind();
-                if kind == SyntaxKind::Raw.into() {
-                    encoding.encode(token.text(), out)?;
-                } else if kind == SyntaxKind::Bom.into() {
-                    bom_encoding
-                        .unwrap_or(encoding)
-                        .encode_plain(token.text(), out)?;
-                } else {
-                    // The lexer puts raw characters in RAW tokens only: no need to look for them here.
-                    encoding.encode_plain(token.text(), out)?;
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Trees deeper than this are torn down iteratively on drop.

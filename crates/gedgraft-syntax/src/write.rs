@@ -1,0 +1,454 @@
+//! Writing a green tree back to octets, token by token, in the file's encoding.
+//!
+//! Every token is written from the tree (never from the input), so a round trip tests the tree. `RAW` tokens hold
+//! raw characters (U+10FF00 + octet) and go through [`Encoding::encode`]; a `BOM` token is written with the
+//! byte-order mark's encoding; every other token holds no raw characters (the lexer keeps them in `RAW` tokens)
+//! and is written with [`Encoding::encode_plain`], which for UTF-8 is its text as it is.
+//!
+//! UTF-8, the common case, has its own walk with no per-token dispatch on the encoding. Large trees are written on
+//! several threads: the document's top-level children are cut into contiguous ranges of about equal text length,
+//! each written into its own part of one buffer (a UTF-8 subtree never writes more octets than its text length,
+//! since raw characters shrink from four octets to one), and the parts are closed up afterwards if any came out
+//! shorter.
+
+use crate::kind::SyntaxKind;
+use crate::parse::Parse;
+use gedgraft_encoding::{Encoding, Unencodable};
+use rowan::{Children, GreenNodeData, GreenTokenData, NodeOrToken};
+
+/// Below this many octets of text per range, automatic mode (`threads == 0`) writes on the calling thread only.
+const MIN_RANGE_LEN: usize = 1 << 20;
+
+/// Writes the octets of a green subtree, appending them to `out`: byte-order marks in `bom_encoding` (or
+/// `encoding`), everything else in `encoding`. Iterative, so deep trees cannot overflow the stack.
+///
+/// On an error, `out` holds the octets of the tokens before the one that failed.
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, parse, write_green};
+/// let parse = parse(b"0 HEAD\n0 TRLR\n");
+/// let mut out = Vec::new();
+/// write_green(parse.green(), Encoding::Utf16Le, None, &mut out).unwrap();
+/// assert_eq!(out.len(), 2 * 14);
+/// ```
+pub fn write_green(
+    node: &GreenNodeData,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unencodable> {
+    if usize::from(node.text_len()) >= 2 * MIN_RANGE_LEN {
+        // Large trees (an editor writing a whole file) go on all cores; on an error the tree is written again
+        // on this thread, so that `out` holds what comes before the failing token.
+        if let Ok(octets) = write_green_threads(node, encoding, bom_encoding, 0) {
+            if out.is_empty() {
+                *out = octets;
+            } else {
+                out.extend_from_slice(&octets);
+            }
+            return Ok(());
+        }
+    }
+    write_sequential(node, encoding, bom_encoding, out)
+}
+
+/// [`write_green`] on the calling thread, appending to `out`.
+fn write_sequential(
+    node: &GreenNodeData,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unencodable> {
+    write_range(node.children(), usize::MAX, encoding, bom_encoding, out)
+}
+
+/// The octets of a green subtree, as [`write_green`] writes them, on up to `threads` threads: 0 for one per core
+/// when the tree is large enough to gain from it, 1 for the calling thread only, 2 or more for up to that many
+/// contiguous ranges of the top-level children whatever the size. The octets are the same either way; on an
+/// error, the first unencodable character in document order is reported.
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, parse, write_green_threads};
+/// let octets = b"0 HEAD\n1 NOTE Jos\xE9\n0 TRLR\n";
+/// let parse = parse(octets);
+/// for threads in 0..4 {
+///     assert_eq!(write_green_threads(parse.green(), Encoding::Utf8, None, threads).unwrap(), octets);
+/// }
+/// ```
+pub fn write_green_threads(
+    node: &GreenNodeData,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    threads: usize,
+) -> Result<Vec<u8>, Unencodable> {
+    let ranges = split(node, threads);
+    if encoding == Encoding::Utf8 {
+        if let Some(out) = write_utf8_ranges(node, bom_encoding, &ranges)? {
+            return Ok(out);
+        }
+        // Some range wrote more than its text length (only a byte-order mark in a longer encoding could):
+        // write the whole tree again into a growing buffer.
+        let mut out = Vec::with_capacity(usize::from(node.text_len()));
+        write_sequential(node, encoding, bom_encoding, &mut out)?;
+        return Ok(out);
+    }
+    let parts = run_jobs(ranges, |range| {
+        let mut out = Vec::with_capacity(estimate(encoding, range.text_len()));
+        let children = children_from(node, range.first);
+        write_range(children, range.count, encoding, bom_encoding, &mut out).map(|()| out)
+    });
+    let mut parts = parts.into_iter();
+    let mut out = match parts.next() {
+        Some(first) => first?,
+        None => return Ok(Vec::new()),
+    };
+    let rest: Vec<Vec<u8>> = parts.collect::<Result<_, _>>()?;
+    out.reserve_exact(rest.iter().map(Vec::len).sum());
+    for part in rest {
+        out.extend_from_slice(&part);
+    }
+    Ok(out)
+}
+
+impl Parse {
+    /// The file's octets, as [`Parse::to_bytes`] writes them, on up to `threads` threads (see
+    /// [`write_green_threads`]; 0 is what `to_bytes` does).
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
+    /// assert_eq!(parse.to_bytes_threads(2).unwrap(), b"0 HEAD\n0 TRLR\n");
+    /// ```
+    pub fn to_bytes_threads(&self, threads: usize) -> Result<Vec<u8>, Unencodable> {
+        write_green_threads(
+            self.green(),
+            self.encoding(),
+            self.detection().bom.map(|b| b.encoding),
+            threads,
+        )
+    }
+}
+
+/// Why a walk into a slice stopped early.
+enum Stop {
+    /// A character the encoding cannot represent.
+    Unencodable(Unencodable),
+    /// The output slice is full.
+    Full,
+}
+
+const RAW: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Raw as u16);
+const BOM: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Bom as u16);
+
+/// Depth-first, left-to-right walk over `count` elements of `children` and their subtrees, calling `token` for
+/// every token with the state `state`, which it returns updated (a state passed by value stays in registers).
+/// The iterator of the current node stays in a local; `stack` holds those of its ancestors.
+#[inline(always)]
+fn walk<T, E>(
+    children: Children<'_>,
+    count: usize,
+    mut state: T,
+    mut token: impl FnMut(T, &GreenTokenData) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut stack = Vec::new();
+    for child in children.take(count) {
+        let mut current = match child {
+            NodeOrToken::Token(t) => {
+                state = token(state, t)?;
+                continue;
+            }
+            NodeOrToken::Node(n) => n.children(),
+        };
+        loop {
+            match current.next() {
+                Some(NodeOrToken::Token(t)) => state = token(state, t)?,
+                Some(NodeOrToken::Node(n)) => {
+                    stack.push(std::mem::replace(&mut current, n.children()));
+                }
+                None => match stack.pop() {
+                    Some(parent) => current = parent,
+                    None => break,
+                },
+            }
+        }
+    }
+    Ok(state)
+}
+
+/// Appends `count` top-level elements from `children` (and their subtrees) to `out`.
+fn write_range(
+    children: Children<'_>,
+    count: usize,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unencodable> {
+    let bom_encoding = bom_encoding.unwrap_or(encoding);
+    let written = if encoding == Encoding::Utf8 {
+        walk(children, count, out, |out, token| {
+            let kind = token.kind();
+            if kind == RAW {
+                Encoding::Utf8.encode(token.text(), out)?;
+            } else if kind == BOM {
+                bom_encoding.encode_plain(token.text(), out)?;
+            } else {
+                out.extend_from_slice(token.text().as_bytes());
+            }
+            Ok(out)
+        })
+    } else {
+        walk(children, count, out, |out, token| {
+            let kind = token.kind();
+            if kind == RAW {
+                encoding.encode(token.text(), out)?;
+            } else if kind == BOM {
+                bom_encoding.encode_plain(token.text(), out)?;
+            } else {
+                // The lexer puts raw characters in RAW tokens only: no need to look for them here.
+                encoding.encode_plain(token.text(), out)?;
+            }
+            Ok(out)
+        })
+    };
+    written.map(|_| ())
+}
+
+/// Writes `count` top-level elements from `children` (and their subtrees) in UTF-8 into `buf`, which must be
+/// long enough ([`Stop::Full`] if not); returns the number of octets written.
+fn write_utf8_slice(
+    children: Children<'_>,
+    count: usize,
+    bom_encoding: Encoding,
+    buf: &mut [u8],
+) -> Result<usize, Stop> {
+    let capacity = buf.len();
+    let mut scratch = Vec::new();
+    let rest = walk(children, count, buf, |rest, token| {
+        let kind = token.kind();
+        let bytes = if kind == RAW || kind == BOM {
+            encode_special_utf8(token, bom_encoding, &mut scratch)?;
+            &scratch[..]
+        } else {
+            token.text().as_bytes()
+        };
+        match rest.split_at_mut_checked(bytes.len()) {
+            Some((dst, tail)) => {
+                copy_short(dst, bytes);
+                Ok(tail)
+            }
+            None => Err(Stop::Full),
+        }
+    })?;
+    Ok(capacity - rest.len())
+}
+
+/// The octets of a `RAW` or `BOM` token in UTF-8 (a byte-order mark in `bom_encoding`), into `scratch`.
+#[cold]
+#[inline(never)]
+fn encode_special_utf8(
+    token: &GreenTokenData,
+    bom_encoding: Encoding,
+    scratch: &mut Vec<u8>,
+) -> Result<(), Stop> {
+    scratch.clear();
+    let text = token.text();
+    if token.kind() == RAW {
+        Encoding::Utf8.encode(text, scratch)
+    } else {
+        bom_encoding.encode_plain(text, scratch)
+    }
+    .map_err(Stop::Unencodable)
+}
+
+/// `dst.copy_from_slice(src)` (same lengths), with the short copies most tokens need done inline as two
+/// overlapping fixed-size moves instead of a call to `memcpy`.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    match src.len() {
+        1 => {
+            if let (Some(d), Some(s)) = (dst.first_mut(), src.first()) {
+                *d = *s;
+            }
+        }
+        2..=3 => copy_overlapping::<2>(dst, src),
+        4..=7 => copy_overlapping::<4>(dst, src),
+        8..=16 => copy_overlapping::<8>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// Copies `src` (`N` to `2 * N` octets) to `dst` (as long) as its first and last `N` octets.
+#[inline(always)]
+fn copy_overlapping<const N: usize>(dst: &mut [u8], src: &[u8]) {
+    if let (Some(head), Some(tail)) = (src.first_chunk::<N>(), src.last_chunk::<N>()) {
+        let (head, tail) = (*head, *tail);
+        if let Some(d) = dst.first_chunk_mut::<N>() {
+            *d = head;
+        }
+        if let Some(d) = dst.last_chunk_mut::<N>() {
+            *d = tail;
+        }
+    }
+}
+
+/// A contiguous range of a node's children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Range {
+    /// Index of the first child.
+    first: usize,
+    /// Number of children.
+    count: usize,
+    /// Text offset of the first child within the node.
+    start: usize,
+    /// Text offset just after the last child.
+    end: usize,
+}
+
+impl Range {
+    fn text_len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// The children of `node` from index `first` on.
+fn children_from(node: &GreenNodeData, first: usize) -> Children<'_> {
+    let mut children = node.children();
+    if first > 0 {
+        children.nth(first - 1);
+    }
+    children
+}
+
+/// Cuts the children of `node` into up to `threads` contiguous ranges of about equal text length (see
+/// [`write_green_threads`] for what `threads` means). Never returns an empty list of ranges for a non-empty node.
+fn split(node: &GreenNodeData, threads: usize) -> Vec<Range> {
+    let total = usize::from(node.text_len());
+    let n = node.children().len();
+    let whole = Range {
+        first: 0,
+        count: n,
+        start: 0,
+        end: total,
+    };
+    let wanted = match threads {
+        0 => {
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            cores.min(total / MIN_RANGE_LEN)
+        }
+        t => t,
+    }
+    .min(n);
+    if wanted <= 1 {
+        return if n == 0 { Vec::new() } else { vec![whole] };
+    }
+    let mut ranges = Vec::with_capacity(wanted);
+    let mut first = 0;
+    let mut start = 0;
+    let mut offset = 0;
+    for (i, child) in node.children().enumerate() {
+        let len = match child {
+            NodeOrToken::Node(n) => usize::from(n.text_len()),
+            NodeOrToken::Token(t) => t.text().len(),
+        };
+        offset += len;
+        // Close the range once it reaches its share of the text (the last range takes the rest).
+        let k = ranges.len() + 1;
+        if k < wanted && offset.saturating_mul(wanted) >= total.saturating_mul(k) && i + 1 < n {
+            ranges.push(Range {
+                first,
+                count: i + 1 - first,
+                start,
+                end: offset,
+            });
+            first = i + 1;
+            start = offset;
+        }
+    }
+    ranges.push(Range {
+        first,
+        count: n - first,
+        start,
+        end: offset,
+    });
+    ranges
+}
+
+/// Runs `job` on every item, the first on the calling thread and the others on scoped threads; results in
+/// item order.
+fn run_jobs<I: Send, T: Send>(items: Vec<I>, job: impl Fn(I) -> T + Sync) -> Vec<T> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return Vec::new();
+    };
+    if items.len() == 0 {
+        return vec![job(first)];
+    }
+    std::thread::scope(|scope| {
+        let job = &job;
+        let handles: Vec<_> = items.map(|item| scope.spawn(move || job(item))).collect();
+        let mut results = Vec::with_capacity(handles.len() + 1);
+        results.push(job(first));
+        for handle in handles {
+            match handle.join() {
+                Ok(r) => results.push(r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results
+    })
+}
+
+/// Writes UTF-8 ranges into disjoint parts of one buffer of the node's text length, then closes up the gaps
+/// left by ranges whose raw characters made them shorter. `None` if some range did not fit in its part.
+fn write_utf8_ranges(
+    node: &GreenNodeData,
+    bom_encoding: Option<Encoding>,
+    ranges: &[Range],
+) -> Result<Option<Vec<u8>>, Unencodable> {
+    let total = usize::from(node.text_len());
+    let mut buf = vec![0u8; total];
+    let mut jobs = Vec::with_capacity(ranges.len());
+    let mut rest = &mut buf[..];
+    for range in ranges {
+        let (part, tail) = rest.split_at_mut(range.text_len());
+        jobs.push((*range, part));
+        rest = tail;
+    }
+    let written = run_jobs(jobs, |(range, part)| {
+        write_utf8_slice(
+            children_from(node, range.first),
+            range.count,
+            bom_encoding.unwrap_or(Encoding::Utf8),
+            part,
+        )
+    });
+    let mut lens = Vec::with_capacity(written.len());
+    let mut full = false;
+    for w in written {
+        match w {
+            Ok(len) => lens.push(len),
+            Err(Stop::Unencodable(e)) => return Err(e),
+            Err(Stop::Full) => full = true,
+        }
+    }
+    if full {
+        return Ok(None);
+    }
+    let mut pos = 0;
+    for (range, len) in ranges.iter().zip(lens) {
+        if range.start != pos {
+            buf.copy_within(range.start..range.start + len, pos);
+        }
+        pos += len;
+    }
+    buf.truncate(pos);
+    Ok(Some(buf))
+}
+
+/// A first guess at the octets a range of `text_len` octets of UTF-8 text takes in `encoding`.
+fn estimate(encoding: Encoding, text_len: usize) -> usize {
+    if encoding.is_utf16() {
+        text_len.saturating_mul(2)
+    } else {
+        text_len
+    }
+}
