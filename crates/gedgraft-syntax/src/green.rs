@@ -66,12 +66,20 @@ impl GreenFactory {
     }
 
     /// A token of `kind` with `text`; shared if the kind repeats.
+    #[inline]
     pub(crate) fn token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
-        if let Some(slot) = fixed_slot(kind, text) {
-            return self.fixed[slot]
+        match fixed_slot(kind, text) {
+            Some(slot) => self.fixed[slot]
                 .get_or_insert_with(|| GreenToken::new(kind.into(), text))
-                .clone();
+                .clone(),
+            None => self.cached_token(kind, text),
         }
+    }
+
+    /// A token that has no fixed slot: from the cache if it repeats, else new. Kept out of line so that the
+    /// fixed-slot path of [`GreenFactory::token`] stays small enough to inline.
+    #[inline(never)]
+    fn cached_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
         let shareable = text.len() <= MAX_SHARED_LEN
             && matches!(
                 kind,
