@@ -169,8 +169,32 @@ pub fn detect_and_decode<'a>(
     }
 }
 
+/// [`detect`] for a caller that validates the file itself, in pieces on several threads say: the body is taken to
+/// be valid UTF-8, so the statistics behind the mismatch and CESU-8 notes (which only invalid UTF-8 can raise)
+/// are skipped when the file is read as UTF-8. A caller that then finds invalid UTF-8 must call [`detect`].
+///
+/// ```
+/// use gedgraft_encoding::{detect, detect_trusting_utf8, DetectOptions};
+/// let bytes = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n";
+/// let options = DetectOptions::default();
+/// assert_eq!(detect_trusting_utf8(bytes, &options), detect(bytes, &options));
+/// ```
+pub fn detect_trusting_utf8(bytes: &[u8], options: &DetectOptions) -> Detection {
+    detect_inner(bytes, options, false).0
+}
+
 /// [`detect`], plus the body (the file after any byte-order mark) as text when it is valid UTF-8 read as UTF-8.
 fn detect_validating<'a>(bytes: &'a [u8], options: &DetectOptions) -> (Detection, Option<&'a str>) {
+    detect_inner(bytes, options, true)
+}
+
+/// Detection; `validate` says whether a body read as UTF-8 is checked (else it is trusted to be valid, and no
+/// text is returned).
+fn detect_inner<'a>(
+    bytes: &'a [u8],
+    options: &DetectOptions,
+    validate: bool,
+) -> (Detection, Option<&'a str>) {
     let (bom, detected) = detect_initial(bytes);
     let start = bom.map_or(0, |b| b.len);
     let body = bytes.get(start..).unwrap_or_default();
@@ -233,12 +257,13 @@ fn detect_validating<'a>(bytes: &'a [u8], options: &DetectOptions) -> (Detection
 
     // Valid UTF-8 read as UTF-8 can have neither a mismatch nor CESU-8 (which is invalid UTF-8): skip the
     // statistics, which cost as much as decoding.
-    let clean_body = if used == Encoding::Utf8 {
+    let clean_body = if used == Encoding::Utf8 && validate {
         std::str::from_utf8(body).ok()
     } else {
         None
     };
-    if used.is_ascii_compatible() && clean_body.is_none() {
+    let trusted_utf8 = used == Encoding::Utf8 && !validate;
+    if used.is_ascii_compatible() && clean_body.is_none() && !trusted_utf8 {
         let stats = Stats::of(body);
         if options.force.is_none() {
             if let Some(note) = mismatch_note(

@@ -4,11 +4,13 @@ use crate::ast::Document;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
-use crate::parser::parse_text;
+use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
 use gedgraft_encoding::{
-    detect_and_decode, DetectOptions, Detection, Encoding, EncodingNote, SourceMap, Unencodable,
+    detect_and_decode, detect_trusting_utf8, DetectOptions, Detection, Encoding, EncodingNote,
+    SourceMap, Unencodable,
 };
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
+use std::borrow::Cow;
 use std::sync::OnceLock;
 use text_size::TextSize;
 
@@ -47,8 +49,40 @@ pub fn parse(bytes: &[u8]) -> Parse {
 
 /// Parses octets. Never fails and never panics: any octet sequence gives a tree plus diagnostics.
 pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
+    if let Some(parse) = parse_utf8_in_pieces(bytes, options) {
+        return parse;
+    }
     let (detection, text, source_map) = detect_and_decode(bytes, &options.detect);
     let parsed = parse_text(&text, detection.used.name(), options.threads);
+    finish(parsed, detection, source_map, || text)
+}
+
+/// The fast path for large UTF-8 files without a byte-order mark: each thread validates and parses its own piece
+/// of the file (see [`parse_utf8_pieces`]). `None` when the file does not qualify; the caller takes the usual path.
+fn parse_utf8_in_pieces(bytes: &[u8], options: &ParseOptions) -> Option<Parse> {
+    let pieces = chunks_for(bytes.len(), options.threads);
+    if pieces < 2 {
+        return None;
+    }
+    let detection = detect_trusting_utf8(bytes, &options.detect);
+    if detection.used != Encoding::Utf8 || detection.bom.is_some() {
+        return None;
+    }
+    let parsed = parse_utf8_pieces(bytes, pieces)?;
+    let source_map = SourceMap::identity(bytes.len());
+    // The pieces were valid UTF-8, so the whole is: this only runs when there is a diagnostic to place.
+    let text = || Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default());
+    Some(finish(parsed, detection, source_map, text))
+}
+
+/// The parse result from the parser's output: encoding notes become diagnostics, and every diagnostic gets its
+/// file location (`text` gives the decoded text, asked for only when there is a diagnostic).
+fn finish<'a>(
+    parsed: Parsed,
+    detection: Detection,
+    source_map: SourceMap,
+    text: impl FnOnce() -> Cow<'a, str>,
+) -> Parse {
     let mut parse = Parse {
         green: parsed.green,
         diagnostics: parsed.diagnostics,
@@ -66,7 +100,7 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
     }
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {
-        parse.locate_diagnostics(&text);
+        parse.locate_diagnostics(&text());
     }
     parse
 }

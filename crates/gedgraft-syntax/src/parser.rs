@@ -27,17 +27,22 @@ pub(crate) struct Parsed {
 /// Texts shorter than this many bytes per thread are parsed on one thread.
 const MIN_CHUNK: usize = 4 << 20;
 
+/// How many chunks `len` bytes are parsed in with `threads` threads (0: one per core).
+pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    threads.min(len / MIN_CHUNK).max(1)
+}
+
 /// Parses decoded text; `encoding` names the encoding in messages about raw octets.
 ///
 /// Large texts are cut at level-0 lines into up to `threads` chunks (0: as many as the machine has cores) that are
 /// parsed in parallel. A level-0 line closes every open structure, so each chunk starts from the same state a
 /// sequential parse would be in there, and the chunks' records are simply concatenated: the tree is the same.
 pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
-    let threads = match threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
-    let starts = chunk_starts(text, threads.min(text.len() / MIN_CHUNK).max(1));
+    let starts = chunk_starts(text.as_bytes(), chunks_for(text.len(), threads));
     parse_chunks(text, encoding, &starts)
 }
 
@@ -69,13 +74,59 @@ pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Pars
             chunks
         })
     };
-    merge_chunks(text, chunks)
+    merge_chunks(text.len(), chunks)
+}
+
+/// Parses valid-looking UTF-8 octets with no byte-order mark in `n` pieces cut at level-0 lines, each thread
+/// validating its own piece, so that no thread has to validate the whole file first. Gives the same tree and
+/// diagnostics as decoding the whole file and [`parse_text`], or `None` when that path must be taken instead:
+/// a piece is not valid UTF-8 or holds characters of the raw range, or a piece other than the last holds the
+/// trailer (the text after a trailer runs to the end of the file, across pieces).
+pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let starts = chunk_starts(bytes, n);
+    let ends: Vec<usize> = starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain([bytes.len()])
+        .collect();
+    let last = starts.len() - 1;
+    let barrier = std::sync::Barrier::new(starts.len());
+    let unusable = AtomicBool::new(false);
+    let encoding = gedgraft_encoding::Encoding::Utf8.name();
+    let piece = |k: usize| -> Option<ChunkOutput> {
+        let (start, end) = (starts[k], ends[k]);
+        let text = std::str::from_utf8(&bytes[start..end])
+            .ok()
+            .filter(|t| !raw::contains_raw(t));
+        if text.is_none() {
+            unusable.store(true, Ordering::Relaxed);
+        }
+        // Nobody parses unless every piece is usable (the barrier orders the flag's stores before the loads).
+        barrier.wait();
+        let text = text.filter(|_| !unusable.load(Ordering::Relaxed))?;
+        let mut parser = Parser::new(text, encoding, text.len());
+        parser.base = start;
+        let output = run_parser(parser, 0, text.len(), start > 0);
+        (k == last || !output.trailer_seen).then_some(output)
+    };
+    let outputs: Vec<Option<ChunkOutput>> = std::thread::scope(|scope| {
+        let piece = &piece;
+        let handles: Vec<_> = (1..starts.len())
+            .map(|k| scope.spawn(move || piece(k)))
+            .collect();
+        let mut outputs = vec![piece(0)];
+        outputs.extend(handles.into_iter().map(|h| h.join().ok().flatten()));
+        outputs
+    });
+    let chunks: Option<Vec<ChunkOutput>> = outputs.into_iter().collect();
+    Some(merge_chunks(bytes.len(), chunks?))
 }
 
 /// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
 /// each `k/n`-th of the text.
-pub(crate) fn chunk_starts(text: &str, n: usize) -> Vec<usize> {
-    let bytes = text.as_bytes();
+pub(crate) fn chunk_starts(bytes: &[u8], n: usize) -> Vec<usize> {
     let mut starts = vec![0];
     for k in 1..n {
         let mut pos = (bytes.len() / n * k).max(starts[starts.len() - 1]);
@@ -105,7 +156,12 @@ struct ChunkOutput {
 }
 
 fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOutput {
-    run_parser(Parser::new(text, encoding, end - start), start, end)
+    run_parser(
+        Parser::new(text, encoding, end - start),
+        start,
+        end,
+        start > 0,
+    )
 }
 
 /// Parses `text` in one pass without sharing leaf nodes: the reference the leaf cache is tested against.
@@ -113,11 +169,12 @@ fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOut
 pub(crate) fn parse_unshared(text: &str, encoding: &str) -> Parsed {
     let mut parser = Parser::new(text, encoding, text.len());
     parser.leaves = LeafCache::disabled();
-    merge_chunks(text, vec![run_parser(parser, 0, text.len())])
+    merge_chunks(text.len(), vec![run_parser(parser, 0, text.len(), false)])
 }
 
-fn run_parser(mut parser: Parser<'_>, start: usize, end: usize) -> ChunkOutput {
-    parser.seen_first_line = start > 0;
+/// Runs `parser` over its text from `start` to `end`; `later` says whether the text is not the file's start.
+fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> ChunkOutput {
+    parser.seen_first_line = later;
     parser.run(start, end);
     parser.close_from(0);
     ChunkOutput {
@@ -131,7 +188,7 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize) -> ChunkOutput {
 }
 
 /// Joins the chunks' records into one document and adds the whole-file diagnostics.
-fn merge_chunks(text: &str, chunks: Vec<ChunkOutput>) -> Parsed {
+fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
     let mut children = Vec::new();
     let mut diagnostics = Vec::new();
     let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
@@ -145,7 +202,7 @@ fn merge_chunks(text: &str, chunks: Vec<ChunkOutput>) -> Parsed {
             break; // later chunks lie after the trailer and are already trailing text
         }
     }
-    let end = text.len();
+    let end = text_len;
     let mut extra = |code, message: &str, start| {
         diagnostics.push(Diagnostic::new(
             code,
@@ -214,7 +271,10 @@ impl Frame {
 }
 
 struct Parser<'t> {
+    /// The text being parsed: the whole file's, or one piece of it.
     text: &'t str,
+    /// Where `text` starts in the whole file's text (diagnostics are placed in the whole text).
+    base: usize,
     encoding: &'t str,
     factory: GreenFactory,
     leaves: LeafCache,
@@ -235,6 +295,7 @@ impl<'t> Parser<'t> {
         let document = Frame::new(SyntaxKind::Document, 0, Vec::new());
         Parser {
             text,
+            base: 0,
             encoding,
             factory: GreenFactory::for_text_len(len),
             leaves: LeafCache::for_text_len(len),
@@ -258,8 +319,12 @@ impl<'t> Parser<'t> {
         start: usize,
         end: usize,
     ) {
-        self.diagnostics
-            .push(Diagnostic::new(code, class, message, range(start, end)));
+        self.diagnostics.push(Diagnostic::new(
+            code,
+            class,
+            message,
+            range(self.base + start, self.base + end),
+        ));
     }
 
     /// Parses the lines from `pos` up to `end` (a line start, or the end of the text).

@@ -294,7 +294,7 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
         let whole = format!("{text}{ending}");
         let one = parse_chunks(&whole, "UTF-8", &[0]);
         for n in [2, 3, 7] {
-            let starts = chunk_starts(&whole, n);
+            let starts = chunk_starts(whole.as_bytes(), n);
             assert_eq!(starts.len(), n, "{n} chunks");
             let many = parse_chunks(&whole, "UTF-8", &starts);
             assert_eq!(usize::from(one.green.text_len()), whole.len());
@@ -311,7 +311,7 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
     let early = format!("0 HEAD\n0 TRLR\n{text}");
     let one = parse_chunks(&early, "UTF-8", &[0]);
     assert_eq!(usize::from(one.green.text_len()), early.len());
-    let many = parse_chunks(&early, "UTF-8", &chunk_starts(&early, 4));
+    let many = parse_chunks(&early, "UTF-8", &chunk_starts(early.as_bytes(), 4));
     assert_eq!(many.green, one.green);
     assert_eq!(many.diagnostics, one.diagnostics);
 }
@@ -457,3 +457,62 @@ const LEAF_SOUP: &[&str] = &[
     "1 TRLR",
     "10 DEEP x",
 ];
+
+#[test]
+fn utf8_pieces_give_the_tree_and_diagnostics_of_one_pass_or_step_aside() {
+    use crate::parser::{parse_chunks, parse_utf8_pieces};
+    let mut text = String::from("0 HEAD\r\n1 CHAR UTF-8\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "0 @I{i}@ INDI\n1 NAME Zoë {i}\n\n1 NOTE a@@b\n2 CONC b\n1 SEX M\n"
+        ));
+        if i % 7 == 0 {
+            text.push_str("1 N@ME bad\n  2 DATE x\n0 CONT y\n3 JUMP\n");
+        }
+    }
+    for ending in ["0 TRLR\n", "", "0 TRLR\n\x1a", "0 TRLR\n1 LATE x\n"] {
+        let whole = format!("{text}{ending}");
+        let one = parse_chunks(&whole, "UTF-8", &[0]);
+        for n in [2, 3, 7] {
+            let pieces = parse_utf8_pieces(whole.as_bytes(), n).expect("usable pieces");
+            assert_eq!(pieces.green, one.green, "{n} pieces, ending {ending:?}");
+            assert_eq!(pieces.diagnostics, one.diagnostics, "{n} pieces");
+        }
+    }
+    // A trailer before the last piece: its trailing text would cross pieces, so the caller must decode the
+    // whole file; the same for invalid UTF-8 or raw-range characters in any piece.
+    let early = format!("0 HEAD\n0 TRLR\n{text}");
+    assert!(parse_utf8_pieces(early.as_bytes(), 4).is_none());
+    let mut invalid = text.clone().into_bytes();
+    invalid.extend_from_slice(b"0 NOTE \xFF\n0 TRLR\n");
+    assert!(parse_utf8_pieces(&invalid, 3).is_none());
+    let raw = format!("{text}0 NOTE {}\n0 TRLR\n", gedgraft_encoding::raw::to_char(0xFF));
+    assert!(parse_utf8_pieces(raw.as_bytes(), 3).is_none());
+}
+
+#[test]
+fn a_large_utf8_file_parsed_in_pieces_matches_one_thread_with_file_locations() {
+    // Over twice the per-thread minimum, so two threads take the pieces path; a diagnostic in each half.
+    let record = "0 @I1@ INDI\n1 NAME Zoë /Łukasz/\n1 BIRT\n2 DATE 1 JAN 1900\n2 PLAC Kraków\n";
+    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    let half = (9 << 20) / 2;
+    while text.len() < half {
+        text.push_str(record);
+    }
+    text.push_str("4 JUMP\n");
+    while text.len() < 2 * half {
+        text.push_str(record);
+    }
+    text.push_str("  1 INDENTED x\n0 TRLR\n");
+    let options = |threads| crate::ParseOptions {
+        threads,
+        ..Default::default()
+    };
+    let pieces = crate::parse_with(text.as_bytes(), &options(2));
+    let one = crate::parse_with(text.as_bytes(), &options(1));
+    assert_eq!(pieces.green(), one.green());
+    assert_eq!(pieces.diagnostics(), one.diagnostics());
+    let lines: Vec<usize> = pieces.diagnostics().iter().map(|d| d.location.line).collect();
+    let jump_line = text[..text.find("4 JUMP").unwrap()].lines().count() + 1;
+    assert_eq!(lines, [jump_line, text.lines().count() - 1]);
+}
