@@ -154,17 +154,49 @@ pub(crate) struct LeafFacts {
     pub pointer_payload: bool,
 }
 
-/// A slot of the leaf cache: 24 octets.
+/// A structure whose first line's tokens a repeated line can take: its first `first_len` children are those
+/// tokens; when it has no other children it is the whole node of such a line (a leaf).
+#[derive(Debug, Clone)]
+pub(crate) struct Template {
+    /// A structure node of the tree.
+    pub node: GreenNode,
+    /// How many of its first children are the first line's tokens.
+    pub first_len: usize,
+}
+
+impl Template {
+    /// Whether the node is just the line: then a structure of that line with nothing under it is this node.
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.node.children().len() == self.first_len
+    }
+
+    /// Copies of the first line's tokens.
+    pub(crate) fn line_tokens(&self) -> impl Iterator<Item = GreenElement> + '_ {
+        self.node
+            .children()
+            .take(self.first_len)
+            .map(|child| match child {
+                NodeOrToken::Node(n) => NodeOrToken::Node(n.to_owned()),
+                NodeOrToken::Token(t) => NodeOrToken::Token(t.to_owned()),
+            })
+    }
+}
+
+/// A slot of the line cache: 32 octets (the line's facts are kept, not worked out again).
 #[derive(Clone)]
 struct LeafSlot {
     key: LineKey,
     node: GreenNode,
+    level: u32,
+    first_len: u16,
+    pointer_payload: bool,
 }
 
-/// A direct-mapped cache of leaf structure nodes (a first line with nothing under it), keyed by the line's text
-/// including its line break. Only lines whose node and diagnostics follow from their text alone go in (see the
-/// parser); the text of a line fully determines its tokens, so equal text means an equal node. Slots hold no
-/// text: a key names where the line lies in the text being parsed.
+/// A direct-mapped cache of structures keyed by the text of their first line, including its line break: a leaf
+/// structure (a first line with nothing under it) is shared whole by every leaf of the same text, and any other
+/// structure lends its first line's tokens (a [`Template`]), which spares lexing and token lookups. Only lines
+/// whose tokens and diagnostics follow from their text alone go in (see the parser); the text of a line fully
+/// determines its tokens. Slots hold no text: a key names where the line lies in the text being parsed.
 pub(crate) struct LeafCache {
     slots: Vec<Option<LeafSlot>>,
     hasher: rustc_hash::FxBuildHasher,
@@ -210,8 +242,8 @@ impl LeafCache {
         })
     }
 
-    /// The cached leaf for the line `key` of `text`, if its text is in the cache.
-    pub(crate) fn get(&self, text: &str, key: &LineKey) -> Option<(LeafFacts, GreenNode)> {
+    /// The cached structure for the line `key` of `text`, if its text is in the cache.
+    pub(crate) fn get(&self, text: &str, key: &LineKey) -> Option<(LeafFacts, Template)> {
         let slot = self.slots.get(self.slot(key))?.as_ref()?;
         let line = |k: &LineKey| {
             let start = k.start as usize;
@@ -220,24 +252,39 @@ impl LeafCache {
         if slot.key.hash != key.hash || slot.key.len != key.len || line(&slot.key) != line(key) {
             return None;
         }
-        let digits = line(key)?.iter().take_while(|d| d.is_ascii_digit());
-        let level = digits.fold(0usize, |acc, d| {
-            acc.saturating_mul(10).saturating_add(usize::from(d - b'0'))
-        });
-        let pointer = SyntaxKind::Pointer.into();
-        let pointer_payload = slot.node.children().any(|c| c.kind() == pointer);
         let facts = LeafFacts {
-            level,
-            pointer_payload,
+            level: slot.level as usize,
+            pointer_payload: slot.pointer_payload,
         };
-        Some((facts, slot.node.clone()))
+        let template = Template {
+            node: slot.node.clone(),
+            first_len: usize::from(slot.first_len),
+        };
+        Some((facts, template))
     }
 
-    /// Remembers `node` as the leaf for the line `key`.
-    pub(crate) fn insert(&mut self, key: LineKey, node: GreenNode) {
+    /// Remembers `node`, whose first `first_len` children are the tokens of the line `key` (with `facts`).
+    /// Lines of very many tokens or very deep levels are not kept.
+    pub(crate) fn insert(
+        &mut self,
+        key: LineKey,
+        facts: LeafFacts,
+        node: &GreenNode,
+        first_len: usize,
+    ) {
         let slot = self.slot(&key);
+        let (Ok(level), Ok(first_len)) = (u32::try_from(facts.level), u16::try_from(first_len))
+        else {
+            return;
+        };
         if let Some(slot) = self.slots.get_mut(slot) {
-            *slot = Some(LeafSlot { key, node });
+            *slot = Some(LeafSlot {
+                key,
+                node: node.clone(),
+                level,
+                first_len,
+                pointer_payload: facts.pointer_payload,
+            });
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
-use crate::green::{GreenElement, GreenFactory, LeafCache, LeafFacts, LineKey};
+use crate::green::{GreenElement, GreenFactory, LeafCache, LeafFacts, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
 use gedgraft_encoding::{raw, Encoding};
@@ -246,11 +246,13 @@ struct Frame {
     has_substructure: bool,
     /// Whether the structure's first line has a pointer payload.
     pointer_payload: bool,
-    /// A leaf node from the [`LeafCache`] standing for the first line's tokens until anything else joins the
-    /// structure (then its tokens are copied into `children`).
-    shared: Option<GreenNode>,
-    /// The first line's key, if the structure may go into the leaf cache should it stay a leaf.
+    /// A structure from the [`LeafCache`] standing for the first line's tokens until anything else joins the
+    /// structure (then its tokens are copied into `children`); if it is a leaf and nothing joins, it is the node.
+    shared: Option<Template>,
+    /// The first line's key, if the structure may go into the cache.
     shareable: Option<LineKey>,
+    /// Whether the first line was found in the cache.
+    from_cache: bool,
     /// How many children the first line has: a structure that still has that many when it closes is a leaf.
     first_len: usize,
 }
@@ -266,6 +268,7 @@ impl Frame {
             pointer_payload: false,
             shared: None,
             shareable: None,
+            from_cache: false,
         }
     }
 }
@@ -368,13 +371,9 @@ impl<'t> Parser<'t> {
     fn top_children(&mut self) -> &mut Vec<GreenElement> {
         let last = self.stack.len() - 1;
         let frame = &mut self.stack[last];
-        if let Some(node) = frame.shared.take() {
-            frame
-                .children
-                .extend(node.children().map(|child| match child {
-                    NodeOrToken::Node(n) => NodeOrToken::Node(n.to_owned()),
-                    NodeOrToken::Token(t) => NodeOrToken::Token(t.to_owned()),
-                }));
+        if let Some(template) = frame.shared.take() {
+            frame.children = self.factory.buffer();
+            frame.children.extend(template.line_tokens());
         }
         &mut frame.children
     }
@@ -387,14 +386,25 @@ impl<'t> Parser<'t> {
     }
 
     fn close_top(&mut self) {
-        if let Some(frame) = self.stack.pop() {
-            let node = match frame.shared {
-                Some(node) => node,
-                None => {
+        if let Some(mut frame) = self.stack.pop() {
+            let node = match frame.shared.take() {
+                Some(template) if template.is_leaf() => template.node,
+                shared => {
+                    // A structure of its own; a template that is not a leaf lends its tokens to a leaf here.
+                    if let Some(template) = shared {
+                        frame.children = self.factory.buffer();
+                        frame.children.extend(template.line_tokens());
+                    }
                     let leaf = frame.children.len() == frame.first_len;
                     let node = self.factory.node(frame.kind, frame.children);
-                    if let (true, Some(key)) = (leaf, frame.shareable) {
-                        self.leaves.insert(key, node.clone());
+                    // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
+                    // leaf and sometimes not keeps its shareable leaf in the cache.
+                    if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {
+                        let facts = LeafFacts {
+                            level: frame.level,
+                            pointer_payload: frame.pointer_payload,
+                        };
+                        self.leaves.insert(key, facts, &node, frame.first_len);
                     }
                     node
                 }
@@ -430,8 +440,10 @@ impl<'t> Parser<'t> {
 
     fn line(&mut self, start: usize, line_end: usize, break_end: usize) {
         let key = self.leaves.key(self.text, start, break_end);
-        if let Some((facts, node)) = key.as_ref().and_then(|key| self.leaves.get(self.text, key)) {
-            self.shared_leaf_line(start, line_end, facts, node);
+        if let Some((facts, template)) =
+            key.as_ref().and_then(|key| self.leaves.get(self.text, key))
+        {
+            self.cached_line(start, line_end, facts, template, key);
             return;
         }
         let line = &self.text[start..line_end];
@@ -743,14 +755,16 @@ impl<'t> Parser<'t> {
         self.max_depth = self.max_depth.max(self.stack.len());
     }
 
-    /// A line whose text is that of a cached leaf: the same checks a well-formed line of that text gets, then a
-    /// structure that holds the shared node (see [`Parser::well_formed_line`] for which lines are cached).
-    fn shared_leaf_line(
+    /// A line whose text is that of a cached structure's first line: the same checks a well-formed line of that
+    /// text gets, then a structure that holds the cached one until its own children are known (see
+    /// [`Parser::well_formed_line`] for which lines are cached).
+    fn cached_line(
         &mut self,
         start: usize,
         line_end: usize,
         facts: LeafFacts,
-        node: GreenNode,
+        template: Template,
+        key: Option<LineKey>,
     ) {
         let level = facts.level;
         self.check_level(level, start, line_end);
@@ -766,7 +780,11 @@ impl<'t> Parser<'t> {
         }
         let mut frame = Frame::new(kind, level, Vec::new());
         frame.pointer_payload = facts.pointer_payload;
-        frame.shared = Some(node);
+        frame.first_len = template.first_len;
+        frame.shared = Some(template);
+        frame.from_cache = true;
+        // A leaf from a template that is not one is worth caching in its place.
+        frame.shareable = key;
         self.stack.push(frame);
         self.max_depth = self.max_depth.max(self.stack.len());
     }

@@ -486,7 +486,10 @@ fn utf8_pieces_give_the_tree_and_diagnostics_of_one_pass_or_step_aside() {
     let mut invalid = text.clone().into_bytes();
     invalid.extend_from_slice(b"0 NOTE \xFF\n0 TRLR\n");
     assert!(parse_utf8_pieces(&invalid, 3).is_none());
-    let raw = format!("{text}0 NOTE {}\n0 TRLR\n", gedgraft_encoding::raw::to_char(0xFF));
+    let raw = format!(
+        "{text}0 NOTE {}\n0 TRLR\n",
+        gedgraft_encoding::raw::to_char(0xFF)
+    );
     assert!(parse_utf8_pieces(raw.as_bytes(), 3).is_none());
 }
 
@@ -512,7 +515,11 @@ fn a_large_utf8_file_parsed_in_pieces_matches_one_thread_with_file_locations() {
     let one = crate::parse_with(text.as_bytes(), &options(1));
     assert_eq!(pieces.green(), one.green());
     assert_eq!(pieces.diagnostics(), one.diagnostics());
-    let lines: Vec<usize> = pieces.diagnostics().iter().map(|d| d.location.line).collect();
+    let lines: Vec<usize> = pieces
+        .diagnostics()
+        .iter()
+        .map(|d| d.location.line)
+        .collect();
     let jump_line = text[..text.find("4 JUMP").unwrap()].lines().count() + 1;
     assert_eq!(lines, [jump_line, text.lines().count() - 1]);
 }
