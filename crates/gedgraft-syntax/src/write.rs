@@ -15,9 +15,14 @@ use crate::kind::SyntaxKind;
 use crate::parse::Parse;
 use gedgraft_encoding::{Encoding, Unencodable};
 use rowan::{Children, GreenNodeData, GreenTokenData, NodeOrToken};
+use std::sync::Mutex;
 
-/// Below this many octets of text per range, automatic mode (`threads == 0`) writes on the calling thread only.
+/// Below this many octets of text per thread, automatic mode (`threads == 0`) uses fewer threads.
 const MIN_RANGE_LEN: usize = 1 << 20;
+
+/// Ranges per thread: threads take the next range when they finish one, so a thread slowed down by other work
+/// on its core leaves more ranges to the others.
+const RANGES_PER_THREAD: usize = 4;
 
 /// Writes the octets of a green subtree, appending them to `out`: byte-order marks in `bom_encoding` (or
 /// `encoding`), everything else in `encoding`. Iterative, so deep trees cannot overflow the stack.
@@ -81,9 +86,9 @@ pub fn write_green_threads(
     bom_encoding: Option<Encoding>,
     threads: usize,
 ) -> Result<Vec<u8>, Unencodable> {
-    let ranges = split(node, threads);
+    let (workers, ranges) = plan(node, threads);
     if encoding == Encoding::Utf8 {
-        if let Some(out) = write_utf8_ranges(node, bom_encoding, &ranges)? {
+        if let Some(out) = write_utf8_ranges(node, bom_encoding, &ranges, workers)? {
             return Ok(out);
         }
         // Some range wrote more than its text length (only a byte-order mark in a longer encoding could):
@@ -92,7 +97,7 @@ pub fn write_green_threads(
         write_sequential(node, encoding, bom_encoding, &mut out)?;
         return Ok(out);
     }
-    let parts = run_jobs(ranges, |range| {
+    let parts = run_jobs(ranges, workers, |range| {
         let mut out = Vec::with_capacity(estimate(encoding, range.text_len()));
         let children = children_from(node, range.first);
         write_range(children, range.count, encoding, bom_encoding, &mut out).map(|()| out)
@@ -139,39 +144,34 @@ enum Stop {
 const RAW: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Raw as u16);
 const BOM: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Bom as u16);
 
-/// Depth-first, left-to-right walk over `count` elements of `children` and their subtrees, calling `token` for
-/// every token with the state `state`, which it returns updated (a state passed by value stays in registers).
-/// The iterator of the current node stays in a local; `stack` holds those of its ancestors.
+/// Depth-first, left-to-right walk over the first `count` elements of `children` and their subtrees, calling
+/// `token` for every token with the state `state`, which it returns updated (a state passed by value stays in
+/// registers). The iterator of the current node stays in a local; `stack` holds those of its ancestors.
 #[inline(always)]
 fn walk<T, E>(
-    children: Children<'_>,
+    mut current: Children<'_>,
     count: usize,
     mut state: T,
     mut token: impl FnMut(T, &GreenTokenData) -> Result<T, E>,
 ) -> Result<T, E> {
+    // Drop the elements after the first `count` from the back, so that every level has the same iterator type.
+    let excess = current.len().saturating_sub(count);
+    if excess > 0 {
+        current.nth_back(excess - 1);
+    }
     let mut stack = Vec::new();
-    for child in children.take(count) {
-        let mut current = match child {
-            NodeOrToken::Token(t) => {
-                state = token(state, t)?;
-                continue;
+    loop {
+        match current.next() {
+            Some(NodeOrToken::Token(t)) => state = token(state, t)?,
+            Some(NodeOrToken::Node(n)) => {
+                stack.push(std::mem::replace(&mut current, n.children()));
             }
-            NodeOrToken::Node(n) => n.children(),
-        };
-        loop {
-            match current.next() {
-                Some(NodeOrToken::Token(t)) => state = token(state, t)?,
-                Some(NodeOrToken::Node(n)) => {
-                    stack.push(std::mem::replace(&mut current, n.children()));
-                }
-                None => match stack.pop() {
-                    Some(parent) => current = parent,
-                    None => break,
-                },
-            }
+            None => match stack.pop() {
+                Some(parent) => current = parent,
+                None => return Ok(state),
+            },
         }
     }
-    Ok(state)
 }
 
 /// Appends `count` top-level elements from `children` (and their subtrees) to `out`.
@@ -213,32 +213,52 @@ fn write_range(
 }
 
 /// Writes `count` top-level elements from `children` (and their subtrees) in UTF-8 into `buf`, which must be
-/// long enough ([`Stop::Full`] if not); returns the number of octets written.
-fn write_utf8_slice(
+/// long enough ([`Stop::Full`] if not); returns the number of octets written. `BOM_IS_TEXT` when `bom_encoding`
+/// is UTF-8, so that only `RAW` tokens need a look. The same walk as [`walk`], written out so that the output
+/// position stays in registers.
+fn write_utf8_slice<const BOM_IS_TEXT: bool>(
     children: Children<'_>,
     count: usize,
     bom_encoding: Encoding,
     buf: &mut [u8],
 ) -> Result<usize, Stop> {
-    let capacity = buf.len();
     let mut scratch = Vec::new();
-    let rest = walk(children, count, buf, |rest, token| {
-        let kind = token.kind();
-        let bytes = if kind == RAW || kind == BOM {
-            encode_special_utf8(token, bom_encoding, &mut scratch)?;
-            &scratch[..]
-        } else {
-            token.text().as_bytes()
-        };
-        match rest.split_at_mut_checked(bytes.len()) {
-            Some((dst, tail)) => {
+    let mut stack = Vec::new();
+    let mut current = children;
+    // Drop the elements after the first `count` from the back, so that every level has the same iterator type.
+    let excess = current.len().saturating_sub(count);
+    if excess > 0 {
+        current.nth_back(excess - 1);
+    }
+    let capacity = buf.len();
+    let mut rest = buf;
+    loop {
+        match current.next() {
+            Some(NodeOrToken::Token(token)) => {
+                let kind = token.kind();
+                // A byte-order mark in UTF-8 is its text as it is.
+                let bytes = if kind == RAW || (!BOM_IS_TEXT && kind == BOM) {
+                    encode_special_utf8(token, bom_encoding, &mut scratch)?;
+                    &scratch[..]
+                } else {
+                    token.text().as_bytes()
+                };
+                let Some((dst, tail)) = std::mem::take(&mut rest).split_at_mut_checked(bytes.len())
+                else {
+                    return Err(Stop::Full);
+                };
                 copy_short(dst, bytes);
-                Ok(tail)
+                rest = tail;
             }
-            None => Err(Stop::Full),
+            Some(NodeOrToken::Node(n)) => {
+                stack.push(std::mem::replace(&mut current, n.children()));
+            }
+            None => match stack.pop() {
+                Some(parent) => current = parent,
+                None => return Ok(capacity - rest.len()),
+            },
         }
-    })?;
-    Ok(capacity - rest.len())
+    }
 }
 
 /// The octets of a `RAW` or `BOM` token in UTF-8 (a byte-order mark in `bom_encoding`), into `scratch`.
@@ -318,27 +338,42 @@ fn children_from(node: &GreenNodeData, first: usize) -> Children<'_> {
     children
 }
 
-/// Cuts the children of `node` into up to `threads` contiguous ranges of about equal text length (see
-/// [`write_green_threads`] for what `threads` means). Never returns an empty list of ranges for a non-empty node.
-fn split(node: &GreenNodeData, threads: usize) -> Vec<Range> {
+/// How many threads to use and the ranges they take (see [`write_green_threads`] for what `threads` means).
+fn plan(node: &GreenNodeData, threads: usize) -> (usize, Vec<Range>) {
     let total = usize::from(node.text_len());
-    let n = node.children().len();
-    let whole = Range {
-        first: 0,
-        count: n,
-        start: 0,
-        end: total,
-    };
-    let wanted = match threads {
+    let children = node.children().len();
+    let workers = match threads {
         0 => {
             let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
             cores.min(total / MIN_RANGE_LEN)
         }
         t => t,
     }
-    .min(n);
+    .min(children)
+    .max(1);
+    if workers == 1 {
+        return (1, split(node, 1));
+    }
+    (workers, split(node, workers * RANGES_PER_THREAD))
+}
+
+/// Cuts the children of `node` into up to `wanted` contiguous ranges of about equal text length. Never returns an
+/// empty list of ranges for a node with children.
+fn split(node: &GreenNodeData, wanted: usize) -> Vec<Range> {
+    let total = usize::from(node.text_len());
+    let n = node.children().len();
+    let wanted = wanted.min(n);
     if wanted <= 1 {
-        return if n == 0 { Vec::new() } else { vec![whole] };
+        return if n == 0 {
+            Vec::new()
+        } else {
+            vec![Range {
+                first: 0,
+                count: n,
+                start: 0,
+                end: total,
+            }]
+        };
     }
     let mut ranges = Vec::with_capacity(wanted);
     let mut first = 0;
@@ -372,29 +407,39 @@ fn split(node: &GreenNodeData, threads: usize) -> Vec<Range> {
     ranges
 }
 
-/// Runs `job` on every item, the first on the calling thread and the others on scoped threads; results in
-/// item order.
-fn run_jobs<I: Send, T: Send>(items: Vec<I>, job: impl Fn(I) -> T + Sync) -> Vec<T> {
-    let mut items = items.into_iter();
-    let Some(first) = items.next() else {
-        return Vec::new();
-    };
-    if items.len() == 0 {
-        return vec![job(first)];
+/// Runs `job` on every item on up to `workers` threads (the calling thread and scoped threads), each taking the
+/// next item when it is done with one; results in item order.
+fn run_jobs<I: Send, T: Send>(
+    items: Vec<I>,
+    workers: usize,
+    job: impl Fn(I) -> T + Sync,
+) -> Vec<T> {
+    let n = items.len();
+    if workers <= 1 || n <= 1 {
+        return items.into_iter().map(job).collect();
     }
-    std::thread::scope(|scope| {
-        let job = &job;
-        let handles: Vec<_> = items.map(|item| scope.spawn(move || job(item))).collect();
-        let mut results = Vec::with_capacity(handles.len() + 1);
-        results.push(job(first));
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        // The lock is released before the job runs.
+        while let Some((i, item)) = queue.lock().ok().and_then(|mut q| q.next()) {
+            done.push((i, job(item)));
+        }
+        done
+    };
+    let mut done = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..workers.min(n)).map(|_| scope.spawn(work)).collect();
+        let mut done = work();
         for handle in handles {
             match handle.join() {
-                Ok(r) => results.push(r),
+                Ok(d) => done.extend(d),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        results
-    })
+        done
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Writes UTF-8 ranges into disjoint parts of one buffer of the node's text length, then closes up the gaps
@@ -403,6 +448,7 @@ fn write_utf8_ranges(
     node: &GreenNodeData,
     bom_encoding: Option<Encoding>,
     ranges: &[Range],
+    workers: usize,
 ) -> Result<Option<Vec<u8>>, Unencodable> {
     let total = usize::from(node.text_len());
     let mut buf = vec![0u8; total];
@@ -413,13 +459,12 @@ fn write_utf8_ranges(
         jobs.push((*range, part));
         rest = tail;
     }
-    let written = run_jobs(jobs, |(range, part)| {
-        write_utf8_slice(
-            children_from(node, range.first),
-            range.count,
-            bom_encoding.unwrap_or(Encoding::Utf8),
-            part,
-        )
+    let written = run_jobs(jobs, workers, |(range, part)| {
+        let children = children_from(node, range.first);
+        match bom_encoding.unwrap_or(Encoding::Utf8) {
+            Encoding::Utf8 => write_utf8_slice::<true>(children, range.count, Encoding::Utf8, part),
+            bom => write_utf8_slice::<false>(children, range.count, bom, part),
+        }
     });
     let mut lens = Vec::with_capacity(written.len());
     let mut full = false;
