@@ -184,6 +184,9 @@ impl Str {
         len: NONE,
     };
 
+    /// The empty string.
+    pub const EMPTY: Str = Str { start: 0, len: 0 };
+
     pub fn is_absent(self) -> bool {
         self == Str::ABSENT
     }
@@ -303,51 +306,40 @@ impl Part {
 }
 
 /// The identifiers of the records that alone have them: the record ids in order, and an open-addressing hash
-/// table of them keyed by the identifier (FNV-1a, which does not change between versions, so a serialised
-/// dataset stays searchable).
+/// table keyed by the identifier (FNV-1a, which does not change between versions, so a serialised dataset
+/// stays searchable). The table also holds the identifiers that are not indexed (several holders, or only a
+/// substructure), as [`TOMBSTONE`]s, which lookups step over.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct XrefIndex {
-    ids: Vec<StructureId>,
-    /// A power-of-two number of slots: 0 for an empty one, else the record's id + 1.
-    slots: Vec<u32>,
+    pub ids: Vec<StructureId>,
+    /// A power-of-two number of slots: 0 for an empty one, [`TOMBSTONE`], or a record's id + 1.
+    pub slots: Vec<u32>,
 }
 
+/// A slot of an identifier that leads to no record.
+pub(crate) const TOMBSTONE: u32 = u32::MAX;
+
 /// FNV-1a, 64 bits.
-fn fnv(text: &str) -> u64 {
+pub(crate) fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
 impl XrefIndex {
-    /// An index of `entries` (identifier, record), in id order, every identifier distinct.
-    pub fn new<'a>(entries: impl ExactSizeIterator<Item = (&'a str, StructureId)>) -> XrefIndex {
-        let size = (entries.len().saturating_mul(2)).max(1).next_power_of_two();
-        let mask = size - 1;
-        let mut index = XrefIndex {
-            ids: Vec::with_capacity(entries.len()),
-            slots: vec![0; size],
-        };
-        for (xref, id) in entries {
-            // `fnv % size`, truncated to the table: the mask keeps it in range.
-            let mut i = fnv(xref) as usize & mask;
-            while index.slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            index.slots[i] = id.0.saturating_add(1);
-            index.ids.push(id);
-        }
-        index
-    }
-
     fn get(&self, dataset: &Dataset, xref: &str) -> Option<StructureId> {
         let mask = self.slots.len().checked_sub(1)?;
         let mut i = fnv(xref) as usize & mask;
         for _ in 0..self.slots.len() {
-            let slot = *self.slots.get(i)?;
-            let id = StructureId(slot.checked_sub(1)?);
-            if dataset.get(id).and_then(|s| s.xref()) == Some(xref) {
-                return Some(id);
+            match *self.slots.get(i)? {
+                0 => return None,
+                TOMBSTONE => {}
+                slot => {
+                    let id = StructureId(slot - 1);
+                    if dataset.get(id).and_then(|s| s.xref()) == Some(xref) {
+                        return Some(id);
+                    }
+                }
             }
             i = (i + 1) & mask;
         }

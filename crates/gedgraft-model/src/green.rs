@@ -163,61 +163,84 @@ pub(crate) struct LineInfo<'g> {
     pub content: TextRange,
     /// The node's elements after the line.
     pub rest: Elements<'g>,
+    /// Whether the line ends with a line break.
+    pub line_break: bool,
 }
 
 impl<'g> LineInfo<'g> {
     /// `ast::Line::tokens`: the node's leading tokens, up to and including the first line break.
     fn scan(node: Node<'g>) -> LineInfo<'g> {
-        let mut elements = node.elements();
+        const LINE_BREAK: u16 = SyntaxKind::LineBreak as u16;
+        const WHITESPACE: u16 = SyntaxKind::Whitespace as u16;
+        const XREF: u16 = SyntaxKind::Xref as u16;
+        const TAG: u16 = SyntaxKind::Tag as u16;
+        const PAYLOAD_SEP: u16 = SyntaxKind::PayloadSep as u16;
+        const POINTER: u16 = SyntaxKind::Pointer as u16;
+        let mut children = node.green.children();
+        let mut offset = node.start;
         let mut info = LineInfo {
             xref: None,
             tag: None,
             sep_end: None,
-            payload: elements.clone(),
+            payload: Elements {
+                children: children.clone(),
+                offset,
+            },
             payload_len: 0,
             payload_end: node.start,
             pointer: None,
             content: TextRange::empty(node.start),
-            rest: elements.clone(),
+            rest: Elements {
+                children: children.clone(),
+                offset,
+            },
+            line_break: false,
         };
         let mut content_start = None;
         let mut end = node.start;
-        loop {
-            let mut next = elements.clone();
-            let Some((NodeOrToken::Token(t), start)) = next.next() else {
-                break;
-            };
-            elements = next;
-            let token = Token { green: t, start };
-            let kind = token.kind();
-            if kind == SyntaxKind::LineBreak {
+        // The children after the last token read.
+        let mut after = children.clone();
+        while let Some(NodeOrToken::Token(t)) = children.next() {
+            let start = offset;
+            offset += t.text_len();
+            let kind = t.kind().0;
+            if kind == LINE_BREAK {
+                info.line_break = true;
+                after = children;
                 break;
             }
-            let token_end = token.range().end();
-            if kind != SyntaxKind::Whitespace {
+            after = children.clone();
+            if kind != WHITESPACE {
                 content_start.get_or_insert(start);
-                end = token_end;
+                end = offset;
             }
+            let token = || Token { green: t, start };
             if info.sep_end.is_some() {
                 info.payload_len += 1;
-                info.payload_end = token_end;
-                if kind == SyntaxKind::Pointer && info.pointer.is_none() {
-                    info.pointer = Some(token);
+                info.payload_end = offset;
+                if kind == POINTER && info.pointer.is_none() {
+                    info.pointer = Some(token());
                 }
             }
             match kind {
-                SyntaxKind::Xref if info.xref.is_none() => info.xref = Some(token),
-                SyntaxKind::Tag if info.tag.is_none() => info.tag = Some(token),
-                SyntaxKind::PayloadSep if info.sep_end.is_none() => {
-                    info.sep_end = Some(token_end);
-                    info.payload = elements.clone();
-                    info.payload_end = token_end;
+                XREF if info.xref.is_none() => info.xref = Some(token()),
+                TAG if info.tag.is_none() => info.tag = Some(token()),
+                PAYLOAD_SEP if info.sep_end.is_none() => {
+                    info.sep_end = Some(offset);
+                    info.payload = Elements {
+                        children: after.clone(),
+                        offset,
+                    };
+                    info.payload_end = offset;
                 }
                 _ => {}
             }
         }
         info.content = TextRange::new(content_start.unwrap_or(end).min(end), end);
-        info.rest = elements;
+        info.rest = Elements {
+            children: after,
+            offset,
+        };
         info
     }
 

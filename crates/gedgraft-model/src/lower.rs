@@ -12,9 +12,10 @@
 
 use crate::codes;
 use crate::dataset::{
-    Dataset, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex, NONE,
+    fnv, Dataset, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex, NONE,
+    TOMBSTONE,
 };
-use crate::green::{count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node};
+use crate::green::{count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node, Token};
 use crate::locate::locate_sorted;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
@@ -180,8 +181,9 @@ fn header_and_trailer(document: Node<'_>) -> (Option<usize>, Option<usize>) {
     (header, trailer)
 }
 
-/// A run of document elements: the index of its first element, the elements from there, and how many.
-type Run<'p> = (usize, Elements<'p>, usize);
+/// A run of document elements: the index of its first element, the elements from there, how many, and their
+/// length in octets.
+type Run<'p> = (usize, Elements<'p>, usize, usize);
 
 /// Lowers the records of a run into a fragment.
 fn lower_run<'p>(
@@ -189,9 +191,13 @@ fn lower_run<'p>(
     finishing: Finishing,
     language: &str,
     trailer: Option<usize>,
-    (first, elements, count): Run<'p>,
+    (first, elements, count, len): Run<'p>,
 ) -> Fragment<'p> {
     let mut builder = Builder::new(parse, finishing, language.to_string());
+    // Room for about one structure per line of average length, and the strings (at most as long as the
+    // lines, and much shorter without tags and levels), so that the vectors rarely grow.
+    builder.part.structures.reserve(len / 24);
+    builder.part.text.reserve(len / 2);
     builder.lower_elements(elements, first, count, trailer);
     builder.into_fragment()
 }
@@ -235,13 +241,20 @@ fn split_records(
             }
         }
     }
-    let mut runs = Vec::with_capacity(starts.len());
-    let mut ends: Vec<usize> = starts.iter().skip(1).map(|s| s.0).collect();
-    ends.push(usize::MAX);
-    for ((first, elements), end) in starts.into_iter().zip(ends) {
-        runs.push((first, elements, end - first));
-    }
-    runs
+    let mut ends: Vec<(usize, usize)> = starts
+        .iter()
+        .skip(1)
+        .map(|(i, e)| (*i, usize::from(e.offset())))
+        .collect();
+    ends.push((usize::MAX, usize::from(total)));
+    starts
+        .into_iter()
+        .zip(ends)
+        .map(|((first, elements), (end, end_offset))| {
+            let len = end_offset.saturating_sub(usize::from(elements.offset()));
+            (first, elements, end - first, len)
+        })
+        .collect()
 }
 
 /// Collects diagnostics; locations are filled in at the end.
@@ -273,12 +286,6 @@ enum Mode {
     Literal,
 }
 
-/// A structure's payload before languages and pointers are settled.
-enum Draft {
-    Text(Str),
-    Pointer(Str),
-}
-
 /// What one thread lowered: a part of the dataset whose ids, parents and lines are local to it.
 struct Fragment<'p> {
     part: Part,
@@ -301,6 +308,10 @@ struct Builder<'p> {
     part: Part,
     /// Tags, stored once in the part's text.
     tags: FxHashMap<&'p str, Str>,
+    /// Tags by the address of their token (0: an empty slot).
+    tag_cache: [(usize, Str); TAG_CACHE],
+    /// Leaf structures by the address of their green node ([`Builder::reuse_leaf`]).
+    leaves: Vec<(usize, Leaf)>,
     /// The default payload language, and its string once stored.
     default_language: String,
     default_lang: Option<Str>,
@@ -319,9 +330,52 @@ struct Builder<'p> {
 }
 
 /// A frame of the walk in [`Builder::lower_tree`]: the elements of a node still to walk, and if the node is a
-/// lowered structure, its local id (the parent of the structures found in it) and whether some of its
-/// substructures are payload annotations; `None` for lines, malformed lines and annotations.
-type Frame<'p> = (Elements<'p>, Option<(u32, bool)>);
+/// lowered structure, that structure as the owner of the structures found in it; `None` for lines, malformed
+/// lines and annotations.
+type Frame<'p> = (Elements<'p>, Option<Owner>);
+
+/// A lowered structure while its substructures are walked.
+#[derive(Debug, Clone, Copy)]
+struct Owner {
+    /// Its local id.
+    id: u32,
+    /// Whether its payload is a pointer (which annotations cannot annotate).
+    pointer: bool,
+    /// The language and datatype its annotations gave so far.
+    lang: Option<Str>,
+    datatype: Option<Str>,
+}
+
+/// The number of entries of [`Builder::tag_cache`].
+const TAG_CACHE: usize = 1 << TAG_CACHE_BITS;
+const TAG_CACHE_BITS: u32 = 8;
+
+/// The number of entries of [`Builder::leaves`].
+const LEAF_CACHE_BITS: u32 = 12;
+
+/// The slot of an address in a direct-mapped cache of `2^bits` entries (Fibonacci hashing: the top bits of
+/// the product).
+fn cache_slot(address: usize, bits: u32) -> usize {
+    ((address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+/// A leaf structure as lowered: what another structure with the same green node gets.
+#[derive(Debug, Clone, Copy)]
+struct Leaf {
+    tag: Str,
+    payload: Stored,
+    line_break: bool,
+}
+
+/// An empty slot of [`Builder::leaves`] (no green node has address 0).
+const NO_LEAF: (usize, Leaf) = (
+    0,
+    Leaf {
+        tag: Str::EMPTY,
+        payload: Stored::None,
+        line_break: false,
+    },
+);
 
 /// The serialisation metadata tags (R-HEADER-02; `GEDC`, not `GED`, per R-HEADER-03).
 const SERIALISATION_METADATA: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
@@ -343,6 +397,8 @@ impl<'p> Builder<'p> {
             finishing,
             part: Part::default(),
             tags: FxHashMap::default(),
+            tag_cache: [(0, Str::EMPTY); TAG_CACHE],
+            leaves: vec![NO_LEAF; 1 << LEAF_CACHE_BITS],
             default_language,
             default_lang: None,
             metadata: Metadata::default(),
@@ -397,8 +453,27 @@ impl<'p> Builder<'p> {
         self.sink.report(code, class, message, range);
     }
 
-    /// The string of a tag, stored once per part.
-    fn tag(&mut self, tag: &'p str) -> Str {
+    /// The string of a tag, stored once per part. The syntax layer shares repeated tokens, so most tags are
+    /// found by the token's address in a small cache before the map is asked.
+    fn tag(&mut self, token: Option<Token<'p>>) -> Str {
+        let Some(token) = token else {
+            return self.tag_text("");
+        };
+        let address = std::ptr::from_ref(token.green) as usize;
+        let slot = cache_slot(address, TAG_CACHE_BITS);
+        match self.tag_cache.get(slot) {
+            Some(&(a, s)) if a == address => s,
+            _ => {
+                let s = self.tag_text(token.text());
+                if let Some(entry) = self.tag_cache.get_mut(slot) {
+                    *entry = (address, s);
+                }
+                s
+            }
+        }
+    }
+
+    fn tag_text(&mut self, tag: &'p str) -> Str {
         if let Some(s) = self.tags.get(tag) {
             return *s;
         }
@@ -688,23 +763,26 @@ impl<'p> Builder<'p> {
     /// the structure starts on; on return it is the line after the structure's last line break. `is_record`:
     /// whether the structure is a record (not a metadata structure).
     ///
-    /// One walk over the subtree's elements with an explicit stack: structures are lowered as they are met,
-    /// and every line break passed (in first lines, continuation lines, malformed lines, blank lines and
-    /// payload annotations) moves `line` on.
+    /// One walk over the subtree's elements with an explicit stack: each structure's first line is read once,
+    /// when the structure is met; it is lowered then, or, if it is a payload annotation (`PLANG`/`DTYPE`, not
+    /// in serialisation metadata), applied to its parent's payload. Every line break passed (in first lines,
+    /// continuation lines, malformed lines, blank lines and payload annotations) moves `line` on.
     fn lower_tree(&mut self, root: Node<'p>, mode: Mode, is_record: bool) -> u32 {
-        let root_id = self.lower_one(root, NONE, mode, is_record);
+        let line = root.line();
+        let root_owner = self.lower_one(root, &line, NONE, is_record, mode);
+        let root_id = root_owner.id;
+        self.line += usize::from(line.line_break);
         let mut stack = std::mem::take(&mut self.stack);
-        stack.push((root.elements(), Some(root_id)));
+        stack.push((line.rest, Some(root_owner)));
         while let Some((elements, owner)) = stack.last_mut() {
-            let owner = *owner;
             let Some((element, start)) = elements.next() else {
-                stack.pop();
-                if let Some((id, _)) = owner {
+                if let Some(owner) = owner {
                     let end = self.part.len_u32();
-                    if let Some(s) = self.part.structures.get_mut(id as usize) {
+                    if let Some(s) = self.part.structures.get_mut(owner.id as usize) {
                         s.end = end;
                     }
                 }
+                stack.pop();
                 continue;
             };
             let node = match element {
@@ -714,96 +792,113 @@ impl<'p> Builder<'p> {
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
-            let lowered = match owner {
-                Some((parent, annotated))
-                    if node.is_structure() && !(annotated && is_annotation(node.tag())) =>
-                {
-                    Some(self.lower_one(node, parent, mode, false))
-                }
-                _ => None,
+            let Some(owner) = owner.as_mut().filter(|_| node.is_structure()) else {
+                stack.push((node.elements(), None));
+                continue;
             };
-            stack.push((node.elements(), lowered));
+            if mode == Mode::Normal && self.reuse_leaf(node, owner.id) {
+                continue;
+            }
+            let line = node.line();
+            let lowered = if mode == Mode::Normal && is_annotation(line.tag.map(Token::text)) {
+                self.annotation(node, &line, owner);
+                None
+            } else {
+                let diagnostics = self.sink.diagnostics.len();
+                let lowered = self.lower_one(node, &line, owner.id, false, mode);
+                if mode == Mode::Normal && self.sink.diagnostics.len() == diagnostics {
+                    self.remember_leaf(node, &line);
+                }
+                Some(lowered)
+            };
+            self.line += usize::from(line.line_break);
+            stack.push((line.rest, lowered));
         }
         self.stack = stack;
-        root_id.0
+        root_id
     }
 
-    /// Lowers one structure (not its substructures). Returns its local id and whether it has payload
-    /// annotations (`PLANG`/`DTYPE` substructures taken out by the second pass).
+    /// If `node` is a leaf structure lowered before (the syntax layer shares the green node of a repeated
+    /// leaf line, such as `2 SEX M`), lowers it again as the same tag and payload, and moves the line count on.
+    fn reuse_leaf(&mut self, node: Node<'p>, parent: u32) -> bool {
+        let address = std::ptr::from_ref(node.green) as usize;
+        let Some(&(a, leaf)) = self.leaves.get(cache_slot(address, LEAF_CACHE_BITS)) else {
+            return false;
+        };
+        if a != address {
+            return false;
+        }
+        let id = self.part.len_u32();
+        let range = node.range();
+        self.part.structures.push(Structure {
+            tag: leaf.tag,
+            xref: Str::ABSENT,
+            payload: leaf.payload,
+            parent,
+            end: id.saturating_add(1),
+            from: range.start().into(),
+            to: range.end().into(),
+            line: line_u32(self.line),
+        });
+        self.line += usize::from(leaf.line_break);
+        true
+    }
+
+    /// Keeps a structure just lowered (as the last structure of the part) for [`Builder::reuse_leaf`] if it
+    /// is a leaf whose lowering depends only on its text: no substructures or other lines, no
+    /// cross-reference identifier, no pointer, and no diagnostic (whose location would differ).
+    fn remember_leaf(&mut self, node: Node<'p>, line: &LineInfo<'p>) {
+        if line.xref.is_some() || line.pointer.is_some() || line.rest.clone().next().is_some() {
+            return;
+        }
+        let Some(s) = self.part.structures.last() else {
+            return;
+        };
+        let leaf = Leaf {
+            tag: s.tag,
+            payload: s.payload,
+            line_break: line.line_break,
+        };
+        let address = std::ptr::from_ref(node.green) as usize;
+        if let Some(slot) = self.leaves.get_mut(cache_slot(address, LEAF_CACHE_BITS)) {
+            *slot = (address, leaf);
+        }
+    }
+
+    /// Lowers one structure (not its substructures) and returns it as the owner of its substructures.
     fn lower_one(
         &mut self,
         cst: Node<'p>,
+        line: &LineInfo<'p>,
         parent: u32,
-        mode: Mode,
         is_record: bool,
-    ) -> (u32, bool) {
-        let line = cst.line();
-        // One look at the children after the first line: continuation lines and annotations.
-        let mut continued = false;
-        let mut annotations = false;
-        for (element, start) in line.rest.clone() {
-            let NodeOrToken::Node(n) = element else {
-                continue;
-            };
-            let node = Node::new(n, start);
-            match node.kind() {
-                SyntaxKind::Line => continued = true,
-                SyntaxKind::Record | SyntaxKind::Structure => {
-                    annotations |= mode == Mode::Normal && is_annotation(node.tag());
-                }
-                _ => {}
-            }
-        }
+        mode: Mode,
+    ) -> Owner {
+        let id = self.part.len_u32();
         // R-SECOND-PASS-02: misplaced HEAD, CONT, CONC and TRLR structures are the syntax layer's
         // (`misplaced-header`, `misplaced-continuation`, `continuation-at-level-0`, `misplaced-trailer`); they stay
         // in the dataset as ordinary structures.
-        let draft = match mode {
-            Mode::Normal => self.payload(&line, continued),
-            Mode::Literal => Draft::Text(
-                self.part
-                    .push(&literal_text(&line.raw_payload(), self.finishing)),
-            ),
-        };
-        let id = self.part.len_u32();
-        let mut language = None;
-        let mut datatype = None;
-        if annotations {
-            for sub in cst.substructures() {
-                let sub_tag = sub.tag();
-                if is_annotation(sub_tag) {
-                    let (tag, slot) = if sub_tag == Some("PLANG") {
-                        ("PLANG", &mut language)
-                    } else {
-                        ("DTYPE", &mut datatype)
-                    };
-                    self.annotation(sub, tag, &draft, slot);
-                }
-            }
-        }
-        let payload = match draft {
-            Draft::Pointer(target) => {
-                if let Some(p) = line.pointer {
-                    self.pointers.push((id, strip_ats(p.text()), p.range()));
-                }
+        let payload = match (mode, line.pointer) {
+            (Mode::Normal, Some(pointer)) => {
+                // A pointer (R-SECOND-PASS-04). CONT/CONC lines after it are the syntax layer's
+                // `continuation-of-pointer`; ignored here.
+                let target = strip_ats(pointer.text());
+                self.pointers.push((id, target, pointer.range()));
                 Stored::Pointer {
-                    target,
+                    target: self.part.push(target),
                     record: NONE,
                     undefined: false,
                 }
             }
-            Draft::Text(text) if text.is_empty() && language.is_none() && datatype.is_none() => {
-                Stored::None
+            (Mode::Normal, None) => self.text_payload(line),
+            (Mode::Literal, _) => {
+                let text = self
+                    .part
+                    .push(&literal_text(&line.raw_payload(), self.finishing));
+                self.text_or_none(text)
             }
-            Draft::Text(text) => Stored::Text {
-                text,
-                lang: match language {
-                    Some(lang) => lang,
-                    None => self.default_lang(),
-                },
-                datatype: datatype.unwrap_or(Str::ABSENT),
-            },
         };
-        let tag = self.tag(line.tag_text());
+        let tag = self.tag(line.tag);
         let xref = match line.xref_id() {
             Some(x) => {
                 self.holders.push((x, id, is_record));
@@ -822,36 +917,49 @@ impl<'p> Builder<'p> {
             to: range.end().into(),
             line: line_u32(self.line),
         });
-        (id, annotations)
+        Owner {
+            id,
+            pointer: matches!(payload, Stored::Pointer { .. }),
+            lang: None,
+            datatype: None,
+        }
     }
 
-    /// A pointer, or the unescaped string with its continuation lines merged (R-SECOND-PASS-04,
-    /// R-PAYLOAD-UNESC-01..06, R-MERGE-CONTS-08..12). `continued`: whether the structure has continuation lines.
-    fn payload(&mut self, line: &LineInfo<'p>, continued: bool) -> Draft {
-        if let Some(pointer) = line.pointer {
-            // CONT/CONC lines after a pointer are the syntax layer's `continuation-of-pointer`; ignored here.
-            return Draft::Pointer(self.part.push(strip_ats(pointer.text())));
+    /// The unescaped string with its continuation lines merged (R-PAYLOAD-UNESC-01..06, R-MERGE-CONTS-08..12),
+    /// `None` if it is empty (R-PAYLOADS-02) until an annotation says otherwise.
+    fn text_payload(&mut self, line: &LineInfo<'p>) -> Stored {
+        let text = self.merged_text(line);
+        self.text_or_none(text)
+    }
+
+    /// A string payload in the default language, or none if it is empty.
+    fn text_or_none(&mut self, text: Str) -> Stored {
+        if text.is_empty() {
+            return Stored::None;
         }
-        Draft::Text(self.merged_text(line, continued))
+        Stored::Text {
+            text,
+            lang: self.default_lang(),
+            datatype: Str::ABSENT,
+        }
     }
 
     /// Unescapes every line of a string payload, then merges them: `CONT` adds `\n`, `CONC` nothing.
-    fn merged_text(&mut self, line: &LineInfo<'p>, continued: bool) -> Str {
+    fn merged_text(&mut self, line: &LineInfo<'p>) -> Str {
         let out = &mut self.part.text;
         let start = out.len();
         let text = &mut self.text;
         unescape_line(line.payload_tokens(), text, out, &mut self.sink);
-        let rest = line
+        let continuation_lines = line
             .rest
             .clone()
-            .take(if continued { usize::MAX } else { 0 });
-        let continuation_lines = rest.filter_map(|(element, start)| match element {
-            NodeOrToken::Node(n) => {
-                let node = Node::new(n, start);
-                (node.kind() == SyntaxKind::Line).then(|| node.line())
-            }
-            NodeOrToken::Token(_) => None,
-        });
+            .filter_map(|(element, start)| match element {
+                NodeOrToken::Node(n) => {
+                    let node = Node::new(n, start);
+                    (node.kind() == SyntaxKind::Line).then(|| node.line())
+                }
+                NodeOrToken::Token(_) => None,
+            });
         for cont in continuation_lines {
             if cont.tag_text() == "CONT" {
                 text.decoded(out, "\n");
@@ -873,10 +981,11 @@ impl<'p> Builder<'p> {
     }
 
     /// A `PLANG` or `DTYPE` substructure: sets the language or datatype of its parent's payload.
-    fn annotation(&mut self, sub: Node<'p>, tag: &str, parent: &Draft, value: &mut Option<Str>) {
-        let line = sub.line();
+    fn annotation(&mut self, sub: Node<'p>, line: &LineInfo<'p>, parent: &mut Owner) {
+        let is_plang = line.tag_text() == "PLANG";
+        let tag = if is_plang { "PLANG" } else { "DTYPE" };
         let range = line.content;
-        let misuse = |this: &mut Self, why: String| {
+        let misuse = |this: &mut Self, why: &str| {
             this.report(
                 codes::MISUSED_PAYLOAD_ANNOTATION,
                 Class::NonConformant,
@@ -885,24 +994,29 @@ impl<'p> Builder<'p> {
             );
         };
         if line.xref.is_some() {
-            return misuse(self, "must not have a cross-reference identifier".into());
+            return misuse(self, "must not have a cross-reference identifier");
         }
         if sub.substructures().next().is_some() {
-            return misuse(self, "must not have substructures".into());
+            return misuse(self, "must not have substructures");
         }
         if line.pointer.is_some() {
-            return misuse(self, "must not have a pointer payload".into());
+            return misuse(self, "must not have a pointer payload");
         }
-        if matches!(parent, Draft::Pointer(..)) {
-            return misuse(self, "cannot annotate a pointer payload".into());
+        if parent.pointer {
+            return misuse(self, "cannot annotate a pointer payload");
         }
-        if value.is_some() {
-            return misuse(self, "repeats an earlier one on the same structure".into());
+        if (if is_plang {
+            parent.lang
+        } else {
+            parent.datatype
+        })
+        .is_some()
+        {
+            return misuse(self, "repeats an earlier one on the same structure");
         }
-        let continued = sub.continuation_lines().next().is_some();
-        let text = self.merged_text(&line, continued);
+        let text = self.merged_text(line);
         if text.is_empty() {
-            if tag == "PLANG" {
+            if is_plang {
                 self.report(
                     codes::BAD_LANGUAGE_TAG,
                     Class::NonConformant,
@@ -910,11 +1024,32 @@ impl<'p> Builder<'p> {
                     range,
                 );
             } else {
-                misuse(self, "has no datatype".into());
+                misuse(self, "has no datatype");
             }
             return;
         }
-        *value = Some(text);
+        if is_plang {
+            parent.lang = Some(text);
+        } else {
+            parent.datatype = Some(text);
+        }
+        // The parent's payload becomes (or stays) a string with this language and datatype, even if empty.
+        let lang = match parent.lang {
+            Some(lang) => lang,
+            None => self.default_lang(),
+        };
+        let datatype = parent.datatype.unwrap_or(Str::ABSENT);
+        if let Some(s) = self.part.structures.get_mut(parent.id as usize) {
+            let text = match s.payload {
+                Stored::Text { text, .. } => text,
+                _ => Str::EMPTY,
+            };
+            s.payload = Stored::Text {
+                text,
+                lang,
+                datatype,
+            };
+        }
     }
 }
 
@@ -922,18 +1057,21 @@ impl<'p> Builder<'p> {
 
 /// Numbers the fragments' parts in order and resolves identifiers and pointers, in the order of one pass
 /// over the file: duplicate identifiers in id order, then pointers in id order. The diagnostics are the
-/// fragments' in order, then those of the resolution.
+/// fragments' in order, then those of the resolution. Pointers are resolved by one thread per fragment.
 fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<Diagnostic>) {
     let mut dataset = Dataset {
         metadata,
         ..Dataset::default()
     };
     let mut diagnostics = Vec::new();
-    let mut holders_len = 0;
-    let mut records_len = 0;
+    let holders_len = fragments.iter().map(|f| f.holders.len()).sum();
+    let records_len = fragments.iter().map(|f| f.records.len()).sum();
     let mut next_id = 0u32;
     let mut line_base = 0usize;
-    let mut rest = Vec::with_capacity(fragments.len());
+    let mut table = Holders::with_capacity(holders_len);
+    let mut duplicates = false;
+    let mut lists = Vec::with_capacity(fragments.len());
+    dataset.records.reserve(records_len);
     for fragment in fragments {
         let Fragment {
             mut part,
@@ -945,132 +1083,110 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
         } = fragment;
         part.first = next_id;
         part.line_base = line_base;
+        let first = next_id;
         next_id = next_id.saturating_add(part.len_u32());
         line_base = line_base.saturating_add(lines);
         diagnostics.extend(found);
-        holders_len += holders.len();
-        records_len += records.len();
+        let global = |local: u32| first.saturating_add(local);
+        dataset.records.extend(
+            records
+                .iter()
+                .map(|&local| StructureId::from_u32(global(local))),
+        );
+        // Every identifier: its first holder, how many structures have it, whether the first is a record.
+        for &(xref, local, is_record) in &holders {
+            duplicates |= table.insert(xref, global(local), is_record);
+        }
         dataset.parts.push(part);
-        rest.push((records, holders, pointers));
-    }
-    let global = |part: usize, local: u32, parts: &[Part]| {
-        parts
-            .get(part)
-            .map_or(NONE, |p| p.first.saturating_add(local))
-    };
-    dataset.records.reserve(records_len);
-    for (p, (records, _, _)) in rest.iter().enumerate() {
-        for &local in records {
-            dataset
-                .records
-                .push(StructureId::from_u32(global(p, local, &dataset.parts)));
-        }
-    }
-    // Every identifier: its first holder, how many structures have it, whether the first is a record.
-    let mut holders: FxHashMap<&str, (u32, u32, bool)> = FxHashMap::default();
-    holders.reserve(holders_len);
-    for (p, (_, list, _)) in rest.iter().enumerate() {
-        for &(xref, local, is_record) in list {
-            let id = global(p, local, &dataset.parts);
-            holders
-                .entry(xref)
-                .and_modify(|(_, n, _)| *n = n.saturating_add(1))
-                .or_insert((id, 1, is_record));
-        }
+        lists.push((holders, pointers));
     }
     let mut sink = Sink::default();
-    // Duplicates, reported at every holder after the first, in file order.
-    for (p, (_, list, _)) in rest.iter().enumerate() {
-        for &(xref, local, _) in list {
-            let id = global(p, local, &dataset.parts);
-            let Some(&(first, n, _)) = holders.get(xref) else {
-                continue;
-            };
-            if n > 1 && first != id {
-                let first_line = dataset
-                    .get(StructureId::from_u32(first))
-                    .and_then(|f| f.line())
-                    .unwrap_or(0);
-                let at = dataset
-                    .get(StructureId::from_u32(id))
-                    .and_then(|s| s.range())
-                    .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
-                sink.report(
-                    codes::DUPLICATE_XREF,
-                    Class::NonConformant,
-                    format!(
-                        "@{xref}@ is already the identifier of the structure on line {first_line}"
-                    ),
-                    at,
-                );
+    if duplicates {
+        // Reported at every holder after the first, in file order.
+        for (part, (holders, _)) in dataset.parts.iter().zip(&lists) {
+            for &(xref, local, _) in holders {
+                let id = part.first.saturating_add(local);
+                let Some(&Holder { first, count, .. }) = table.get(xref) else {
+                    continue;
+                };
+                if count > 1 && first != id {
+                    let line = |id| dataset.get(StructureId::from_u32(id));
+                    let first_line = line(first).and_then(|f| f.line()).unwrap_or(0);
+                    let at = line(id)
+                        .and_then(|s| s.range())
+                        .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
+                    sink.report(
+                        codes::DUPLICATE_XREF,
+                        Class::NonConformant,
+                        format!(
+                            "@{xref}@ is already the identifier of the structure on line {first_line}"
+                        ),
+                        at,
+                    );
+                }
             }
         }
     }
-    let record_of = |target: &str| match holders.get(target) {
-        Some(&(only, 1, true)) => Some(only),
-        _ => None,
+    // Pointers to the one record with their identifier, on one thread per fragment; the others are left.
+    let shared = &table;
+    let work: Vec<_> = dataset
+        .parts
+        .iter_mut()
+        .zip(&lists)
+        .map(|(part, (_, pointers))| (part, pointers.as_slice()))
+        .collect();
+    let unresolved: Vec<Vec<(u32, &str, TextRange)>> = if work.len() > 2 {
+        std::thread::scope(|scope| {
+            let mut work = work.into_iter();
+            let here: Vec<_> = work.by_ref().take(2).collect();
+            let handles: Vec<_> = work
+                .map(|(part, pointers)| scope.spawn(move || resolve(shared, part, pointers)))
+                .collect();
+            let mut unresolved: Vec<_> = here
+                .into_iter()
+                .map(|(part, pointers)| resolve(shared, part, pointers))
+                .collect();
+            for handle in handles {
+                match handle.join() {
+                    Ok(left) => unresolved.push(left),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            unresolved
+        })
+    } else {
+        work.into_iter()
+            .map(|(part, pointers)| resolve(shared, part, pointers))
+            .collect()
     };
-    // Pointers, in file order; an UNDEF record for each distinct identifier that no single record has.
+    // The others go to an UNDEF record per distinct identifier, in file order.
     let mut undefined: FxHashMap<&str, u32> = FxHashMap::default();
     let mut undefined_targets: Vec<&str> = Vec::new();
-    for (p, (_, _, pointers)) in rest.iter().enumerate() {
-        let Some(part) = dataset.parts.get_mut(p) else {
-            continue;
-        };
-        for &(local, target, at) in pointers {
-            let (record, is_undefined) = match record_of(target) {
-                Some(record) => (record, false),
-                None => {
-                    let (code, message) = match holders.get(target) {
-                        Some(&(_, n, _)) if n > 1 => (
-                            codes::AMBIGUOUS_POINTER,
-                            format!("@{target}@ is the identifier of {n} structures; the pointer goes to an UNDEF record"),
-                        ),
-                        Some(_) => (
-                            codes::POINTER_TO_SUBSTRUCTURE,
-                            format!("@{target}@ is the identifier of a substructure, not a record; the pointer goes to an UNDEF record"),
-                        ),
-                        None => (
-                            codes::UNDEFINED_POINTER,
-                            format!("no record has the identifier @{target}@; the pointer goes to an UNDEF record"),
-                        ),
-                    };
-                    sink.report(code, Class::Warning, message, at);
-                    let record = *undefined.entry(target).or_insert_with(|| {
-                        undefined_targets.push(target);
-                        next_id.saturating_add(
-                            u32::try_from(undefined_targets.len() - 1).unwrap_or(NONE),
-                        )
-                    });
-                    (record, true)
-                }
+    for (part, left) in dataset.parts.iter_mut().zip(unresolved) {
+        for (local, target, at) in left {
+            let (code, message) = match table.get(target) {
+                Some(&Holder { count, .. }) if count > 1 => (
+                    codes::AMBIGUOUS_POINTER,
+                    format!("@{target}@ is the identifier of {count} structures; the pointer goes to an UNDEF record"),
+                ),
+                Some(_) => (
+                    codes::POINTER_TO_SUBSTRUCTURE,
+                    format!("@{target}@ is the identifier of a substructure, not a record; the pointer goes to an UNDEF record"),
+                ),
+                None => (
+                    codes::UNDEFINED_POINTER,
+                    format!("no record has the identifier @{target}@; the pointer goes to an UNDEF record"),
+                ),
             };
-            if let Some(Structure {
-                payload:
-                    Stored::Pointer {
-                        record: r,
-                        undefined: u,
-                        ..
-                    },
-                ..
-            }) = part.structures.get_mut(local as usize)
-            {
-                *r = record;
-                *u = is_undefined;
-            }
+            sink.report(code, Class::Warning, message, at);
+            let record = *undefined.entry(target).or_insert_with(|| {
+                undefined_targets.push(target);
+                next_id.saturating_add(u32::try_from(undefined_targets.len() - 1).unwrap_or(NONE))
+            });
+            set_pointer(part, local, record, true);
         }
     }
-    // For every identifier that exactly one record has: that record.
-    let unique: Vec<(&str, StructureId)> = rest
-        .iter()
-        .enumerate()
-        .flat_map(|(p, (_, list, _))| list.iter().map(move |h| (p, h)))
-        .filter_map(|(p, &(xref, local, _))| {
-            let id = global(p, local, &dataset.parts);
-            (record_of(xref) == Some(id)).then_some((xref, StructureId::from_u32(id)))
-        })
-        .collect();
-    dataset.xrefs = XrefIndex::new(unique.into_iter());
+    dataset.xrefs = table.index();
     // R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier, no payload, no children.
     if !undefined_targets.is_empty() {
         let mut part = Part {
@@ -1098,6 +1214,137 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
     }
     diagnostics.extend(sink.diagnostics);
     (dataset, diagnostics)
+}
+
+/// Points the pointers of a part that lead to the one record with their identifier there; returns the
+/// others, in order.
+fn resolve<'p>(
+    table: &Holders<'p>,
+    part: &mut Part,
+    pointers: &[(u32, &'p str, TextRange)],
+) -> Vec<(u32, &'p str, TextRange)> {
+    let mut left = Vec::new();
+    for &(local, target, at) in pointers {
+        match table.get(target) {
+            Some(&Holder {
+                first,
+                count: 1,
+                record: true,
+                ..
+            }) => set_pointer(part, local, first, false),
+            _ => left.push((local, target, at)),
+        }
+    }
+    left
+}
+
+/// Sets where the pointer payload of a structure leads.
+fn set_pointer(part: &mut Part, local: u32, to: u32, is_undefined: bool) {
+    if let Some(Structure {
+        payload: Stored::Pointer {
+            record, undefined, ..
+        },
+        ..
+    }) = part.structures.get_mut(local as usize)
+    {
+        *record = to;
+        *undefined = is_undefined;
+    }
+}
+
+/// The cross-reference identifiers of the dataset being assembled: an open-addressing hash table of their
+/// first holders, which becomes the dataset's [`XrefIndex`].
+struct Holders<'p> {
+    /// A power-of-two number of slots: 0 for an empty one, else an index in `entries` + 1.
+    slots: Vec<u32>,
+    entries: Vec<Holder<'p>>,
+}
+
+/// An identifier, its first holder (a global id), how many structures have it, whether the first is a
+/// record.
+#[derive(Debug, Clone, Copy)]
+struct Holder<'p> {
+    xref: &'p str,
+    first: u32,
+    count: u32,
+    record: bool,
+}
+
+impl<'p> Holders<'p> {
+    fn with_capacity(n: usize) -> Holders<'p> {
+        let size = n.saturating_mul(2).max(1).next_power_of_two();
+        Holders {
+            slots: vec![0; size],
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// The slot of `xref`: its entry's, or the empty one where it would go.
+    fn slot(&self, xref: &str) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = fnv(xref) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return i,
+                e if self.entries[e as usize - 1].xref == xref => return i,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Counts a holder of `xref`; whether it is a repeat.
+    fn insert(&mut self, xref: &'p str, id: u32, record: bool) -> bool {
+        let i = self.slot(xref);
+        match self.slots[i] {
+            0 => {
+                self.entries.push(Holder {
+                    xref,
+                    first: id,
+                    count: 1,
+                    record,
+                });
+                self.slots[i] = u32::try_from(self.entries.len()).unwrap_or(NONE);
+                false
+            }
+            e => {
+                let entry = &mut self.entries[e as usize - 1];
+                entry.count = entry.count.saturating_add(1);
+                true
+            }
+        }
+    }
+
+    fn get(&self, xref: &str) -> Option<&Holder<'p>> {
+        match self.slots[self.slot(xref)] {
+            0 => None,
+            e => self.entries.get(e as usize - 1),
+        }
+    }
+
+    /// The index of the identifiers that exactly one record has: this table, the others as tombstones.
+    fn index(self) -> XrefIndex {
+        let unique = |h: &Holder<'_>| h.count == 1 && h.record;
+        let ids = self
+            .entries
+            .iter()
+            .filter(|h| unique(h))
+            .map(|h| StructureId::from_u32(h.first))
+            .collect();
+        let mut slots = self.slots;
+        for slot in &mut slots {
+            if let Some(h) = slot
+                .checked_sub(1)
+                .and_then(|e| self.entries.get(e as usize))
+            {
+                *slot = if unique(h) {
+                    h.first.saturating_add(1)
+                } else {
+                    TOMBSTONE
+                };
+            }
+        }
+        XrefIndex { ids, slots }
+    }
 }
 
 /// Sorts and locates the diagnostics, and cuts at the first error in strict mode.

@@ -84,6 +84,9 @@ impl TextBuilder {
     /// raw), every remaining raw octet as U+FFFD, then NFC if asked. The builder is then empty for the next
     /// payload.
     pub fn finish(&mut self, out: &mut String, start: usize, finishing: Finishing) {
+        if self.pieces.is_empty() && !finishing.nfc {
+            return;
+        }
         for (literal, piece) in self.pieces.drain(..) {
             if !literal {
                 out.push_str(&piece);
