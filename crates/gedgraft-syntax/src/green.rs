@@ -6,9 +6,10 @@
 //! hash and one comparison per token, bounded memory, and a miss only costs an allocation. Child buffers are
 //! reused between nodes.
 //!
-//! Whole leaf structures repeat too (`1 SEX M`, `2 PLAC London`, `3 TIME 12:00:00`): a [`LeafCache`] keyed by the
-//! line's text hands out the same green node for the same line, so a repeated leaf costs neither lexing, nor
-//! tokens, nor a node. rowan trees may share green nodes freely; positions live in the red tree.
+//! Whole lines repeat too (`1 SEX M`, `2 PLAC London`, `1 BIRT`): a [`LineCache`] keyed by the line's text hands
+//! out the tokens of the last structure with that first line, and for a leaf (nothing under the line) the very
+//! same green node, so a repeated line costs neither lexing nor token lookups, and a repeated leaf no node either.
+//! rowan trees may share green nodes freely; positions live in the red tree.
 
 use crate::kind::SyntaxKind;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
@@ -132,12 +133,12 @@ impl GreenFactory {
     }
 }
 
-/// Most slots a leaf cache has (a power of two); a larger text would find more repeats in a larger cache, but
+/// Most slots a line cache has (a power of two); a larger text would find more repeats in a larger cache, but
 /// past this the table falls out of the processor's caches.
-const MAX_LEAF_SLOTS: usize = 1 << 17;
+const MAX_LINE_SLOTS: usize = 1 << 17;
 
-/// Where a line's text (with its line break) lies in the text being parsed, and its hash: the key of a
-/// shareable leaf.
+/// Where a line's text (with its line break) lies in the text being parsed, and its hash: the key of the
+/// line cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LineKey {
     hash: u64,
@@ -145,9 +146,9 @@ pub(crate) struct LineKey {
     len: u32,
 }
 
-/// What the parser needs to know of a cached leaf line besides its node (both follow from the line's text).
+/// What the parser needs to know of a cached line besides its tokens (both follow from the line's text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LeafFacts {
+pub(crate) struct CachedFacts {
     /// The line's level.
     pub level: usize,
     /// Whether its payload is a pointer.
@@ -184,7 +185,7 @@ impl Template {
 
 /// A slot of the line cache: 32 octets (the line's facts are kept, not worked out again).
 #[derive(Clone)]
-struct LeafSlot {
+struct LineSlot {
     key: LineKey,
     node: GreenNode,
     level: u32,
@@ -197,19 +198,19 @@ struct LeafSlot {
 /// structure lends its first line's tokens (a [`Template`]), which spares lexing and token lookups. Only lines
 /// whose tokens and diagnostics follow from their text alone go in (see the parser); the text of a line fully
 /// determines its tokens. Slots hold no text: a key names where the line lies in the text being parsed.
-pub(crate) struct LeafCache {
-    slots: Vec<Option<LeafSlot>>,
+pub(crate) struct LineCache {
+    slots: Vec<Option<LineSlot>>,
     hasher: rustc_hash::FxBuildHasher,
 }
 
-impl LeafCache {
+impl LineCache {
     /// A cache sized for `text_len` bytes of text: about one slot per 256 bytes (a few lines), so small files
     /// do not pay for a large table.
-    pub(crate) fn for_text_len(text_len: usize) -> LeafCache {
+    pub(crate) fn for_text_len(text_len: usize) -> LineCache {
         let slots = (text_len / 128)
-            .clamp(64, MAX_LEAF_SLOTS)
+            .clamp(64, MAX_LINE_SLOTS)
             .next_power_of_two();
-        LeafCache {
+        LineCache {
             slots: vec![None; slots],
             hasher: rustc_hash::FxBuildHasher,
         }
@@ -217,8 +218,8 @@ impl LeafCache {
 
     /// A cache that keeps nothing.
     #[cfg(test)]
-    pub(crate) fn disabled() -> LeafCache {
-        LeafCache {
+    pub(crate) fn disabled() -> LineCache {
+        LineCache {
             slots: Vec::new(),
             hasher: rustc_hash::FxBuildHasher,
         }
@@ -243,7 +244,7 @@ impl LeafCache {
     }
 
     /// The cached structure for the line `key` of `text`, if its text is in the cache.
-    pub(crate) fn get(&self, text: &str, key: &LineKey) -> Option<(LeafFacts, Template)> {
+    pub(crate) fn get(&self, text: &str, key: &LineKey) -> Option<(CachedFacts, Template)> {
         let slot = self.slots.get(self.slot(key))?.as_ref()?;
         let line = |k: &LineKey| {
             let start = k.start as usize;
@@ -252,7 +253,7 @@ impl LeafCache {
         if slot.key.hash != key.hash || slot.key.len != key.len || line(&slot.key) != line(key) {
             return None;
         }
-        let facts = LeafFacts {
+        let facts = CachedFacts {
             level: slot.level as usize,
             pointer_payload: slot.pointer_payload,
         };
@@ -268,7 +269,7 @@ impl LeafCache {
     pub(crate) fn insert(
         &mut self,
         key: LineKey,
-        facts: LeafFacts,
+        facts: CachedFacts,
         node: &GreenNode,
         first_len: usize,
     ) {
@@ -278,7 +279,7 @@ impl LeafCache {
             return;
         };
         if let Some(slot) = self.slots.get_mut(slot) {
-            *slot = Some(LeafSlot {
+            *slot = Some(LineSlot {
                 key,
                 node: node.clone(),
                 level,

@@ -10,7 +10,7 @@
 
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
-use crate::green::{GreenElement, GreenFactory, LeafCache, LeafFacts, LineKey, Template};
+use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
 use gedgraft_encoding::{raw, Encoding};
@@ -164,11 +164,11 @@ fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOut
     )
 }
 
-/// Parses `text` in one pass without sharing leaf nodes: the reference the leaf cache is tested against.
+/// Parses `text` in one pass without sharing leaf nodes: the reference the line cache is tested against.
 #[cfg(test)]
 pub(crate) fn parse_unshared(text: &str, encoding: &str) -> Parsed {
     let mut parser = Parser::new(text, encoding, text.len());
-    parser.leaves = LeafCache::disabled();
+    parser.line_cache = LineCache::disabled();
     merge_chunks(text.len(), vec![run_parser(parser, 0, text.len(), false)])
 }
 
@@ -246,7 +246,7 @@ struct Frame {
     has_substructure: bool,
     /// Whether the structure's first line has a pointer payload.
     pointer_payload: bool,
-    /// A structure from the [`LeafCache`] standing for the first line's tokens until anything else joins the
+    /// A structure from the [`LineCache`] standing for the first line's tokens until anything else joins the
     /// structure (then its tokens are copied into `children`); if it is a leaf and nothing joins, it is the node.
     shared: Option<Template>,
     /// The first line's key, if the structure may go into the cache.
@@ -280,7 +280,7 @@ struct Parser<'t> {
     base: usize,
     encoding: &'t str,
     factory: GreenFactory,
-    leaves: LeafCache,
+    line_cache: LineCache,
     stack: Vec<Frame>,
     diagnostics: Vec<Diagnostic>,
     tokens: Vec<LineToken>,
@@ -301,7 +301,7 @@ impl<'t> Parser<'t> {
             base: 0,
             encoding,
             factory: GreenFactory::for_text_len(len),
-            leaves: LeafCache::for_text_len(len),
+            line_cache: LineCache::for_text_len(len),
             stack: vec![document],
             diagnostics: Vec::new(),
             tokens: Vec::new(),
@@ -400,11 +400,11 @@ impl<'t> Parser<'t> {
                     // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
                     // leaf and sometimes not keeps its shareable leaf in the cache.
                     if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {
-                        let facts = LeafFacts {
+                        let facts = CachedFacts {
                             level: frame.level,
                             pointer_payload: frame.pointer_payload,
                         };
-                        self.leaves.insert(key, facts, &node, frame.first_len);
+                        self.line_cache.insert(key, facts, &node, frame.first_len);
                     }
                     node
                 }
@@ -439,9 +439,10 @@ impl<'t> Parser<'t> {
     }
 
     fn line(&mut self, start: usize, line_end: usize, break_end: usize) {
-        let key = self.leaves.key(self.text, start, break_end);
-        if let Some((facts, template)) =
-            key.as_ref().and_then(|key| self.leaves.get(self.text, key))
+        let key = self.line_cache.key(self.text, start, break_end);
+        if let Some((facts, template)) = key
+            .as_ref()
+            .and_then(|key| self.line_cache.get(self.text, key))
         {
             self.cached_line(start, line_end, facts, template, key);
             return;
@@ -762,7 +763,7 @@ impl<'t> Parser<'t> {
         &mut self,
         start: usize,
         line_end: usize,
-        facts: LeafFacts,
+        facts: CachedFacts,
         template: Template,
         key: Option<LineKey>,
     ) {
