@@ -650,3 +650,31 @@ impl<'d> Iterator for Children<'d> {
         Some(child)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_structure_takes_64_octets() {
+        assert!(std::mem::size_of::<Structure>() <= 64);
+    }
+
+    #[test]
+    fn strings_past_4_gib_would_go_to_big() {
+        let mut part = Part::default();
+        let s = part.push("abc");
+        assert_eq!(part.str(s), "abc");
+        assert_eq!(part.opt_str(Str::ABSENT), None);
+        assert_eq!(part.str(Str::EMPTY), "");
+        // An out-of-range string reads as empty rather than panicking (a deserialised dataset may hold one).
+        assert_eq!(part.str(Str { start: 2, len: 100 }), "");
+        assert_eq!(
+            part.str(Str {
+                start: 7,
+                len: NONE
+            }),
+            ""
+        );
+    }
+}

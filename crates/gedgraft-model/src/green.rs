@@ -244,6 +244,18 @@ impl<'g> LineInfo<'g> {
         info
     }
 
+    /// The payload's one token, if it has exactly one.
+    pub fn only_payload_token(&self) -> Option<Token<'g>> {
+        if self.payload_len != 1 {
+            return None;
+        }
+        let (element, start) = self.payload.clone().next()?;
+        Some(Token {
+            green: element.into_token()?,
+            start,
+        })
+    }
+
     /// The tag's text, empty if there is none.
     pub fn tag_text(&self) -> &'g str {
         self.tag.map_or("", Token::text)

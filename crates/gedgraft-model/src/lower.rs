@@ -949,18 +949,24 @@ impl<'p> Builder<'p> {
         let out = &mut self.part.text;
         let start = out.len();
         let text = &mut self.text;
-        unescape_line(line.payload_tokens(), text, out, &mut self.sink);
-        let continuation_lines = line
-            .rest
-            .clone()
-            .filter_map(|(element, start)| match element {
-                NodeOrToken::Node(n) => {
-                    let node = Node::new(n, start);
-                    (node.kind() == SyntaxKind::Line).then(|| node.line())
-                }
-                NodeOrToken::Token(_) => None,
-            });
-        for cont in continuation_lines {
+        match line.only_payload_token() {
+            // Most payloads are one run of plain text.
+            Some(token) if token.kind() == SyntaxKind::Text => text.literal(out, token.text()),
+            _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink),
+        }
+        for (element, at) in line.rest.clone() {
+            let NodeOrToken::Node(n) = element else {
+                continue;
+            };
+            let node = Node::new(n, at);
+            match node.kind() {
+                SyntaxKind::Line => {}
+                // Continuation lines come before any substructure: the parser makes a CONT/CONC line a LINE
+                // node only while the structure has none (ARCHITECTURE.md, tree shape).
+                SyntaxKind::Record | SyntaxKind::Structure => break,
+                _ => continue,
+            }
+            let cont = node.line();
             if cont.tag_text() == "CONT" {
                 text.decoded(out, "\n");
             }

@@ -83,10 +83,14 @@ impl TextBuilder {
     /// for ANSEL (`ansel::to_unicode_order`, which also gives the table character of the octets ANSEL keeps
     /// raw), every remaining raw octet as U+FFFD, then NFC if asked. The builder is then empty for the next
     /// payload.
+    #[inline]
     pub fn finish(&mut self, out: &mut String, start: usize, finishing: Finishing) {
-        if self.pieces.is_empty() && !finishing.nfc {
-            return;
+        if !self.pieces.is_empty() || finishing.nfc {
+            self.finish_pieces(out, start, finishing);
         }
+    }
+
+    fn finish_pieces(&mut self, out: &mut String, start: usize, finishing: Finishing) {
         for (literal, piece) in self.pieces.drain(..) {
             if !literal {
                 out.push_str(&piece);
