@@ -11,11 +11,12 @@
 //! since raw characters shrink from four octets to one), and the parts are closed up afterwards if any came out
 //! shorter.
 
-use crate::kind::SyntaxKind;
+use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::parse::Parse;
 use gedgraft_encoding::{Encoding, Unencodable};
 use rowan::{Children, GreenNodeData, GreenTokenData, NodeOrToken};
 use std::sync::Mutex;
+use text_size::TextRange;
 
 /// Below this many octets of text per thread, automatic mode (`threads == 0`) uses fewer threads.
 const MIN_RANGE_LEN: usize = 1 << 20;
@@ -359,52 +360,43 @@ fn plan(node: &GreenNodeData, threads: usize) -> (usize, Vec<Range>) {
 
 /// Cuts the children of `node` into up to `wanted` contiguous ranges of about equal text length. Never returns an
 /// empty list of ranges for a node with children.
+///
+/// The cuts are found by binary search on the children's offsets (rowan keeps them in the node), so planning
+/// touches a few children rather than every record of a large file.
 fn split(node: &GreenNodeData, wanted: usize) -> Vec<Range> {
     let total = usize::from(node.text_len());
     let n = node.children().len();
     let wanted = wanted.min(n);
-    if wanted <= 1 {
-        return if n == 0 {
-            Vec::new()
-        } else {
-            vec![Range {
-                first: 0,
-                count: n,
-                start: 0,
-                end: total,
-            }]
-        };
+    if n == 0 {
+        return Vec::new();
     }
-    let mut ranges = Vec::with_capacity(wanted);
-    let mut first = 0;
-    let mut start = 0;
-    let mut offset = 0;
-    for (i, child) in node.children().enumerate() {
-        let len = match child {
-            NodeOrToken::Node(n) => usize::from(n.text_len()),
-            NodeOrToken::Token(t) => t.text().len(),
-        };
-        offset += len;
-        // Close the range once it reaches its share of the text (the last range takes the rest).
-        let k = ranges.len() + 1;
-        if k < wanted && offset.saturating_mul(wanted) >= total.saturating_mul(k) && i + 1 < n {
-            ranges.push(Range {
-                first,
-                count: i + 1 - first,
-                start,
-                end: offset,
-            });
-            first = i + 1;
-            start = offset;
+    // (index of the first child, its offset) of every range.
+    let mut cuts = vec![(0, 0)];
+    if wanted > 1 {
+        let root = SyntaxNode::new_root(node.to_owned());
+        for k in 1..wanted {
+            let target = total / wanted * k + total % wanted * k / wanted;
+            let Ok(target) = u32::try_from(target) else {
+                break;
+            };
+            let Some(child) = root.child_or_token_at_range(TextRange::empty(target.into())) else {
+                continue;
+            };
+            let (index, offset) = (child.index(), usize::from(child.text_range().start()));
+            if cuts.last().is_some_and(|&(last, _)| index > last) {
+                cuts.push((index, offset));
+            }
         }
     }
-    ranges.push(Range {
-        first,
-        count: n - first,
-        start,
-        end: offset,
-    });
-    ranges
+    cuts.iter()
+        .zip(cuts.iter().skip(1).copied().chain([(n, total)]))
+        .map(|(&(first, start), (next, end))| Range {
+            first,
+            count: next - first,
+            start,
+            end,
+        })
+        .collect()
 }
 
 /// Runs `job` on every item on up to `workers` threads (the calling thread and scoped threads), each taking the
