@@ -5,11 +5,12 @@
 //! byte-order mark's encoding; every other token holds no raw characters (the lexer keeps them in `RAW` tokens)
 //! and is written with [`Encoding::encode_plain`], which for UTF-8 is its text as it is.
 //!
-//! UTF-8, the common case, has its own walk with no per-token dispatch on the encoding. Large trees are written on
-//! several threads: the document's top-level children are cut into contiguous ranges of about equal text length,
-//! each written into its own part of one buffer (a UTF-8 subtree never writes more octets than its text length,
-//! since raw characters shrink from four octets to one), and the parts are closed up afterwards if any came out
-//! shorter.
+//! UTF-8, the common case, has its own walk with no per-token dispatch on the encoding and no `memcpy` call for
+//! short tokens. Large trees are written on several threads: the document's top-level children are cut into
+//! contiguous ranges of about equal text length (a few per thread, taken from a queue), each written into its own
+//! part of one buffer (a UTF-8 subtree never writes more octets than its text length, since raw characters shrink
+//! from four octets to one), and the parts are closed up afterwards if any came out shorter. Other encodings
+//! write each range into a vector of its own and concatenate them.
 
 use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::parse::Parse;
@@ -69,9 +70,10 @@ fn write_sequential(
 }
 
 /// The octets of a green subtree, as [`write_green`] writes them, on up to `threads` threads: 0 for one per core
-/// when the tree is large enough to gain from it, 1 for the calling thread only, 2 or more for up to that many
-/// contiguous ranges of the top-level children whatever the size. The octets are the same either way; on an
-/// error, the first unencodable character in document order is reported.
+/// when the tree is large enough to gain from it (at least 1 MiB of text per thread), 1 for the calling thread
+/// only, 2 or more for up to that many threads whatever the size. The threads take contiguous ranges of the
+/// top-level children from a queue. The octets are the same either way; on an error, the first unencodable
+/// character in document order is reported.
 ///
 /// ```
 /// use gedgraft_syntax::{encoding::Encoding, parse, write_green_threads};
