@@ -258,6 +258,16 @@ struct Frame {
 }
 
 impl Frame {
+    /// The frame of a structure whose first line has `level` and the tokens `children`.
+    fn for_line(level: usize, children: Vec<GreenElement>) -> Frame {
+        let kind = if level == 0 {
+            SyntaxKind::Record
+        } else {
+            SyntaxKind::Structure
+        };
+        Frame::new(kind, level, children)
+    }
+
     fn new(kind: SyntaxKind, level: usize, children: Vec<GreenElement>) -> Frame {
         Frame {
             kind,
@@ -731,15 +741,6 @@ impl<'t> Parser<'t> {
                 self.trailer_seen = true;
             }
         }
-        let kind = if level == 0 {
-            SyntaxKind::Record
-        } else {
-            SyntaxKind::Structure
-        };
-        let top = self.top();
-        if top.kind != SyntaxKind::Document {
-            top.has_substructure = true;
-        }
         // A line whose node and diagnostics follow from its text alone may be shared as a leaf: no leading
         // whitespace, no raw octets, no escape problems, and no tag the parser treats specially.
         let shareable = ws == 0
@@ -749,9 +750,18 @@ impl<'t> Parser<'t> {
             && !matches!(tag, "TRLR" | "HEAD" | "CONT" | "CONC")
             && !self.tokens.iter().any(|t| t.0 == SyntaxKind::Raw);
         // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
-        let mut frame = Frame::new(kind, level, children);
+        let mut frame = Frame::for_line(level, children);
         frame.pointer_payload = facts.pointer_payload;
         frame.shareable = key.filter(|_| shareable);
+        self.open(frame);
+    }
+
+    /// Opens `frame` under the innermost open structure.
+    fn open(&mut self, frame: Frame) {
+        let top = self.top();
+        if top.kind != SyntaxKind::Document {
+            top.has_substructure = true;
+        }
         self.stack.push(frame);
         self.max_depth = self.max_depth.max(self.stack.len());
     }
@@ -770,24 +780,14 @@ impl<'t> Parser<'t> {
         let level = facts.level;
         self.check_level(level, start, line_end);
         self.close_from(level);
-        let kind = if level == 0 {
-            SyntaxKind::Record
-        } else {
-            SyntaxKind::Structure
-        };
-        let top = self.top();
-        if top.kind != SyntaxKind::Document {
-            top.has_substructure = true;
-        }
-        let mut frame = Frame::new(kind, level, Vec::new());
+        let mut frame = Frame::for_line(level, Vec::new());
         frame.pointer_payload = facts.pointer_payload;
         frame.first_len = template.first_len;
         frame.shared = Some(template);
         frame.from_cache = true;
         // A leaf from a template that is not one is worth caching in its place.
         frame.shareable = key;
-        self.stack.push(frame);
-        self.max_depth = self.max_depth.max(self.stack.len());
+        self.open(frame);
     }
 
     /// Whether a continuation line of `level` continues the innermost open structure.
