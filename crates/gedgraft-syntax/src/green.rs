@@ -21,6 +21,11 @@ pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
 /// Longest token text worth sharing.
 const MAX_SHARED_LEN: usize = 32;
 
+/// The number of slots of a direct-mapped table meant to hold about `wanted`: a power of two from `min` to `max`.
+fn table_size(wanted: usize, min: usize, max: usize) -> usize {
+    wanted.clamp(min, max).next_power_of_two()
+}
+
 /// Slots for the commonest tokens (see [`fixed_slot`]).
 const FIXED_SLOTS: usize = 15;
 
@@ -55,12 +60,9 @@ impl GreenFactory {
     /// A factory for `text_len` bytes of text: the token cache has about one slot per 64 bytes, so small files
     /// do not pay for a large table.
     pub(crate) fn for_text_len(text_len: usize) -> Self {
-        let slots = (text_len / 64)
-            .clamp(256, MAX_CACHE_SLOTS)
-            .next_power_of_two();
         GreenFactory {
             fixed: vec![None; FIXED_SLOTS],
-            cache: vec![(0, None); slots],
+            cache: vec![(0, None); table_size(text_len / 64, 256, MAX_CACHE_SLOTS)],
             hasher: rustc_hash::FxBuildHasher,
             buffers: Vec::new(),
         }
@@ -204,14 +206,11 @@ pub(crate) struct LineCache {
 }
 
 impl LineCache {
-    /// A cache sized for `text_len` bytes of text: about one slot per 256 bytes (a few lines), so small files
+    /// A cache sized for `text_len` bytes of text: about one slot per 128 bytes (a few lines), so small files
     /// do not pay for a large table.
     pub(crate) fn for_text_len(text_len: usize) -> LineCache {
-        let slots = (text_len / 128)
-            .clamp(64, MAX_LINE_SLOTS)
-            .next_power_of_two();
         LineCache {
-            slots: vec![None; slots],
+            slots: vec![None; table_size(text_len / 128, 64, MAX_LINE_SLOTS)],
             hasher: rustc_hash::FxBuildHasher,
         }
     }
