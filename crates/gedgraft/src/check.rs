@@ -91,7 +91,7 @@ pub fn human_report(
     no_warnings: bool,
 ) -> String {
     let parse = &loaded.parse;
-    let text = parse.text();
+    let root = parse.syntax();
     let mut out = String::new();
     let (mut errors, mut warnings) = (0, 0);
     for &d in diagnostics {
@@ -112,14 +112,12 @@ pub fn human_report(
             loc.column,
             loc.offset
         );
-        let start = usize::from(d.range.start()).min(text.len());
-        let line_start = text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-        let line_end = text[start..]
-            .find(['\n', '\r'])
-            .map_or(text.len(), |i| start + i);
-        let source: String = text[line_start..line_end].chars().map(printable).collect();
-        let end = usize::from(d.range.end()).clamp(start, line_end);
-        let width = text[start..end].chars().count().max(1);
+        let start = usize::from(d.range.start()).min(usize::from(root.text_range().end()));
+        let (line, line_start) = source_line(&root, start);
+        let source: String = line.chars().map(printable).collect();
+        let (start, end) = (start - line_start, usize::from(d.range.end()) - line_start);
+        let end = end.clamp(start, line.len());
+        let width = line.get(start..end).map_or(0, |t| t.chars().count()).max(1);
         let gutter = loc.line.to_string().len();
         let _ = writeln!(out, "{:gutter$} |", "");
         let _ = writeln!(out, "{} | {}", loc.line, source);
@@ -154,6 +152,66 @@ pub fn human_report(
     out
 }
 
+/// The text of the line around tree offset `at` (without its line break) and the offset where it starts, read
+/// from the tokens around `at`: no need to write out the whole tree for a few diagnostics.
+fn source_line(root: &gedgraft_syntax::SyntaxNode, at: usize) -> (String, usize) {
+    let is_break = |c: char| c == '\n' || c == '\r';
+    let start_of = |t: &gedgraft_syntax::SyntaxToken| usize::from(t.text_range().start());
+    let Some(token) = root
+        .token_at_offset(u32::try_from(at).unwrap_or(u32::MAX).into())
+        .right_biased()
+        .or_else(|| root.last_token())
+    else {
+        return (String::new(), at);
+    };
+    let text = token.text();
+    let mut split = at.saturating_sub(start_of(&token)).min(text.len());
+    while !text.is_char_boundary(split) {
+        split -= 1;
+    }
+    let (head, tail) = text.split_at(split);
+    // Backwards to the previous line break: `pieces` are collected last first.
+    let mut pieces = Vec::new();
+    let mut line_start = start_of(&token);
+    let mut piece = head.to_string();
+    let mut prev = token.prev_token();
+    loop {
+        if let Some(i) = piece.rfind(is_break) {
+            line_start += i + 1;
+            pieces.push(piece.split_off(i + 1));
+            break;
+        }
+        pieces.push(piece);
+        match prev {
+            Some(t) => {
+                line_start = start_of(&t);
+                piece = t.text().to_string();
+                prev = t.prev_token();
+            }
+            None => break,
+        }
+    }
+    let mut line: String = pieces.into_iter().rev().collect();
+    // Forwards to the next line break.
+    let mut piece = tail.to_string();
+    let mut next = token.next_token();
+    loop {
+        if let Some(i) = piece.find(is_break) {
+            line.push_str(&piece[..i]);
+            break;
+        }
+        line.push_str(&piece);
+        match next {
+            Some(t) => {
+                piece = t.text().to_string();
+                next = t.next_token();
+            }
+            None => break,
+        }
+    }
+    (line, line_start)
+}
+
 /// Shows control and raw characters visibly so the caret lines up.
 fn printable(c: char) -> char {
     if gedgraft_syntax::encoding::raw::is_raw(c) || c == '\u{FEFF}' {
@@ -164,5 +222,40 @@ fn printable(c: char) -> char {
         '\u{2423}'
     } else {
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_line;
+
+    /// The line around `at` as the whole text gives it.
+    fn from_text(text: &str, at: usize) -> (String, usize) {
+        let start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
+        (text[start..end].to_string(), start)
+    }
+
+    #[test]
+    fn source_lines_from_tokens_match_the_whole_text() {
+        let inputs: [&[u8]; 5] = [
+            b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xC3\xA9 /M\xC3\xBCller/\n0 TRLR\n",
+            b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a@@b @#UE9@ c\r2 CONC d\n0 TRLR\r\ntrailing\nmore\n",
+            b"0 HEAD\n1 NOTE no final break",
+            b"",
+            b"\xEF\xBB\xBF0 HEAD\n0 TRLR\n\x1a\x1a",
+        ];
+        for input in inputs {
+            let parse = gedgraft_syntax::parse(input);
+            let text = parse.text();
+            for at in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                assert_eq!(
+                    source_line(&parse.syntax(), at),
+                    from_text(text, at),
+                    "{:?} at {at}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
     }
 }
