@@ -173,9 +173,10 @@ impl Parse {
         &self.source_map
     }
 
-    /// The decoded text of the whole tree.
+    /// The decoded text of the whole tree (built on first use, from the green tree: a red-tree walk would
+    /// allocate a cursor per element).
     pub fn text(&self) -> &str {
-        self.text.get_or_init(|| self.syntax().to_string())
+        self.text.get_or_init(|| green_text(&self.green))
     }
 
     /// The file location of a tree offset: byte offset in the input, 1-based line and column.
@@ -239,6 +240,22 @@ impl Parse {
         });
         (parse, same)
     }
+}
+
+/// The text of a green subtree, token after token (iterative, so deep trees cannot overflow the stack).
+fn green_text(node: &GreenNodeData) -> String {
+    let mut text = String::with_capacity(usize::from(node.text_len()));
+    let mut stack = vec![node.children()];
+    while let Some(children) = stack.last_mut() {
+        match children.next() {
+            None => {
+                stack.pop();
+            }
+            Some(NodeOrToken::Node(child)) => stack.push(child.children()),
+            Some(NodeOrToken::Token(token)) => text.push_str(token.text()),
+        }
+    }
+    text
 }
 
 /// Whether two green trees have the same kinds and texts throughout (iterative; shared subtrees are skipped).

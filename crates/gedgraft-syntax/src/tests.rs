@@ -255,6 +255,7 @@ fn hundred_thousand_nested_levels_parse_write_and_drop() {
                 .filter(|n| n.kind() == SyntaxKind::Structure)
                 .count();
             assert_eq!(deepest, 99_999);
+            assert_eq!(p.text(), input);
             drop(p);
         })
         .unwrap();
@@ -522,4 +523,17 @@ fn a_large_utf8_file_parsed_in_pieces_matches_one_thread_with_file_locations() {
         .collect();
     let jump_line = text[..text.find("4 JUMP").unwrap()].lines().count() + 1;
     assert_eq!(lines, [jump_line, text.lines().count() - 1]);
+}
+
+#[test]
+fn text_is_the_red_tree_text_with_boms_raw_octets_and_trailing_text() {
+    for input in [
+        &b"\xEF\xBB\xBF0 HEAD\r\n1 NOTE caf\xC3\xA9 \xFF\xFE @@ @#UE9@\n  \n0 TRLR\n\x1a junk"[..],
+        b"",
+        b"\xFF\xFE0\x00 \x00H\x00",
+    ] {
+        let p = parse(input);
+        assert_eq!(p.text(), p.syntax().to_string());
+        assert_eq!(p.text().len(), usize::from(p.green().text_len()));
+    }
 }
