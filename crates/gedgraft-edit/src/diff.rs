@@ -22,7 +22,7 @@
 use crate::edited::Change;
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::Parse;
-use rowan::{GreenNodeData, NodeOrToken};
+use rowan::GreenNodeData;
 use similar::{Algorithm, DiffOp};
 use std::ops::Range;
 
@@ -366,19 +366,7 @@ impl<'a, 'r> Scan<'a, 'r> {
         };
         let mut pending_cr = false;
         let mut last = 0u8;
-        let mut stack = vec![side.root.children()];
-        while let Some(children) = stack.last_mut() {
-            let text = match children.next() {
-                None => {
-                    stack.pop();
-                    continue;
-                }
-                Some(NodeOrToken::Node(n)) => {
-                    stack.push(n.children());
-                    continue;
-                }
-                Some(NodeOrToken::Token(t)) => t.text(),
-            };
+        for text in gedgraft_syntax::green_tokens(side.root).map(|t| t.text()) {
             let bytes = text.as_bytes();
             let Some(&end_byte) = bytes.last() else {
                 continue;
@@ -929,6 +917,7 @@ mod tests {
     use crate::{Editor, LineBreak};
     use gedgraft_syntax::{parse_with, ParseOptions};
     use proptest::prelude::*;
+    use rowan::NodeOrToken;
 
     fn parse_as(bytes: &[u8], encoding: Option<Encoding>) -> Parse {
         let mut options = ParseOptions::default();

@@ -341,22 +341,11 @@ fn unchanged(node: &GreenNodeData, children: &[GreenElement]) -> bool {
         })
 }
 
-/// Releases green elements without recursion: every node is held in a list, parents before children, and the
-/// list is released from the front, so each release frees one node (rowan frees recursively).
+/// Releases green elements without recursion (see [`gedgraft_syntax::release_iteratively`]).
 pub(crate) fn drop_deep_elements(elements: Vec<GreenElement>) {
-    let mut nodes: Vec<GreenNode> = elements.into_iter().filter_map(|e| e.into_node()).collect();
-    let mut i = 0;
-    while i < nodes.len() {
-        let children: Vec<GreenNode> = nodes[i]
-            .children()
-            .filter_map(|c| c.into_node().map(|n| n.to_owned()))
-            .collect();
-        nodes.extend(children);
-        i += 1;
-    }
-    for node in nodes {
-        drop(node);
-    }
+    gedgraft_syntax::release_iteratively(
+        elements.into_iter().filter_map(|e| e.into_node()).collect(),
+    );
 }
 
 /// Releases a green tree without recursion (see [`drop_deep_elements`]).

@@ -6,7 +6,6 @@
 //! one break each; LF CR is two) and its columns (characters from the line's start, a byte-order mark not
 //! counted).
 
-use gedgraft_syntax::rowan::NodeOrToken;
 use gedgraft_syntax::{Diagnostic, Location, Parse};
 
 /// Fills in `location` and `end_offset` of diagnostics sorted by their start.
@@ -24,19 +23,7 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
     let mut lines = Lines::default();
     let mut next = 0;
     let mut pos = 0;
-    let mut stack = vec![root.children()];
-    while let Some(children) = stack.last_mut() {
-        let token = match children.next() {
-            None => {
-                stack.pop();
-                continue;
-            }
-            Some(NodeOrToken::Node(n)) => {
-                stack.push(n.children());
-                continue;
-            }
-            Some(NodeOrToken::Token(t)) => t.text(),
-        };
+    for token in gedgraft_syntax::green_tokens(root).map(|t| t.text()) {
         if token.is_empty() {
             continue;
         }

@@ -23,6 +23,7 @@ pub mod codes;
 mod diagnostic;
 mod dump;
 mod green;
+mod green_walk;
 mod kind;
 mod lexer;
 mod line_index;
@@ -33,6 +34,7 @@ mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dump::{dump, json_string};
+pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};

@@ -2,6 +2,7 @@
 
 use crate::ast::Document;
 use crate::diagnostic::{Diagnostic, Location};
+use crate::green_walk::{green_tokens, release_iteratively};
 use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
@@ -242,19 +243,10 @@ impl Parse {
     }
 }
 
-/// The text of a green subtree, token after token (iterative, so deep trees cannot overflow the stack).
+/// The text of a green subtree, token after token.
 fn green_text(node: &GreenNodeData) -> String {
     let mut text = String::with_capacity(usize::from(node.text_len()));
-    let mut stack = vec![node.children()];
-    while let Some(children) = stack.last_mut() {
-        match children.next() {
-            None => {
-                stack.pop();
-            }
-            Some(NodeOrToken::Node(child)) => stack.push(child.children()),
-            Some(NodeOrToken::Token(token)) => text.push_str(token.text()),
-        }
-    }
+    green_tokens(node).for_each(|token| text.push_str(token.text()));
     text
 }
 
@@ -300,19 +292,10 @@ impl Drop for Parse {
         if self.max_depth <= DEEP_TREE {
             return;
         }
-        let mut nodes: Vec<GreenNode> = vec![self.green.clone()];
-        let mut i = 0;
-        while i < nodes.len() {
-            let children: Vec<GreenNode> = nodes[i]
-                .children()
-                .filter_map(|c| c.into_node().map(|n| n.to_owned()))
-                .collect();
-            nodes.extend(children);
-            i += 1;
-        }
-        self.green = GreenNode::new(SyntaxKind::Document.into(), std::iter::empty());
-        for node in nodes {
-            drop(node);
-        }
+        let green = std::mem::replace(
+            &mut self.green,
+            GreenNode::new(SyntaxKind::Document.into(), std::iter::empty()),
+        );
+        release_iteratively(vec![green]);
     }
 }
