@@ -13,7 +13,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let options = input::options(&args.input)?;
     let mut any_error = false;
     let mut unreadable = false;
-    for path in &args.files {
+    for (i, path) in args.files.iter().enumerate() {
         let loaded = match input::load_with(path, &options) {
             Ok(l) => l,
             Err(e) => {
@@ -37,6 +37,10 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             Format::Human => human_report(&loaded, &diagnostics, stopped, args.no_warnings),
         };
         crate::output::emit(&report)?;
+        if i + 1 == args.files.len() {
+            drop(diagnostics);
+            input::keep_until_exit((loaded, lowered));
+        }
     }
     Ok(if unreadable {
         ExitCode::from(2)

@@ -59,3 +59,10 @@ pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> 
         parse: parse_with(&bytes, options),
     })
 }
+
+/// Lets the process take a large result with it on exit instead of freeing it: the operating system reclaims
+/// the memory at once, where freeing a parse node by node takes about 0.3 s per 100 MB of file. Only for the
+/// last file of a command, just before it returns.
+pub fn keep_until_exit<T>(value: T) {
+    std::mem::forget(value);
+}

@@ -21,6 +21,7 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         .all_diagnostics(&loaded.parse)
         .iter()
         .any(|d| d.severity() == Severity::Error);
+    input::keep_until_exit((loaded, lowered));
     Ok(if error {
         ExitCode::from(1)
     } else {
