@@ -92,7 +92,6 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
         .chain([bytes.len()])
         .collect();
     let last = starts.len() - 1;
-    let barrier = std::sync::Barrier::new(starts.len());
     let unusable = AtomicBool::new(false);
     let encoding = gedgraft_encoding::Encoding::Utf8.name();
     let piece = |k: usize| -> Option<ChunkOutput> {
@@ -100,12 +99,16 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
         let text = std::str::from_utf8(&bytes[start..end])
             .ok()
             .filter(|t| !raw::contains_raw(t));
-        if text.is_none() {
+        let Some(text) = text else {
             unusable.store(true, Ordering::Relaxed);
+            return None;
+        };
+        // The pieces are validated at about the same pace: a thread whose piece is fine usually learns here
+        // that another one is not, and spares a parse whose result would be thrown away (a hint only: the
+        // result is thrown away anyway).
+        if unusable.load(Ordering::Relaxed) {
+            return None;
         }
-        // Nobody parses unless every piece is usable (the barrier orders the flag's stores before the loads).
-        barrier.wait();
-        let text = text.filter(|_| !unusable.load(Ordering::Relaxed))?;
         let mut parser = Parser::new(text, encoding, text.len());
         parser.base = start;
         let output = run_parser(parser, 0, text.len(), start > 0);
