@@ -166,7 +166,8 @@ pub struct FixArgs {
     #[arg(long)]
     pub escape_at: bool,
     /// Re-wrap payloads that have a line longer than N octets, line break included (default 255, 510 in
-    /// UTF-16), or a needless CONC split.
+    /// UTF-16), or a needless CONC split. Runs after the other edits, --eol and --to-encoding, so it measures
+    /// the lines as they are written.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true)]
     pub rewrap: Option<Option<u32>>,
     /// Convert every line break to LF, CR LF or CR.

@@ -138,15 +138,18 @@ impl Plan {
         if args.escape_at {
             stages.push(Stage::EscapeAt);
         }
-        if let Some(limit) = args.rewrap {
-            let limit = limit.map(|n| n as usize);
-            if let Some(n) = limit {
-                Editor::new(&probe)
-                    .set_line_limit(n)
-                    .map_err(|e| format!("--rewrap={n}: {e}"))?;
+        let rewrap = match args.rewrap {
+            Some(limit) => {
+                let limit = limit.map(|n| n as usize);
+                if let Some(n) = limit {
+                    Editor::new(&probe)
+                        .set_line_limit(n)
+                        .map_err(|e| format!("--rewrap={n}: {e}"))?;
+                }
+                Some(Stage::Rewrap(limit))
             }
-            stages.push(Stage::Rewrap(limit));
-        }
+            None => None,
+        };
         let eol = args.eol.map(|e| match e {
             Eol::Lf => LineBreak::Lf,
             Eol::Crlf => LineBreak::CrLf,
@@ -176,6 +179,9 @@ impl Plan {
                 encoding,
             });
         }
+        // Last: line lengths are those of the final encoding and line breaks (a transcode can turn one
+        // character into a six-octet `@#U…@` escape).
+        stages.extend(rewrap);
         Ok(Plan {
             stages,
             scope: scope_arg,

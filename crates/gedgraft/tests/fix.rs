@@ -448,3 +448,42 @@ fn set_pointer_and_set_xref_retarget_pointers() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), input);
 }
+
+#[test]
+fn rewrap_applies_to_the_transcoded_text() {
+    // 200 × é: 400 octets of UTF-8, but 1 200 of ASCII once each é is the escape `@#UE9@`. Re-wrapping must
+    // measure the lines the new encoding writes, so it runs after the transcode (and after --eol).
+    let dir = temp_dir("rewrap-after-transcode");
+    let note = "é".repeat(200);
+    let input = format!("0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE {note}\n0 TRLR\n");
+    write(&dir, "in.ged", input.as_bytes());
+    for extra in [&[][..], &["--eol", "crlf"][..]] {
+        let mut args = vec![
+            "--to-encoding",
+            "ASCII",
+            "--rewrap",
+            "in.ged",
+            "-o",
+            "out.ged",
+        ];
+        args.extend_from_slice(extra);
+        let out = gedgraft(&dir, &args);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let output = std::fs::read(dir.join("out.ged")).expect("output");
+        let longest = output
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
+        assert!(longest <= 255, "a line of {longest} octets with {extra:?}");
+        // The note's text is unchanged once unescaped and merged.
+        let parse = gedgraft_syntax::parse(&output);
+        assert!(!parse.has_errors());
+        let lowered = gedgraft_model::lower(&parse, &gedgraft_model::LowerOptions::default());
+        let text = lowered
+            .dataset
+            .record_by_xref("N1")
+            .and_then(|n| n.text().map(str::to_string));
+        assert_eq!(text.as_deref(), Some(note.as_str()), "{extra:?}");
+    }
+}
