@@ -1412,7 +1412,9 @@ impl<'p> Editor<'p> {
     ///
     /// Fails at [`apply`](Editor::apply) if a cross-reference identifier, a pointer, a malformed line or the text
     /// after the trailer holds a character `to` lacks, or if the batch holds other edits than a line-break
-    /// conversion (apply those first).
+    /// conversion (apply those first). Lines that grow past the line limit (an escape takes six octets or more)
+    /// are not re-wrapped here: apply, then [`rewrap`](Editor::rewrap) the result, as `gedgraft fix
+    /// --to-encoding … --rewrap` does.
     ///
     /// ```
     /// use gedgraft_edit::{Editor, RawOctets};
