@@ -125,8 +125,8 @@ pub(crate) fn clusters(text: &str) -> Vec<&str> {
     out
 }
 
-/// How a cluster of logical text is written in `encoding`: as text (decomposed if need be, in ANSEL order for
-/// ANSEL), or as one Unicode escape.
+/// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
+/// in ANSEL order for ANSEL), or as one Unicode escape.
 pub(crate) fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
     let order = |s: String| {
         if encoding == Encoding::Ansel {
@@ -137,6 +137,12 @@ pub(crate) fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, Str
     };
     if cluster.chars().all(|c| writable(c, encoding)) {
         return (UnitKind::Text, order(cluster.to_string()));
+    }
+    // A letter with a combining mark (as ANSEL writes it) may have a precomposed form the target has
+    // (`e` + U+0301 is `é` in windows-1252), and a precomposed one a decomposed form (for ANSEL).
+    let composed: String = cluster.nfc().collect();
+    if composed.chars().all(|c| writable(c, encoding)) {
+        return (UnitKind::Text, order(composed));
     }
     let decomposed: String = cluster.nfd().collect();
     if decomposed.chars().all(|c| writable(c, encoding)) {

@@ -276,6 +276,12 @@ impl Transcoder {
         if self.identity {
             return;
         }
+        // From ANSEL, continuation lines are converted with the line they continue (see
+        // `move_dangling_diacritics`), by their parent.
+        let ansel = self.from == Encoding::Ansel;
+        if ansel && kind == SyntaxKind::Line.into() {
+            return;
+        }
         let first_line_node = kind == SyntaxKind::Record.into()
             || kind == SyntaxKind::Structure.into()
             || kind == SyntaxKind::Line.into();
@@ -298,7 +304,39 @@ impl Transcoder {
                 .iter()
                 .filter_map(|c| c.as_token().cloned())
                 .collect();
-            out.extend(self.convert_line(line).into_iter().map(NodeOrToken::Token));
+            // The continuation lines right after the first line, still in the source encoding.
+            let continuations = if ansel {
+                children[line_len..]
+                    .iter()
+                    .take_while(|c| c.kind() == SyntaxKind::Line.into())
+                    .count()
+            } else {
+                0
+            };
+            let mut lines = vec![line];
+            lines.extend(
+                children[line_len..line_len + continuations]
+                    .iter()
+                    .map(|c| {
+                        c.as_node()
+                            .map(|n| {
+                                n.children()
+                                    .filter_map(|t| t.into_token().map(|t| t.to_owned()))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    }),
+            );
+            move_dangling_diacritics(&mut lines);
+            let mut lines = lines.into_iter().map(|line| self.convert_line(line));
+            if let Some(first) = lines.next() {
+                out.extend(first.into_iter().map(NodeOrToken::Token));
+            }
+            for (line, old) in lines.zip(&children[line_len..line_len + continuations]) {
+                let tokens = line.into_iter().map(NodeOrToken::Token);
+                out.push(NodeOrToken::Node(GreenNode::new(old.kind(), tokens)));
+            }
+            children.drain(line_len..line_len + continuations);
         }
         // Everything else: nodes as they are, runs of text tokens (malformed lines, trailing text) converted.
         let mut run: Option<(rowan::SyntaxKind, String)> = None;
@@ -412,6 +450,46 @@ impl Transcoder {
         out.extend(payload_tokens(&units));
         out.extend(line[end..].iter().cloned());
         out
+    }
+}
+
+/// Moves ANSEL diacritics that end a line to the start of the next line's payload when that line is a `CONC`
+/// continuation. In ANSEL a diacritic comes before the letter it marks, and a `CONC` line's text joins the one
+/// before it with nothing between, so a diacritic written last on a line marks the first letter of the next
+/// (as in gedcom4j's `issue81.ged`: `arr` + circumflex, then `CONC ete`). Lines are converted one by one, so
+/// the diacritic has to travel with its letter first. `lines` are a structure's first line and the
+/// continuation lines right after it, as token lists in the source (ANSEL) order.
+fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
+    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
+    for i in 1..lines.len() {
+        let is_conc = lines[i]
+            .iter()
+            .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
+        // The next line's payload must start with text for the diacritic to go in front of.
+        let Some(first) = lines[i]
+            .iter()
+            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
+            .map(|sep| sep + 1)
+            .filter(|&f| lines[i].get(f).is_some_and(is_text))
+        else {
+            continue;
+        };
+        // This line's payload must end with text that ends with diacritics, and keep some text.
+        let Some(last) = lines[i - 1]
+            .iter()
+            .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
+            .filter(|&l| is_text(&lines[i - 1][l]))
+        else {
+            continue;
+        };
+        let text = lines[i - 1][last].text();
+        let keep = text.trim_end_matches(|c| ansel::stacking(c).is_some());
+        if !is_conc || keep.len() == text.len() || keep.is_empty() {
+            continue;
+        }
+        let moved = format!("{}{}", &text[keep.len()..], lines[i][first].text());
+        lines[i - 1][last] = token(SyntaxKind::Text, keep);
+        lines[i][first] = token(SyntaxKind::Text, &moved);
     }
 }
 

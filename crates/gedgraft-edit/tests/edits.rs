@@ -803,6 +803,28 @@ fn transcode_from_ansel_reorders_diacritics_and_converts_kept_octets() {
 }
 
 #[test]
+fn transcode_from_ansel_keeps_a_diacritic_with_its_letter_across_conc() {
+    // R-ANSEL-03 (a diacritic precedes the letter it marks) across a CONC split, as in gedcom4j's
+    // issue81.ged: `arr` + circumflex (E3) ends the line, `ete` starts the CONC line: the word is `arrête`.
+    // A diacritic before a CONT stays where it is: a line break is no letter.
+    let input =
+        b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE arr\xE3\n1 CONC ete\n1 CONT d\xE2\n1 CONT x\n0 TRLR\n";
+    let utf8 = edit(input, |e| e.transcode(Encoding::Utf8, RawOctets::Refuse));
+    assert_eq!(
+        String::from_utf8_lossy(&utf8),
+        "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE arr\n1 CONC e\u{302}te\n1 CONT d\u{301}\n1 CONT x\n0 TRLR\n"
+    );
+    // windows-1252 has the composed letter; `d` with an acute has none and becomes an escape.
+    let cp1252 = edit(input, |e| {
+        e.transcode(Encoding::Windows1252, RawOctets::Refuse)
+    });
+    assert_eq!(
+        cp1252,
+        b"0 HEAD\n1 CHAR windows-1252\n0 @N1@ NOTE arr\n1 CONC \xEAte\n1 CONT @#U64 301@\n1 CONT x\n0 TRLR\n"
+    );
+}
+
+#[test]
 fn transcode_raw_octets_are_refused_or_replaced() {
     let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xE9\nbad \xFF line\n0 TRLR\n";
     let parse = parse(input);
