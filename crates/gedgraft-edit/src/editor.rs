@@ -1267,6 +1267,12 @@ impl<'p> Editor<'p> {
         if !any_long && !any_conc {
             return Ok(false);
         }
+        if Structure::cast(node.clone()).is_some_and(|s| s.is_serialisation_metadata()) {
+            return match any_long {
+                true => Err("serialisation metadata cannot have continuation lines (2019 § Header metadata)"),
+                false => Ok(false),
+            };
+        }
         let payload_kinds = lines
             .iter()
             .flat_map(|l| l.payload.iter().map(|t| t.kind()));

@@ -684,6 +684,35 @@ fn rewrap_leaves_needed_splits_and_warns_about_bare_at_signs() {
 }
 
 #[test]
+fn rewrap_leaves_serialisation_metadata_whole() {
+    // R-HEADER-02: CHAR, ELF, GEDC, PLANG and SCHMA (with their substructures) cannot have continuation lines;
+    // re-wrapping them would make a conformant file non-conformant. Other header structures are re-wrapped.
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 SCHMA\n2 TAG _X https://example.com/a/long/uri\n";
+    let input = format!("{head}1 NOTE a header note that is long enough to be wrapped\n0 TRLR\n");
+    let parse = parse(input.as_bytes());
+    let mut editor = Editor::new(&parse);
+    assert_eq!(editor.rewrap(Some(32), None).expect("rewrap"), 1);
+    let edited = editor.apply().expect("apply");
+    check(&parse, &edited);
+    let output = String::from_utf8_lossy(edited.bytes()).into_owned();
+    assert!(output.starts_with(head), "{output}");
+    assert!(output.contains("\n2 CONC "), "{output}");
+    assert!(
+        output[head.len()..].lines().all(|l| l.len() < 32),
+        "{output}"
+    );
+    assert_eq!(
+        edited.warnings(),
+        [Warning::NotRewrapped {
+            line: 6,
+            more: 0,
+            reason:
+                "serialisation metadata cannot have continuation lines (2019 § Header metadata)"
+        }]
+    );
+}
+
+#[test]
 fn rewrap_with_a_narrow_limit_keeps_raw_octets_whole() {
     let input = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jos\xE9 Mar\xEDa de la Cruz y Fern\xE1ndez-Hidalgo\n0 TRLR\n";
     let parse = parse(input);

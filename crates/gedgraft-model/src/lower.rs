@@ -377,8 +377,7 @@ const NO_LEAF: (usize, Leaf) = (
     },
 );
 
-/// The serialisation metadata tags (R-HEADER-02; `GEDC`, not `GED`, per R-HEADER-03).
-const SERIALISATION_METADATA: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
+use gedgraft_syntax::ast::SERIALISATION_METADATA;
 
 /// Whether a substructure with this tag is a payload annotation, taken out by the second pass.
 fn is_annotation(tag: Option<&str>) -> bool {

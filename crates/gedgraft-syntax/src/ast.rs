@@ -230,7 +230,34 @@ impl Structure {
     pub fn is_record(&self) -> bool {
         self.0.kind() == SyntaxKind::Record
     }
+
+    /// Whether this is serialisation metadata or lies in it: a `HEAD` substructure tagged with one of
+    /// [`SERIALISATION_METADATA`], or one of its substructures. Such structures cannot have continuation lines
+    /// (2019 § Header metadata).
+    ///
+    /// ```
+    /// use gedgraft_syntax::ast::{AstNode, Structure};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n1 NOTE n\n0 TRLR\n");
+    /// let head = parse.document().records().next().unwrap();
+    /// let flags: Vec<bool> = head.syntax().descendants().filter_map(Structure::cast)
+    ///     .map(|s| s.is_serialisation_metadata()).collect();
+    /// assert_eq!(flags, [false, true, true, false]); // HEAD, GEDC, VERS, NOTE
+    /// ```
+    pub fn is_serialisation_metadata(&self) -> bool {
+        let tag = |s: &Structure| s.tag().map(|t| t.text().to_string());
+        let mut chain: Vec<Structure> =
+            std::iter::successors(Some(self.clone()), Structure::parent).collect();
+        let (Some(record), Some(under_head)) = (chain.pop(), chain.pop()) else {
+            return false;
+        };
+        record.is_record()
+            && tag(&record).as_deref() == Some("HEAD")
+            && tag(&under_head).is_some_and(|t| SERIALISATION_METADATA.contains(&t.as_str()))
+    }
 }
+
+/// The tags of the header's serialisation metadata (R-HEADER-02; `GEDC`, not `GED`, per R-HEADER-03).
+pub const SERIALISATION_METADATA: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
 
 impl Line {
     /// The line's tokens, up to and including its line break.
