@@ -1,0 +1,135 @@
+//! Whole-file edits keep the ELF dataset: every corpus file, transcoded to UTF-8, UTF-16, ASCII and ANSEL (then
+//! re-wrapped), with bare `@`s escaped, re-wrapped narrowly, or with its line breaks converted, lowers to the
+//! same records as before (line numbers aside; text compared in NFC, since ANSEL has no precomposed letters)
+//! and has no error it did not have before. This is what a user running `gedgraft fix` on legacy files relies
+//! on; it found a diacritic moved onto the wrong letter across a CONC split, `--rewrap` measuring lines before
+//! a transcode, and re-wrapping that split header metadata.
+
+use gedgraft_edit::{Edited, Editor, LineBreak, RawOctets};
+use gedgraft_model::{lower, to_json, LowerOptions};
+use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::{parse, Parse, Severity};
+use gedgraft_tests::{corpus_files, corpus_name};
+use std::collections::BTreeSet;
+use unicode_normalization::UnicodeNormalization;
+
+/// Files larger than this are left out (the debug build is slow; the operations are the same).
+const MAX_FILE: u64 = 256 * 1024;
+
+/// The records of a parse's dataset as `lower` writes them in JSON, without line numbers, in NFC; and its error
+/// codes. (The JSON text is compared as text: some corpus files nest deeper than a JSON parser's limit.)
+fn dataset_of(parse: &Parse) -> (String, BTreeSet<&'static str>) {
+    let lowered = lower(parse, &LowerOptions::default());
+    let json = to_json("f", parse, &lowered);
+    let records = json
+        .find("\"records\":")
+        .and_then(|start| {
+            json[start..]
+                .find("\"diagnostics\":")
+                .map(|len| &json[start..start + len])
+        })
+        .unwrap_or(&json);
+    let errors = lowered
+        .all_diagnostics(parse)
+        .iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .map(|d| d.code)
+        .collect();
+    (without_lines(records).nfc().collect(), errors)
+}
+
+/// `json` without its `"line": N, ` fields.
+fn without_lines(json: &str) -> String {
+    const FIELD: &str = "\"line\": ";
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find(FIELD) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + FIELD.len()..];
+        let value_end = after
+            .find(|c: char| !c.is_ascii_digit() && c != 'n' && c != 'u' && c != 'l')
+            .unwrap_or(after.len());
+        rest = after[value_end..].trim_start_matches([',', ' ']);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One edit: a name and what it does to a parse (`None` when the editor refuses, which is allowed).
+type Operation = (&'static str, fn(&Parse) -> Option<Parse>);
+
+fn applied(editor: Editor) -> Option<Parse> {
+    editor.apply_lazily().ok().map(Edited::into_parse)
+}
+
+fn transcoded(parse: &Parse, to: Encoding) -> Option<Parse> {
+    let mut editor = Editor::new(parse);
+    editor.transcode(to, RawOctets::Replace);
+    let parse = applied(editor)?;
+    let mut editor = Editor::new(&parse);
+    editor.rewrap(None, None).ok()?;
+    applied(editor)
+}
+
+const OPERATIONS: [Operation; 7] = [
+    ("to UTF-8", |p| transcoded(p, Encoding::Utf8)),
+    ("to UTF-16LE", |p| transcoded(p, Encoding::Utf16Le)),
+    ("to ASCII", |p| transcoded(p, Encoding::Ascii)),
+    ("to ANSEL", |p| transcoded(p, Encoding::Ansel)),
+    ("escape @", |p| {
+        let mut editor = Editor::new(p);
+        editor.escape_at_signs(None);
+        applied(editor)
+    }),
+    ("rewrap 40", |p| {
+        let mut editor = Editor::new(p);
+        editor.rewrap(Some(40), None).ok()?;
+        applied(editor)
+    }),
+    ("CR LF", |p| {
+        let mut editor = Editor::new(p);
+        editor.convert_line_breaks(LineBreak::CrLf, true);
+        applied(editor)
+    }),
+];
+
+#[test]
+fn whole_file_edits_keep_the_dataset_of_every_corpus_file() {
+    let Some(files) = corpus_files() else {
+        return;
+    };
+    let (mut checked, mut failures) = (0, Vec::new());
+    for path in files {
+        if path.extension().is_none_or(|e| e != "ged")
+            || std::fs::metadata(&path).map_or(true, |m| m.len() > MAX_FILE)
+        {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("read corpus file");
+        let original = parse(&bytes);
+        let (records, errors) = dataset_of(&original);
+        for (name, operation) in OPERATIONS {
+            let Some(edited) = operation(&original) else {
+                continue;
+            };
+            checked += 1;
+            let (new_records, new_errors) = dataset_of(&edited);
+            if new_records != records {
+                failures.push(format!(
+                    "{} ({name}): the dataset changed",
+                    corpus_name(&path)
+                ));
+            }
+            let added: Vec<_> = new_errors.difference(&errors).collect();
+            if !added.is_empty() {
+                failures.push(format!(
+                    "{} ({name}): new errors {added:?}",
+                    corpus_name(&path)
+                ));
+            }
+        }
+    }
+    println!("{checked} edited files checked");
+    assert!(checked > 0, "no corpus file was checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
