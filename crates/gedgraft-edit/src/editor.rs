@@ -502,18 +502,9 @@ impl<'p> Editor<'p> {
                 if is_structure_kind(n.kind()) {
                     for (index, t, t_at) in first_line_green(n, at) {
                         if t.kind() == SyntaxKind::Tag.into() && t.text() == from {
-                            found.push(Splice {
-                                parent: NodeKey {
-                                    root: false,
-                                    start: at,
-                                },
-                                children: index..index + 1,
-                                text: t_at..t_at + u32::from(t.text_len()),
-                                with: vec![NodeOrToken::Token(new_tag.clone())],
-                                edit,
-                                // `from` and `to` differ.
-                                known_change: true,
-                            });
+                            // `from` and `to` differ.
+                            let new = new_tag.clone();
+                            found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                         }
                     }
                     true
@@ -1107,17 +1098,8 @@ impl<'p> Editor<'p> {
                 };
                 for (index, t, t_at) in tokens {
                     if t.kind() == SyntaxKind::AtSign.into() {
-                        found.push(Splice {
-                            parent: NodeKey {
-                                root: false,
-                                start: at,
-                            },
-                            children: index..index + 1,
-                            text: t_at..t_at + 1,
-                            with: vec![NodeOrToken::Token(doubled.clone())],
-                            edit,
-                            known_change: true,
-                        });
+                        let new = doubled.clone();
+                        found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                     }
                 }
                 is_structure_kind(kind)
@@ -1674,21 +1656,9 @@ impl<'p> Editor<'p> {
                 }
                 let target = strip_ats(t.text());
                 if let Some((new, edit)) = retarget.get(target) {
-                    new_splices.push(Splice {
-                        parent: NodeKey {
-                            root: false,
-                            start: at,
-                        },
-                        children: index..index + 1,
-                        text: t_at..t_at + u32::from(t.text_len()),
-                        with: vec![NodeOrToken::Token(token(
-                            SyntaxKind::Pointer,
-                            &format!("@{new}@"),
-                        ))],
-                        edit: *edit,
-                        // Only identifiers that change are retargeted.
-                        known_change: true,
-                    });
+                    // Only identifiers that change are retargeted.
+                    let new = token(SyntaxKind::Pointer, &format!("@{new}@"));
+                    new_splices.push(Splice::replace_token(at, index, t, t_at, new, *edit));
                 } else if removed.contains(target) {
                     *dangling.entry(target.to_string()).or_default() += 1;
                 }
@@ -1911,32 +1881,23 @@ fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
     let bom = parse.detection().bom.map(|b| b.encoding);
     let mut rest = bytes;
     let mut piece = Vec::new();
-    let mut stack = vec![parse.green().children()];
-    while let Some(children) = stack.last_mut() {
-        match children.next() {
-            None => {
-                stack.pop();
-            }
-            Some(NodeOrToken::Node(n)) => stack.push(n.children()),
-            Some(NodeOrToken::Token(t)) => {
-                // As `write_green` writes it.
-                piece.clear();
-                let kind = t.kind();
-                let written = if kind == SyntaxKind::Raw.into() {
-                    encoding.encode(t.text(), &mut piece)
-                } else if kind == SyntaxKind::Bom.into() {
-                    bom.unwrap_or(encoding).encode_plain(t.text(), &mut piece)
-                } else {
-                    encoding.encode_plain(t.text(), &mut piece)
-                };
-                if written.is_err() {
-                    return false;
-                }
-                match rest.strip_prefix(&piece[..]) {
-                    Some(r) => rest = r,
-                    None => return false,
-                }
-            }
+    for t in gedgraft_syntax::green_tokens(parse.green()) {
+        // As `write_green` writes it.
+        piece.clear();
+        let kind = t.kind();
+        let written = if kind == SyntaxKind::Raw.into() {
+            encoding.encode(t.text(), &mut piece)
+        } else if kind == SyntaxKind::Bom.into() {
+            bom.unwrap_or(encoding).encode_plain(t.text(), &mut piece)
+        } else {
+            encoding.encode_plain(t.text(), &mut piece)
+        };
+        if written.is_err() {
+            return false;
+        }
+        match rest.strip_prefix(&piece[..]) {
+            Some(r) => rest = r,
+            None => return false,
         }
     }
     rest.is_empty()

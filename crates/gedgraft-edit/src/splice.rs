@@ -58,6 +58,29 @@ pub(crate) struct Splice {
 }
 
 impl Splice {
+    /// A splice replacing the token `old`, child `index` of the non-root node that starts at `node_at` and
+    /// itself starting at `old_at`, with `new`, which the caller knows spells other text.
+    pub(crate) fn replace_token(
+        node_at: u32,
+        index: usize,
+        old: &GreenTokenData,
+        old_at: u32,
+        new: GreenToken,
+        edit: usize,
+    ) -> Splice {
+        Splice {
+            parent: NodeKey {
+                root: false,
+                start: node_at,
+            },
+            children: index..index + 1,
+            text: old_at..old_at + u32::from(old.text_len()),
+            with: vec![NodeOrToken::Token(new)],
+            edit,
+            known_change: true,
+        }
+    }
+
     /// A splice replacing the children `children` of `parent`; `text` is computed from the node.
     pub(crate) fn new(
         parent: &SyntaxNode,

@@ -493,22 +493,12 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
     }
 }
 
-/// Visits every token of a green tree with its kind, text and offset; iterative.
+/// Visits every token of a green tree with its kind, text and offset.
 fn walk_tokens(root: &GreenNodeData, mut f: impl FnMut(SyntaxKind, &str, u32)) {
-    let mut stack = vec![(root.children(), 0u32)];
-    while let Some((children, offset)) = stack.last_mut() {
-        let Some(child) = children.next() else {
-            stack.pop();
-            continue;
-        };
-        let at = *offset;
-        *offset += u32::from(child.text_len());
-        match child {
-            NodeOrToken::Node(n) => stack.push((n.children(), at)),
-            NodeOrToken::Token(t) => {
-                let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
-                f(kind, t.text(), at);
-            }
-        }
+    let mut at = 0u32;
+    for t in gedgraft_syntax::green_tokens(root) {
+        let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
+        f(kind, t.text(), at);
+        at += u32::from(t.text_len());
     }
 }

@@ -299,22 +299,11 @@ pub(crate) fn strip_ats(text: &str) -> &str {
         .unwrap_or(text)
 }
 
-/// The number of `LINE_BREAK` tokens in a subtree (iterative).
+/// The number of `LINE_BREAK` tokens in a subtree.
 pub(crate) fn count_line_breaks(node: Node<'_>) -> usize {
-    let mut count = 0;
-    let mut stack = vec![node.green.children()];
-    while let Some(children) = stack.last_mut() {
-        match children.next() {
-            None => {
-                stack.pop();
-            }
-            Some(NodeOrToken::Token(t)) => {
-                count += usize::from(kind(t.kind()) == SyntaxKind::LineBreak);
-            }
-            Some(NodeOrToken::Node(n)) => stack.push(n.children()),
-        }
-    }
-    count
+    gedgraft_syntax::green_tokens(node.green)
+        .filter(|t| is_line_break(t))
+        .count()
 }
 
 /// Whether a token is a line break (the walk counts lines with this).
