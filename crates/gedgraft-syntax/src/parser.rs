@@ -48,32 +48,18 @@ pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
 
 /// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line).
 pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Parsed {
-    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
-    let chunks: Vec<ChunkOutput> = if starts.len() == 1 {
-        vec![parse_chunk(text, encoding, 0, text.len())]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = starts
-                .iter()
-                .zip(&ends)
-                .skip(1)
-                .map(|(&start, &end)| scope.spawn(move || parse_chunk(text, encoding, start, end)))
-                .collect();
-            let first = parse_chunk(text, encoding, 0, ends[0]);
-            let mut chunks = vec![first];
-            // A chunk whose thread died cannot be recovered: parse the rest sequentially instead.
-            for (handle, (&start, &end)) in
-                handles.into_iter().zip(starts.iter().zip(&ends).skip(1))
-            {
-                chunks.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|_| parse_chunk(text, encoding, start, end)),
-                );
-            }
-            chunks
+    let ranges = chunk_ranges(starts, text.len());
+    let outputs = on_threads(&ranges, |_, start, end| {
+        parse_chunk(text, encoding, start, end)
+    });
+    // A chunk whose thread died cannot be recovered: it is parsed again on this thread.
+    let chunks = outputs
+        .into_iter()
+        .zip(&ranges)
+        .map(|(output, &(start, end))| {
+            output.unwrap_or_else(|_| parse_chunk(text, encoding, start, end))
         })
-    };
+        .collect();
     merge_chunks(text.len(), chunks)
 }
 
@@ -84,18 +70,11 @@ pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Pars
 /// trailer (the text after a trailer runs to the end of the file, across pieces).
 pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let starts = chunk_starts(bytes, n);
-    let ends: Vec<usize> = starts
-        .iter()
-        .skip(1)
-        .copied()
-        .chain([bytes.len()])
-        .collect();
-    let last = starts.len() - 1;
+    let ranges = chunk_ranges(&chunk_starts(bytes, n), bytes.len());
+    let last = ranges.len() - 1;
     let unusable = AtomicBool::new(false);
     let encoding = gedgraft_encoding::Encoding::Utf8.name();
-    let piece = |k: usize| -> Option<ChunkOutput> {
-        let (start, end) = (starts[k], ends[k]);
+    let outputs = on_threads(&ranges, |k, start, end| -> Option<ChunkOutput> {
         let text = std::str::from_utf8(&bytes[start..end])
             .ok()
             .filter(|t| !raw::contains_raw(t));
@@ -113,18 +92,40 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
         parser.base = start;
         let output = run_parser(parser, 0, text.len(), start > 0);
         (k == last || !output.trailer_seen).then_some(output)
-    };
-    let outputs: Vec<Option<ChunkOutput>> = std::thread::scope(|scope| {
-        let piece = &piece;
-        let handles: Vec<_> = (1..starts.len())
-            .map(|k| scope.spawn(move || piece(k)))
-            .collect();
-        let mut outputs = vec![piece(0)];
-        outputs.extend(handles.into_iter().map(|h| h.join().ok().flatten()));
-        outputs
     });
-    let chunks: Option<Vec<ChunkOutput>> = outputs.into_iter().collect();
+    // A piece whose thread died is given up like an unusable one.
+    let chunks: Option<Vec<ChunkOutput>> = outputs.into_iter().map(|o| o.ok().flatten()).collect();
     Some(merge_chunks(bytes.len(), chunks?))
+}
+
+/// The (start, end) of each chunk of a text of `len` bytes whose chunks start at `starts`.
+fn chunk_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
+    let ends = starts.iter().skip(1).copied().chain([len]);
+    starts.iter().copied().zip(ends).collect()
+}
+
+/// Runs `job(k, start, end)` for every chunk `k` of `ranges`: the first on the calling thread, the others on
+/// scoped threads of their own. The results come in chunk order; `Err` for a chunk whose thread panicked.
+fn on_threads<T: Send>(
+    ranges: &[(usize, usize)],
+    job: impl Fn(usize, usize, usize) -> T + Sync,
+) -> Vec<std::thread::Result<T>> {
+    let Some((&(start, end), rest)) = ranges.split_first() else {
+        return Vec::new();
+    };
+    if rest.is_empty() {
+        return vec![Ok(job(0, start, end))];
+    }
+    std::thread::scope(|scope| {
+        let job = &job;
+        let handles: Vec<_> = (1..)
+            .zip(rest)
+            .map(|(k, &(start, end))| scope.spawn(move || job(k, start, end)))
+            .collect();
+        let mut results = vec![Ok(job(0, start, end))];
+        results.extend(handles.into_iter().map(|h| h.join()));
+        results
+    })
 }
 
 /// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
