@@ -2,7 +2,7 @@
 
 use crate::diff::{LineDiff, Side};
 use crate::error::Warning;
-use gedgraft_encoding::{decode_document_cow, detect, DetectOptions, Encoding, SourceMap};
+use gedgraft_encoding::{detect_and_decode, DetectOptions, Encoding, SourceMap};
 use gedgraft_syntax::{Parse, SyntaxKind};
 use rowan::GreenNode;
 use std::fmt;
@@ -273,7 +273,7 @@ impl<'p> Edited<'p> {
                         force: Some(self.encoding),
                         default_encoding: None,
                     };
-                    decode_document_cow(&self.bytes, &detect(&self.bytes, &options)).1
+                    detect_and_decode(&self.bytes, &options).2
                 }),
                 encoding: self.encoding,
             },

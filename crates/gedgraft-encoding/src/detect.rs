@@ -135,7 +135,7 @@ pub const MAX_CESU_NOTES: usize = 100;
 /// assert_eq!(d.used, Encoding::Windows1250);
 /// ```
 pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
-    detect_validating(bytes, options).0
+    detect_inner(bytes, options, true).0
 }
 
 /// Detects the encoding and decodes the file in one go: [`detect`] then [`decode_document_cow`], except that
@@ -152,7 +152,7 @@ pub fn detect_and_decode<'a>(
     bytes: &'a [u8],
     options: &DetectOptions,
 ) -> (Detection, std::borrow::Cow<'a, str>, SourceMap) {
-    let (detection, clean_body) = detect_validating(bytes, options);
+    let (detection, clean_body) = detect_inner(bytes, options, true);
     match clean_body {
         Some(text) if detection.bom.is_none() && !crate::raw::contains_raw(text) => {
             let map = SourceMap::identity(text.len());
@@ -183,13 +183,8 @@ pub fn detect_trusting_utf8(bytes: &[u8], options: &DetectOptions) -> Detection 
     detect_inner(bytes, options, false).0
 }
 
-/// [`detect`], plus the body (the file after any byte-order mark) as text when it is valid UTF-8 read as UTF-8.
-fn detect_validating<'a>(bytes: &'a [u8], options: &DetectOptions) -> (Detection, Option<&'a str>) {
-    detect_inner(bytes, options, true)
-}
-
-/// Detection; `validate` says whether a body read as UTF-8 is checked (else it is trusted to be valid, and no
-/// text is returned).
+/// Detection; `validate` says whether a body read as UTF-8 is checked, in which case the body comes back as text
+/// when it is valid UTF-8 (else it is trusted to be valid, and no text comes back).
 fn detect_inner<'a>(
     bytes: &'a [u8],
     options: &DetectOptions,
