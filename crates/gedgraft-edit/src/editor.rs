@@ -1524,7 +1524,7 @@ impl<'p> Editor<'p> {
             && bom_encoding.is_none()
             && parse.detection().bom.is_none()
             && self.splices.iter().all(|s| {
-                splice::Texts::new(s.with.iter().map(splice::element_ref))
+                splice::texts(s.with.iter().map(splice::element_ref))
                     .all(|t| !gedgraft_encoding::raw::contains_raw(t))
             });
         // Changes in the old file's octets, with the new octet length (computed before the splices are consumed).
@@ -1872,7 +1872,7 @@ fn same_children_text(node: &GreenNodeData, s: &Splice) -> bool {
         .skip(s.children.start)
         .take(s.children.end.saturating_sub(s.children.start));
     let new = s.with.iter().map(splice::element_ref);
-    splice::same_text(splice::Texts::new(old), splice::Texts::new(new))
+    splice::same_text(splice::texts(old), splice::texts(new))
 }
 
 /// Whether `parse` writes exactly `bytes` (compared piece by piece, without a second copy of the file).

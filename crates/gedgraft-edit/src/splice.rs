@@ -400,79 +400,37 @@ pub(crate) fn walk_nodes(
 }
 
 /// Calls `f(node, offset)` for every non-root node of the tree `root` that starts at one of `starts` (sorted,
-/// deduplicated), in document order; walks only the paths to them (iterative).
+/// deduplicated), in document order; walks only the paths to them.
 pub(crate) fn visit_starts(
     root: &GreenNodeData,
     starts: &[u32],
     mut f: impl FnMut(&GreenNodeData, u32),
 ) {
-    let mut stack = vec![(root.children(), 0u32)];
-    while let Some((children, offset)) = stack.last_mut() {
-        let Some(child) = children.next() else {
-            stack.pop();
-            continue;
+    walk_nodes(root, 0, |node, at| {
+        let end = at + u32::from(node.text_len());
+        let next = starts.get(starts.partition_point(|&s| s < at));
+        if next == Some(&at) {
+            f(node, at);
+        }
+        // Down only towards a start inside this node.
+        next.is_some_and(|&s| s < end)
+    });
+}
+
+/// The token texts of a run of green elements, in order.
+pub(crate) fn texts<'a>(
+    elements: impl Iterator<Item = NodeOrToken<&'a GreenNodeData, &'a GreenTokenData>>,
+) -> impl Iterator<Item = &'a str> {
+    elements.flat_map(|e| {
+        let (token, node) = match e {
+            NodeOrToken::Token(t) => (Some(t), None),
+            NodeOrToken::Node(n) => (None, Some(gedgraft_syntax::green_tokens(n))),
         };
-        let at = *offset;
-        let end = at + u32::from(child.text_len());
-        *offset = end;
-        let NodeOrToken::Node(node) = child else {
-            continue;
-        };
-        let i = starts.partition_point(|&s| s < at);
-        match starts.get(i) {
-            Some(&s) if s < end => {
-                if s == at {
-                    f(node, at);
-                }
-                stack.push((node.children(), at));
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The token texts of a run of green elements, in order (iterative over nodes).
-pub(crate) struct Texts<'a, I> {
-    elements: I,
-    stack: Vec<rowan::Children<'a>>,
-}
-
-impl<'a, I> Texts<'a, I>
-where
-    I: Iterator<Item = NodeOrToken<&'a GreenNodeData, &'a GreenTokenData>>,
-{
-    pub(crate) fn new(elements: I) -> Self {
-        Texts {
-            elements,
-            stack: Vec::new(),
-        }
-    }
-}
-
-impl<'a, I> Iterator for Texts<'a, I>
-where
-    I: Iterator<Item = NodeOrToken<&'a GreenNodeData, &'a GreenTokenData>>,
-{
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        loop {
-            let next = match self.stack.last_mut() {
-                Some(children) => match children.next() {
-                    Some(c) => c,
-                    None => {
-                        self.stack.pop();
-                        continue;
-                    }
-                },
-                None => self.elements.next()?,
-            };
-            match next {
-                NodeOrToken::Token(t) => return Some(t.text()),
-                NodeOrToken::Node(n) => self.stack.push(n.children()),
-            }
-        }
-    }
+        token
+            .into_iter()
+            .chain(node.into_iter().flatten())
+            .map(|t| t.text())
+    })
 }
 
 /// The borrowed form of an owned green element.
