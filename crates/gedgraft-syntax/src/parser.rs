@@ -38,21 +38,38 @@ pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
 
 /// Parses decoded text; `encoding` names the encoding in messages about raw octets.
 ///
-/// Large texts are cut at level-0 lines into up to `threads` chunks (0: as many as the machine has cores) that are
-/// parsed in parallel. A level-0 line closes every open structure, so each chunk starts from the same state a
+/// Large texts are cut at level-0 lines into chunks (see [`work_starts`]) that up to `threads` threads (0: as
+/// many as the machine has cores) parse in parallel. A level-0 line closes every open structure, so each chunk starts from the same state a
 /// sequential parse would be in there, and the chunks' records are simply concatenated: the tree is the same.
 pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
-    let starts = chunk_starts(text.as_bytes(), chunks_for(text.len(), threads));
-    parse_chunks(text, encoding, &starts)
+    let workers = chunks_for(text.len(), threads);
+    parse_chunks_on(
+        text,
+        encoding,
+        &work_starts(text.as_bytes(), workers),
+        workers,
+    )
 }
 
-/// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line).
+/// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line), one
+/// thread per chunk.
+#[cfg(test)]
 pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Parsed {
+    parse_chunks_on(text, encoding, starts, starts.len())
+}
+
+/// Parses `text` in chunks starting at `starts` on up to `workers` threads.
+pub(crate) fn parse_chunks_on(
+    text: &str,
+    encoding: &str,
+    starts: &[usize],
+    workers: usize,
+) -> Parsed {
     let ranges = chunk_ranges(starts, text.len());
-    let outputs = on_threads(&ranges, |_, start, end| {
+    let outputs = on_threads(&ranges, workers, |_, start, end| {
         parse_chunk(text, encoding, start, end)
     });
-    // A chunk whose thread died cannot be recovered: it is parsed again on this thread.
+    // A chunk whose job panicked cannot be recovered: it is parsed again on this thread.
     let chunks = outputs
         .into_iter()
         .zip(&ranges)
@@ -68,13 +85,13 @@ pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Pars
 /// diagnostics as decoding the whole file and [`parse_text`], or `None` when that path must be taken instead:
 /// a piece is not valid UTF-8 or holds characters of the raw range, or a piece other than the last holds the
 /// trailer (the text after a trailer runs to the end of the file, across pieces).
-pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
+pub(crate) fn parse_utf8_pieces(bytes: &[u8], workers: usize) -> Option<Parsed> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let ranges = chunk_ranges(&chunk_starts(bytes, n), bytes.len());
+    let ranges = chunk_ranges(&work_starts(bytes, workers), bytes.len());
     let last = ranges.len() - 1;
     let unusable = AtomicBool::new(false);
     let encoding = gedgraft_encoding::Encoding::Utf8.name();
-    let outputs = on_threads(&ranges, |k, start, end| -> Option<ChunkOutput> {
+    let outputs = on_threads(&ranges, workers, |k, start, end| -> Option<ChunkOutput> {
         let text = std::str::from_utf8(&bytes[start..end])
             .ok()
             .filter(|t| !raw::contains_raw(t));
@@ -93,7 +110,7 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], n: usize) -> Option<Parsed> {
         let output = run_parser(parser, 0, text.len(), start > 0);
         (k == last || !output.trailer_seen).then_some(output)
     });
-    // A piece whose thread died is given up like an unusable one.
+    // A piece whose job panicked is given up like an unusable one.
     let chunks: Option<Vec<ChunkOutput>> = outputs.into_iter().map(|o| o.ok().flatten()).collect();
     Some(merge_chunks(bytes.len(), chunks?))
 }
@@ -104,36 +121,48 @@ fn chunk_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
     starts.iter().copied().zip(ends).collect()
 }
 
-/// Runs `job(k, start, end)` for every chunk `k` of `ranges`: the first on the calling thread, the others on
-/// scoped threads of their own. The results come in chunk order; `Err` for a chunk whose thread panicked.
+/// Runs `job(k, start, end)` for every chunk `k` of `ranges` on up to `workers` threads, each taking the next
+/// chunk when it is done with one; the results come in chunk order, `Err` for a chunk whose job panicked.
 fn on_threads<T: Send>(
     ranges: &[(usize, usize)],
+    workers: usize,
     job: impl Fn(usize, usize, usize) -> T + Sync,
 ) -> Vec<std::thread::Result<T>> {
-    let Some((&(start, end), rest)) = ranges.split_first() else {
-        return Vec::new();
-    };
-    if rest.is_empty() {
-        return vec![Ok(job(0, start, end))];
-    }
-    std::thread::scope(|scope| {
-        let job = &job;
-        let handles: Vec<_> = (1..)
-            .zip(rest)
-            .map(|(k, &(start, end))| scope.spawn(move || job(k, start, end)))
-            .collect();
-        let mut results = vec![Ok(job(0, start, end))];
-        results.extend(handles.into_iter().map(|h| h.join()));
-        results
+    crate::work::on_workers(ranges.to_vec(), workers, |k, (start, end)| {
+        job(k, start, end)
     })
 }
 
 /// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
 /// each `k/n`-th of the text.
+#[cfg(test)]
 pub(crate) fn chunk_starts(bytes: &[u8], n: usize) -> Vec<usize> {
+    let targets: Vec<usize> = (1..n).map(|k| bytes.len() / n * k).collect();
+    starts_near(bytes, &targets)
+}
+
+/// Where the chunks of a parse on `workers` threads start: one large chunk per worker for most of the text,
+/// then twice as many small ones that whichever worker is done first takes, so that workers whose text
+/// parses more slowly do not keep the others waiting.
+pub(crate) fn work_starts(bytes: &[u8], workers: usize) -> Vec<usize> {
+    if workers < 2 {
+        return vec![0];
+    }
+    let len = bytes.len();
+    let tail_chunks = 2 * workers;
+    let head = len / 5 * 4;
+    let targets: Vec<usize> = (1..workers)
+        .map(|k| head / workers * k)
+        .chain((0..tail_chunks).map(|k| head + (len - head) / tail_chunks * k))
+        .collect();
+    starts_near(bytes, &targets)
+}
+
+/// 0, then for each of the ascending `targets` the first level-0 line at or after it (no duplicates).
+fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
     let mut starts = vec![0];
-    for k in 1..n {
-        let mut pos = (bytes.len() / n * k).max(starts[starts.len() - 1]);
+    for &target in targets {
+        let mut pos = target.max(starts[starts.len() - 1]);
         while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
             let start = pos + i + 1;
             let rest = &bytes[start..];

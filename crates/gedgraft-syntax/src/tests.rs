@@ -272,7 +272,7 @@ fn typed_views_reject_other_kinds() {
 
 #[test]
 fn chunked_parse_builds_the_same_tree_as_one_pass() {
-    use crate::parser::{chunk_starts, parse_chunks};
+    use crate::parser::{chunk_starts, parse_chunks, parse_chunks_on, work_starts};
     let mut text = String::from("\u{FEFF}0 HEAD\r\n1 CHAR UTF-8\n");
     for i in 0..400 {
         text.push_str(&format!(
@@ -307,6 +307,18 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
             assert_eq!(many.green, one.green, "{n} chunks, ending {ending:?}");
             assert_eq!(many.diagnostics, one.diagnostics);
         }
+    }
+    // More chunks than threads, as large files are parsed: threads take chunks from a queue.
+    let whole = format!("{text}0 TRLR\n");
+    let one = parse_chunks(&whole, "UTF-8", &[0]);
+    for workers in [2, 3] {
+        let starts = work_starts(whole.as_bytes(), workers);
+        assert_eq!(starts.len(), 3 * workers, "{workers} workers");
+        assert!(starts.windows(2).all(|w| w[0] < w[1]));
+        assert!(starts[1..].iter().all(|&s| whole[s..].starts_with("0 ")));
+        let many = parse_chunks_on(&whole, "UTF-8", &starts, workers);
+        assert_eq!(many.green, one.green, "{workers} workers");
+        assert_eq!(many.diagnostics, one.diagnostics);
     }
     // A trailer inside an early chunk: later chunks are trailing text, exactly as in one pass.
     let early = format!("0 HEAD\n0 TRLR\n{text}");

@@ -16,7 +16,6 @@ use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::parse::Parse;
 use gedgraft_encoding::{Encoding, Unencodable};
 use rowan::{Children, GreenNodeData, GreenTokenData, NodeOrToken};
-use std::sync::Mutex;
 use text_size::TextRange;
 
 /// Below this many octets of text per thread, automatic mode (`threads == 0`) uses fewer threads.
@@ -401,39 +400,17 @@ fn split(node: &GreenNodeData, wanted: usize) -> Vec<Range> {
         .collect()
 }
 
-/// Runs `job` on every item on up to `workers` threads (the calling thread and scoped threads), each taking the
-/// next item when it is done with one; results in item order.
+/// Runs `job` on every item on up to `workers` threads taking items from a queue (see
+/// [`crate::work::on_workers`]); results in item order. A panicking job panics here.
 fn run_jobs<I: Send, T: Send>(
     items: Vec<I>,
     workers: usize,
     job: impl Fn(I) -> T + Sync,
 ) -> Vec<T> {
-    let n = items.len();
-    if workers <= 1 || n <= 1 {
-        return items.into_iter().map(job).collect();
-    }
-    let queue = Mutex::new(items.into_iter().enumerate());
-    let work = || {
-        let mut done = Vec::new();
-        // The lock is released before the job runs.
-        while let Some((i, item)) = queue.lock().ok().and_then(|mut q| q.next()) {
-            done.push((i, job(item)));
-        }
-        done
-    };
-    let mut done = std::thread::scope(|scope| {
-        let handles: Vec<_> = (1..workers.min(n)).map(|_| scope.spawn(work)).collect();
-        let mut done = work();
-        for handle in handles {
-            match handle.join() {
-                Ok(d) => done.extend(d),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        done
-    });
-    done.sort_unstable_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, t)| t).collect()
+    crate::work::on_workers(items, workers, |_, item| job(item))
+        .into_iter()
+        .map(|result| result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        .collect()
 }
 
 /// Writes UTF-8 ranges into disjoint parts of one buffer of the node's text length, then closes up the gaps

@@ -1,0 +1,83 @@
+//! Running jobs on a few threads that take their work from one queue.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::thread::Result;
+
+/// Runs `job(k, item)` for every `k`-th item on up to `workers` threads (the calling thread and scoped threads).
+/// Each thread takes the next item nobody has taken yet, so a thread that finishes early takes more. The results
+/// come in item order; a job that panicked gives `Err` with its panic, and the other jobs still run.
+pub(crate) fn on_workers<I: Send, T: Send>(
+    items: Vec<I>,
+    workers: usize,
+    job: impl Fn(usize, I) -> T + Sync,
+) -> Vec<Result<T>> {
+    let n = items.len();
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        // The lock is released before the job runs.
+        while let Some((k, item)) = queue.lock().ok().and_then(|mut q| q.next()) {
+            done.push((k, catch_unwind(AssertUnwindSafe(|| job(k, item)))));
+        }
+        done
+    };
+    let extra = workers.min(n).saturating_sub(1);
+    let done = if extra == 0 {
+        work()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..extra).map(|_| scope.spawn(work)).collect();
+            let mut done = work();
+            for handle in handles {
+                // `work` itself does not panic (its jobs' panics are caught).
+                done.extend(handle.join().unwrap_or_default());
+            }
+            done
+        })
+    };
+    let mut results: Vec<Option<Result<T>>> = (0..n).map(|_| None).collect();
+    for (k, result) in done {
+        results[k] = Some(result);
+    }
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Box::new("a worker thread died"))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::on_workers;
+
+    #[test]
+    fn results_come_in_item_order_whatever_thread_ran_them() {
+        for workers in 0..5 {
+            let items: Vec<usize> = (0..50).collect();
+            let results = on_workers(items, workers, |k, item| {
+                // Uneven work, so that threads finish out of order.
+                std::thread::sleep(std::time::Duration::from_micros((item % 7 * 50) as u64));
+                (k, item * 2)
+            });
+            let values: Vec<(usize, usize)> = results.into_iter().map(|r| r.unwrap()).collect();
+            let expected: Vec<(usize, usize)> = (0..50).map(|k| (k, k * 2)).collect();
+            assert_eq!(values, expected, "{workers} workers");
+        }
+    }
+
+    #[test]
+    fn a_panicking_job_is_an_error_and_the_others_still_run() {
+        let results = on_workers((0..10).collect(), 3, |_, item: i32| {
+            assert!(item != 4, "job 4 fails on purpose");
+            item
+        });
+        assert!(results[4].is_err());
+        let others: Vec<i32> = results
+            .into_iter()
+            .enumerate()
+            .filter(|&(k, _)| k != 4)
+            .map(|(_, r)| r.unwrap())
+            .collect();
+        assert_eq!(others, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    }
+}
