@@ -78,6 +78,35 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
         elapsed
     });
 
+    progress("parse on one thread, and the minimal rowan tree for reference");
+    let parse_one_thread = best_of(runs, || {
+        let options = gedgraft_syntax::ParseOptions {
+            threads: 1,
+            ..Default::default()
+        };
+        let t = Stopwatch::start();
+        let parse = gedgraft_syntax::parse_with(black_box(&bytes), &options);
+        let elapsed = t.stop();
+        drop(black_box(parse));
+        elapsed
+    });
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("the reference tree needs a UTF-8 sample: {e}"))?;
+    let mut floor_len = 0;
+    let rowan_floor = best_of(runs, || {
+        let t = Stopwatch::start();
+        let root = crate::rowan_floor::build(black_box(text));
+        let elapsed = t.stop();
+        floor_len = usize::from(root.text_len());
+        drop(black_box(root));
+        elapsed
+    });
+    if floor_len != len {
+        return Err(format!(
+            "the reference tree holds {floor_len} octets of {len}"
+        ));
+    }
+
     progress("parse + write back");
     let mut round_trip_err = None;
     let parse_write = best_of(runs, || {
@@ -166,6 +195,14 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
         Timing {
             name: "parse",
             time: parse_time,
+        },
+        Timing {
+            name: "parse, 1 thread",
+            time: parse_one_thread,
+        },
+        Timing {
+            name: "reference: minimal rowan tree, 1 thread",
+            time: rowan_floor,
         },
         Timing {
             name: "parse + write back",

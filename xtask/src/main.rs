@@ -8,6 +8,7 @@
 mod bench;
 mod corpus;
 mod gen_sample;
+mod rowan_floor;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
