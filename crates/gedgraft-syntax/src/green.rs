@@ -14,7 +14,7 @@
 //! rowan trees may share green nodes freely; positions live in the red tree.
 
 use crate::kind::SyntaxKind;
-use rowan::{GreenNode, GreenToken, NodeOrToken};
+use rowan::{GreenNode, GreenNodeData, GreenToken, NodeOrToken};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 /// A green element: a node or a token.
@@ -244,6 +244,14 @@ impl LineCache {
         })
     }
 
+    /// Starts fetching the slot of `key` into the processor's cache, so that a later [`LineCache::get`] need
+    /// not wait for memory (the table is larger than the caches of a large file's parse).
+    pub(crate) fn prefetch(&self, key: &LineKey) {
+        if !self.slots.is_empty() {
+            prefetch_index::prefetch_index(&self.slots, self.slot(key));
+        }
+    }
+
     /// The cached structure for the line `key` of `text`, if its text is in the cache. A hit marks the slot as
     /// worth keeping (see [`LineCache::insert`]) and points its key at this latest occurrence of the line, so
     /// that the next comparison reads text read recently rather than wherever the line first appeared.
@@ -255,6 +263,14 @@ impl LineCache {
             text.as_bytes().get(start..start + k.len as usize)
         };
         if slot.key.hash != key.hash || slot.key.len != key.len || line(&slot.key) != line(key) {
+            if !slot.hit {
+                // The line may well take this slot when its structure closes: start fetching the node it
+                // would evict (whose reference count the eviction changes) now rather than then.
+                prefetch_index::prefetch_index(
+                    std::slice::from_ref::<GreenNodeData>(&slot.node),
+                    0,
+                );
+            }
             return None;
         }
         slot.hit = true;

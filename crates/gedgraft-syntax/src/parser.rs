@@ -382,16 +382,16 @@ impl<'t> Parser<'t> {
             let bom = self.factory.token(SyntaxKind::Bom, &text[..pos]);
             self.top_children().push(NodeOrToken::Token(bom));
         }
+        let mut line = self.line_at(bytes, pos);
         while pos < bytes.len() {
-            let (line_end, break_end) = match next_line_break(bytes, pos) {
-                Some(e) => {
-                    let crlf = bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n');
-                    (e, if crlf { e + 2 } else { e + 1 })
-                }
-                None => (bytes.len(), bytes.len()),
-            };
+            let (line_end, break_end, key) = line;
+            // The next line's cache slot is fetched from memory while this line is parsed.
+            line = self.line_at(bytes, break_end);
+            if let Some(next) = &line.2 {
+                self.line_cache.prefetch(next);
+            }
             let was_trailer = self.trailer_seen;
-            self.line(pos, line_end, break_end);
+            self.line(pos, line_end, break_end, key);
             pos = break_end;
             if self.trailer_seen
                 && !was_trailer
@@ -403,6 +403,22 @@ impl<'t> Parser<'t> {
                 return;
             }
         }
+    }
+
+    /// Where the line starting at `pos` ends, where its line break ends, and its line-cache key (if it has
+    /// one); at the end of `bytes`, an empty line.
+    fn line_at(&self, bytes: &[u8], pos: usize) -> (usize, usize, Option<LineKey>) {
+        let (line_end, break_end) = match next_line_break(bytes, pos) {
+            Some(e) => {
+                let crlf = bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n');
+                (e, if crlf { e + 2 } else { e + 1 })
+            }
+            None => (bytes.len(), bytes.len()),
+        };
+        let key = (pos < bytes.len())
+            .then(|| self.line_cache.key(self.text, pos, break_end))
+            .flatten();
+        (line_end, break_end, key)
     }
 
     fn top(&mut self) -> &mut Frame {
@@ -481,8 +497,7 @@ impl<'t> Parser<'t> {
         children
     }
 
-    fn line(&mut self, start: usize, line_end: usize, break_end: usize) {
-        let key = self.line_cache.key(self.text, start, break_end);
+    fn line(&mut self, start: usize, line_end: usize, break_end: usize, key: Option<LineKey>) {
         if let Some((facts, template)) = key
             .as_ref()
             .and_then(|key| self.line_cache.get(self.text, key))
