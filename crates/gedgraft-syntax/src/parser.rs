@@ -39,8 +39,9 @@ pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
 /// Parses decoded text; `encoding` names the encoding in messages about raw octets.
 ///
 /// Large texts are cut at level-0 lines into chunks (see [`work_starts`]) that up to `threads` threads (0: as
-/// many as the machine has cores) parse in parallel. A level-0 line closes every open structure, so each chunk starts from the same state a
-/// sequential parse would be in there, and the chunks' records are simply concatenated: the tree is the same.
+/// many as the machine has cores) parse in parallel. A level-0 line closes every open structure, so each chunk
+/// starts from the same state a sequential parse would be in there, and the chunks' records are simply
+/// concatenated: the tree is the same.
 pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
     let workers = chunks_for(text.len(), threads);
     parse_chunks_on(
