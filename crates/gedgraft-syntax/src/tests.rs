@@ -508,33 +508,40 @@ fn utf8_pieces_give_the_tree_and_diagnostics_of_one_pass_or_step_aside() {
 
 #[test]
 fn a_large_utf8_file_parsed_in_pieces_matches_one_thread_with_file_locations() {
-    // Over twice the per-thread minimum, so two threads take the pieces path; a diagnostic in each half.
-    let record = "0 @I1@ INDI\n1 NAME Zoë /Łukasz/\n1 BIRT\n2 DATE 1 JAN 1900\n2 PLAC Kraków\n";
-    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
-    let half = (9 << 20) / 2;
-    while text.len() < half {
-        text.push_str(record);
+    // Over twice the per-thread minimum, so two threads take the chunks from a queue; a diagnostic in the first
+    // half and one in a small chunk at the end. With a byte-order mark the file is decoded whole and the
+    // decoded text is chunked instead of the octets.
+    for (line_break, bom) in [("\n", ""), ("\r\n", ""), ("\r", ""), ("\n", "\u{FEFF}")] {
+        let record = "0 @I1@ INDI\n1 NAME Zoë /Łukasz/\n1 BIRT\n2 DATE 1 JAN 1900\n2 PLAC Kraków\n"
+            .replace('\n', line_break);
+        let mut text = format!("{bom}0 HEAD{line_break}1 CHAR UTF-8{line_break}");
+        let half = (9 << 20) / 2;
+        while text.len() < half {
+            text.push_str(&record);
+        }
+        text.push_str(&format!("4 JUMP{line_break}"));
+        while text.len() < 2 * half {
+            text.push_str(&record);
+        }
+        text.push_str(&format!("  1 INDENTED x{line_break}0 TRLR{line_break}"));
+        let options = |threads| crate::ParseOptions {
+            threads,
+            ..Default::default()
+        };
+        let pieces = crate::parse_with(text.as_bytes(), &options(2));
+        let one = crate::parse_with(text.as_bytes(), &options(1));
+        assert_eq!(pieces.green(), one.green(), "{line_break:?} {bom:?}");
+        assert_eq!(pieces.diagnostics(), one.diagnostics());
+        let lines: Vec<usize> = pieces
+            .diagnostics()
+            .iter()
+            .map(|d| d.location.line)
+            .collect();
+        let lines_before = |at: usize| text[..at].matches(line_break).count();
+        let jump_line = lines_before(text.find("4 JUMP").unwrap()) + 1;
+        let indented_line = lines_before(text.find("  1 INDENTED").unwrap()) + 1;
+        assert_eq!(lines, [jump_line, indented_line], "{line_break:?} {bom:?}");
     }
-    text.push_str("4 JUMP\n");
-    while text.len() < 2 * half {
-        text.push_str(record);
-    }
-    text.push_str("  1 INDENTED x\n0 TRLR\n");
-    let options = |threads| crate::ParseOptions {
-        threads,
-        ..Default::default()
-    };
-    let pieces = crate::parse_with(text.as_bytes(), &options(2));
-    let one = crate::parse_with(text.as_bytes(), &options(1));
-    assert_eq!(pieces.green(), one.green());
-    assert_eq!(pieces.diagnostics(), one.diagnostics());
-    let lines: Vec<usize> = pieces
-        .diagnostics()
-        .iter()
-        .map(|d| d.location.line)
-        .collect();
-    let jump_line = text[..text.find("4 JUMP").unwrap()].lines().count() + 1;
-    assert_eq!(lines, [jump_line, text.lines().count() - 1]);
 }
 
 #[test]
