@@ -727,26 +727,12 @@ impl LineDiff {
 
     /// How many lines were removed.
     pub fn removed(&self) -> usize {
-        self.groups
-            .iter()
-            .flatten()
-            .map(|op| match op {
-                DiffOp::Delete { old_len, .. } | DiffOp::Replace { old_len, .. } => *old_len,
-                _ => 0,
-            })
-            .sum()
+        removed_in(&self.groups)
     }
 
     /// How many lines were added.
     pub fn added(&self) -> usize {
-        self.groups
-            .iter()
-            .flatten()
-            .map(|op| match op {
-                DiffOp::Insert { new_len, .. } | DiffOp::Replace { new_len, .. } => *new_len,
-                _ => 0,
-            })
-            .sum()
+        added_in(&self.groups)
     }
 
     /// Whether no line differs.
@@ -757,69 +743,60 @@ impl LineDiff {
     /// The unified diff: `--- old_name`, `+++ new_name`, then hunks `@@ -l,n +l,n @@` with 1-based line numbers;
     /// empty when no line differs.
     pub fn unified(&self, old_name: &str, new_name: &str) -> String {
-        if self.groups.is_empty() {
-            return String::new();
-        }
-        let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-        for group in &self.groups {
-            let (Some(first), Some(last)) = (group.first(), group.last()) else {
-                continue;
-            };
-            let old = first.old_range().start..last.old_range().end;
-            let new = first.new_range().start..last.new_range().end;
-            out.push_str(&format!(
-                "@@ -{} +{} @@\n",
-                hunk_range(&old),
-                hunk_range(&new)
-            ));
-            // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
-            let (mut minus, mut plus) = (Vec::new(), Vec::new());
-            for op in group {
-                match *op {
-                    DiffOp::Equal { old_index, len, .. } => {
-                        self.flush(&mut out, &mut minus, &mut plus);
-                        for l in old_index..old_index + len {
-                            self.push_line(&mut out, ' ', &self.old, l);
-                        }
-                    }
-                    DiffOp::Delete {
-                        old_index, old_len, ..
-                    } => minus.extend(old_index..old_index + old_len),
-                    DiffOp::Insert {
-                        new_index, new_len, ..
-                    } => plus.extend(new_index..new_index + new_len),
-                    DiffOp::Replace {
-                        old_index,
-                        old_len,
-                        new_index,
-                        new_len,
-                    } => {
-                        minus.extend(old_index..old_index + old_len);
-                        plus.extend(new_index..new_index + new_len);
-                    }
-                }
-            }
-            self.flush(&mut out, &mut minus, &mut plus);
-        }
-        out
+        write_unified(
+            &self.groups,
+            self.markers,
+            (old_name, new_name),
+            |l| self.old.get(l),
+            |l| self.new.get(l),
+        )
     }
+}
 
-    fn flush(&self, out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>) {
-        for l in minus.drain(..) {
-            self.push_line(out, '-', &self.old, l);
-        }
-        for l in plus.drain(..) {
-            self.push_line(out, '+', &self.new, l);
-        }
+/// How many lines the hunks `groups` remove.
+pub(crate) fn removed_in(groups: &[Vec<DiffOp>]) -> usize {
+    groups
+        .iter()
+        .flatten()
+        .map(|op| match op {
+            DiffOp::Delete { old_len, .. } | DiffOp::Replace { old_len, .. } => *old_len,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// How many lines the hunks `groups` add.
+pub(crate) fn added_in(groups: &[Vec<DiffOp>]) -> usize {
+    groups
+        .iter()
+        .flatten()
+        .map(|op| match op {
+            DiffOp::Insert { new_len, .. } | DiffOp::Replace { new_len, .. } => *new_len,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The unified diff of the hunks `groups` between files named `names` (old, new): `old` and `new` give a line's
+/// text as shown and its line break. `markers` shows every line break (when the files mix them). Empty when no
+/// line differs.
+pub(crate) fn write_unified<'l>(
+    groups: &[Vec<DiffOp>],
+    markers: bool,
+    (old_name, new_name): (&str, &str),
+    old: impl Fn(usize) -> Option<(&'l str, &'static str)>,
+    new: impl Fn(usize) -> Option<(&'l str, &'static str)>,
+) -> String {
+    if groups.is_empty() {
+        return String::new();
     }
-
-    fn push_line(&self, out: &mut String, sign: char, lines: &Lines, l: usize) {
-        let Some((text, line_break)) = lines.get(l) else {
+    let push_line = |out: &mut String, sign: char, line: Option<(&str, &str)>| {
+        let Some((text, line_break)) = line else {
             return;
         };
         out.push(sign);
         out.push_str(text);
-        if self.markers {
+        if markers {
             out.push_str(match line_break {
                 "\r\n" => "␍␊",
                 "\n" => "␊",
@@ -831,7 +808,57 @@ impl LineDiff {
         if line_break.is_empty() {
             out.push_str("\\ No newline at end of file\n");
         }
+    };
+    let flush = |out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
+        for l in minus.drain(..) {
+            push_line(out, '-', old(l));
+        }
+        for l in plus.drain(..) {
+            push_line(out, '+', new(l));
+        }
+    };
+    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    for group in groups {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            hunk_range(&old_range),
+            hunk_range(&new_range)
+        ));
+        // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
+        let (mut minus, mut plus) = (Vec::new(), Vec::new());
+        for op in group {
+            match *op {
+                DiffOp::Equal { old_index, len, .. } => {
+                    flush(&mut out, &mut minus, &mut plus);
+                    for l in old_index..old_index + len {
+                        push_line(&mut out, ' ', old(l));
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => minus.extend(old_index..old_index + old_len),
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => plus.extend(new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    minus.extend(old_index..old_index + old_len);
+                    plus.extend(new_index..new_index + new_len);
+                }
+            }
+        }
+        flush(&mut out, &mut minus, &mut plus);
     }
+    out
 }
 
 fn hunk_range(r: &Range<usize>) -> String {
@@ -842,7 +869,8 @@ fn hunk_range(r: &Range<usize>) -> String {
     }
 }
 
-fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
+/// `op` with its old indices moved on by `o` and its new ones by `n`.
+pub(crate) fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
     match op {
         DiffOp::Equal {
             old_index,
@@ -1066,34 +1094,6 @@ mod tests {
         assert_eq!(edited.line_counts(), (40_000, 40_000));
     }
 
-    /// The line starts of a text, as the first implementation found them.
-    fn reference_starts(text: &str) -> Vec<usize> {
-        let bytes = text.as_bytes();
-        let mut starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => {
-                    i += 1;
-                    starts.push(i);
-                }
-                b'\r' => {
-                    i += if bytes.get(i + 1) == Some(&b'\n') {
-                        2
-                    } else {
-                        1
-                    };
-                    starts.push(i);
-                }
-                _ => i += 1,
-            }
-        }
-        if starts.last() != Some(&bytes.len()) {
-            starts.push(bytes.len());
-        }
-        starts
-    }
-
     proptest! {
         #[test]
         fn scans_place_points_and_keep_lines_as_the_whole_text_does(
@@ -1121,7 +1121,7 @@ mod tests {
             ranges.sort_by_key(|r| r.start);
             let all: Vec<usize> = (0..40).collect();
             let scanned = Scan::run(side, &ranges, &all, 0);
-            let starts = reference_starts(&text);
+            let starts = diff_reference::line_starts(&text);
             prop_assert_eq!(scanned.count, starts.len() - 1);
             prop_assert_eq!(scanned.end, text.len());
             for (i, r) in ranges.iter().enumerate() {

@@ -1,8 +1,10 @@
 //! The first implementation of [`LineDiff`](crate::LineDiff), kept for tests: it reads both whole texts
-//! ([`Parse::text`]) and finds every line start. The streaming one must print the very same diffs.
+//! ([`Parse::text`]) and finds every line start. The streaming one must find the very same hunks and lines; both
+//! print them with [`write_unified`], whose output the tests pin with literal diffs.
 
 #![allow(dead_code)]
 
+use crate::diff::{added_in, removed_in, shift, write_unified};
 use crate::edited::Change;
 use gedgraft_encoding::{ansel, raw, Encoding};
 use gedgraft_syntax::Parse;
@@ -38,7 +40,7 @@ struct Shown {
 }
 
 /// Where each line of `text` starts (and the text's end).
-fn line_starts(text: &str) -> Vec<usize> {
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts = vec![0];
     let mut i = 0;
@@ -260,26 +262,12 @@ impl LineDiff {
 
     /// How many lines were removed.
     pub(crate) fn removed(&self) -> usize {
-        self.groups
-            .iter()
-            .flatten()
-            .map(|op| match op {
-                DiffOp::Delete { old_len, .. } | DiffOp::Replace { old_len, .. } => *old_len,
-                _ => 0,
-            })
-            .sum()
+        removed_in(&self.groups)
     }
 
     /// How many lines were added.
     pub(crate) fn added(&self) -> usize {
-        self.groups
-            .iter()
-            .flatten()
-            .map(|op| match op {
-                DiffOp::Insert { new_len, .. } | DiffOp::Replace { new_len, .. } => *new_len,
-                _ => 0,
-            })
-            .sum()
+        added_in(&self.groups)
     }
 
     /// Whether no line differs.
@@ -287,82 +275,23 @@ impl LineDiff {
         self.groups.is_empty()
     }
 
-    /// The unified diff: `--- old_name`, `+++ new_name`, then hunks `@@ -l,n +l,n @@` with 1-based line numbers;
-    /// empty when no line differs.
+    /// The unified diff, printed as the streaming [`crate::LineDiff`] prints it.
     pub(crate) fn unified(&self, old_name: &str, new_name: &str) -> String {
-        if self.groups.is_empty() {
-            return String::new();
-        }
-        let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-        for group in &self.groups {
-            let (Some(first), Some(last)) = (group.first(), group.last()) else {
-                continue;
-            };
-            let old = first.old_range().start..last.old_range().end;
-            let new = first.new_range().start..last.new_range().end;
-            out.push_str(&format!(
-                "@@ -{} +{} @@\n",
-                hunk_range(&old),
-                hunk_range(&new)
-            ));
-            // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
-            let (mut minus, mut plus) = (Vec::new(), Vec::new());
-            for op in group {
-                match *op {
-                    DiffOp::Equal { old_index, len, .. } => {
-                        self.flush(&mut out, &mut minus, &mut plus);
-                        for l in old_index..old_index + len {
-                            self.push_line(&mut out, ' ', &self.old, l);
-                        }
-                    }
-                    DiffOp::Delete {
-                        old_index, old_len, ..
-                    } => minus.extend(old_index..old_index + old_len),
-                    DiffOp::Insert {
-                        new_index, new_len, ..
-                    } => plus.extend(new_index..new_index + new_len),
-                    DiffOp::Replace {
-                        old_index,
-                        old_len,
-                        new_index,
-                        new_len,
-                    } => {
-                        minus.extend(old_index..old_index + old_len);
-                        plus.extend(new_index..new_index + new_len);
-                    }
-                }
-            }
-            self.flush(&mut out, &mut minus, &mut plus);
-        }
-        out
+        write_unified(
+            &self.groups,
+            self.markers,
+            (old_name, new_name),
+            |l| shown_line(&self.old, l),
+            |l| shown_line(&self.new, l),
+        )
     }
+}
 
-    fn flush(&self, out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>) {
-        for l in minus.drain(..) {
-            self.push_line(out, '-', &self.old, l);
-        }
-        for l in plus.drain(..) {
-            self.push_line(out, '+', &self.new, l);
-        }
-    }
-
-    fn push_line(&self, out: &mut String, sign: char, lines: &[Shown], l: usize) {
-        let Some(line) = lines.get(l) else { return };
-        out.push(sign);
-        out.push_str(&line.text);
-        if self.markers {
-            out.push_str(match line.line_break {
-                "\r\n" => "␍␊",
-                "\n" => "␊",
-                "\r" => "␍",
-                _ => "",
-            });
-        }
-        out.push('\n');
-        if line.line_break.is_empty() {
-            out.push_str("\\ No newline at end of file\n");
-        }
-    }
+/// Line `l` of `lines` as [`write_unified`] takes it.
+fn shown_line(lines: &[Shown], l: usize) -> Option<(&str, &'static str)> {
+    lines
+        .get(l)
+        .map(|shown| (shown.text.as_str(), shown.line_break))
 }
 
 /// A sparse list of printed lines turned into a vector indexed by line number (unprinted lines empty).
@@ -386,55 +315,4 @@ fn index_lines(printed: Vec<(usize, Shown)>, count: usize) -> Vec<Shown> {
         }
     }
     out
-}
-
-fn hunk_range(r: &Range<usize>) -> String {
-    match r.len() {
-        0 => format!("{},0", r.start),
-        1 => format!("{}", r.start + 1),
-        n => format!("{},{n}", r.start + 1),
-    }
-}
-
-fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
-    match op {
-        DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } => DiffOp::Equal {
-            old_index: old_index + o,
-            new_index: new_index + n,
-            len,
-        },
-        DiffOp::Delete {
-            old_index,
-            old_len,
-            new_index,
-        } => DiffOp::Delete {
-            old_index: old_index + o,
-            old_len,
-            new_index: new_index + n,
-        },
-        DiffOp::Insert {
-            old_index,
-            new_index,
-            new_len,
-        } => DiffOp::Insert {
-            old_index: old_index + o,
-            new_index: new_index + n,
-            new_len,
-        },
-        DiffOp::Replace {
-            old_index,
-            old_len,
-            new_index,
-            new_len,
-        } => DiffOp::Replace {
-            old_index: old_index + o,
-            old_len,
-            new_index: new_index + n,
-            new_len,
-        },
-    }
 }
