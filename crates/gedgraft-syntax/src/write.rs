@@ -185,32 +185,19 @@ fn write_range(
     out: &mut Vec<u8>,
 ) -> Result<(), Unencodable> {
     let bom_encoding = bom_encoding.unwrap_or(encoding);
-    let written = if encoding == Encoding::Utf8 {
-        walk(children, count, out, |out, token| {
-            let kind = token.kind();
-            if kind == RAW {
-                Encoding::Utf8.encode(token.text(), out)?;
-            } else if kind == BOM {
-                bom_encoding.encode_plain(token.text(), out)?;
-            } else {
-                out.extend_from_slice(token.text().as_bytes());
-            }
-            Ok(out)
-        })
-    } else {
-        walk(children, count, out, |out, token| {
-            let kind = token.kind();
-            if kind == RAW {
-                encoding.encode(token.text(), out)?;
-            } else if kind == BOM {
-                bom_encoding.encode_plain(token.text(), out)?;
-            } else {
-                // The lexer puts raw characters in RAW tokens only: no need to look for them here.
-                encoding.encode_plain(token.text(), out)?;
-            }
-            Ok(out)
-        })
-    };
+    // Large UTF-8 trees take `write_utf8_slice`; this walk serves small trees and the other encodings.
+    let written = walk(children, count, out, |out, token| {
+        let kind = token.kind();
+        if kind == RAW {
+            encoding.encode(token.text(), out)?;
+        } else if kind == BOM {
+            bom_encoding.encode_plain(token.text(), out)?;
+        } else {
+            // The lexer puts raw characters in RAW tokens only: no need to look for them here.
+            encoding.encode_plain(token.text(), out)?;
+        }
+        Ok(out)
+    });
     written.map(|_| ())
 }
 
