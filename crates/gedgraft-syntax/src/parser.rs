@@ -13,6 +13,7 @@ use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
+use crate::work::on_workers;
 use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
 use text_size::{TextRange, TextSize};
@@ -67,7 +68,7 @@ pub(crate) fn parse_chunks_on(
     workers: usize,
 ) -> Parsed {
     let ranges = chunk_ranges(starts, text.len());
-    let outputs = on_threads(&ranges, workers, |_, start, end| {
+    let outputs = on_workers(ranges.clone(), workers, |_, (start, end)| {
         parse_chunk(text, encoding, start, end)
     });
     // A chunk whose job panicked cannot be recovered: it is parsed again on this thread.
@@ -81,8 +82,9 @@ pub(crate) fn parse_chunks_on(
     merge_chunks(text.len(), chunks)
 }
 
-/// Parses valid-looking UTF-8 octets with no byte-order mark in `n` pieces cut at level-0 lines, each thread
-/// validating its own piece, so that no thread has to validate the whole file first. Gives the same tree and
+/// Parses valid-looking UTF-8 octets with no byte-order mark in pieces cut at level-0 lines (see
+/// [`work_starts`]) on up to `workers` threads, each thread validating the pieces it takes, so that no thread
+/// has to validate the whole file first. Gives the same tree and
 /// diagnostics as decoding the whole file and [`parse_text`], or `None` when that path must be taken instead:
 /// a piece is not valid UTF-8 or holds characters of the raw range, or a piece other than the last holds the
 /// trailer (the text after a trailer runs to the end of the file, across pieces).
@@ -92,7 +94,7 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], workers: usize) -> Option<Parsed> 
     let last = ranges.len() - 1;
     let unusable = AtomicBool::new(false);
     let encoding = gedgraft_encoding::Encoding::Utf8.name();
-    let outputs = on_threads(&ranges, workers, |k, start, end| -> Option<ChunkOutput> {
+    let outputs = on_workers(ranges, workers, |k, (start, end)| -> Option<ChunkOutput> {
         let text = std::str::from_utf8(&bytes[start..end])
             .ok()
             .filter(|t| !raw::contains_raw(t));
@@ -120,18 +122,6 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], workers: usize) -> Option<Parsed> 
 fn chunk_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
     let ends = starts.iter().skip(1).copied().chain([len]);
     starts.iter().copied().zip(ends).collect()
-}
-
-/// Runs `job(k, start, end)` for every chunk `k` of `ranges` on up to `workers` threads, each taking the next
-/// chunk when it is done with one; the results come in chunk order, `Err` for a chunk whose job panicked.
-fn on_threads<T: Send>(
-    ranges: &[(usize, usize)],
-    workers: usize,
-    job: impl Fn(usize, usize, usize) -> T + Sync,
-) -> Vec<std::thread::Result<T>> {
-    crate::work::on_workers(ranges.to_vec(), workers, |k, (start, end)| {
-        job(k, start, end)
-    })
 }
 
 /// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
