@@ -1074,7 +1074,8 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
     let mut next_id = 0u32;
     let mut line_base = 0usize;
     let mut table = Holders::with_capacity(holders_len);
-    let mut duplicates = false;
+    // Every holder after the first of its identifier, in file order: (identifier, global id).
+    let mut repeats: Vec<(&str, u32)> = Vec::new();
     let mut lists = Vec::with_capacity(fragments.len());
     dataset.records.reserve(records_len);
     for fragment in fragments {
@@ -1100,37 +1101,30 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
         );
         // Every identifier: its first holder, how many structures have it, whether the first is a record.
         for &(xref, local, is_record) in &holders {
-            duplicates |= table.insert(xref, global(local), is_record);
-        }
-        dataset.parts.push(part);
-        lists.push((holders, pointers));
-    }
-    let mut sink = Sink::default();
-    if duplicates {
-        // Reported at every holder after the first, in file order.
-        for (part, (holders, _)) in dataset.parts.iter().zip(&lists) {
-            for &(xref, local, _) in holders {
-                let id = part.first.saturating_add(local);
-                let Some(&Holder { first, count, .. }) = table.get(xref) else {
-                    continue;
-                };
-                if count > 1 && first != id {
-                    let line = |id| dataset.get(StructureId::from_u32(id));
-                    let first_line = line(first).and_then(|f| f.line()).unwrap_or(0);
-                    let at = line(id)
-                        .and_then(|s| s.range())
-                        .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
-                    sink.report(
-                        codes::DUPLICATE_XREF,
-                        Class::NonConformant,
-                        format!(
-                            "@{xref}@ is already the identifier of the structure on line {first_line}"
-                        ),
-                        at,
-                    );
-                }
+            if table.insert(xref, global(local), is_record) {
+                repeats.push((xref, global(local)));
             }
         }
+        dataset.parts.push(part);
+        lists.push(pointers);
+    }
+    let mut sink = Sink::default();
+    // Reported at every holder after the first, in file order.
+    for (xref, id) in repeats {
+        let Some(&Holder { first, .. }) = table.get(xref) else {
+            continue;
+        };
+        let line = |id| dataset.get(StructureId::from_u32(id));
+        let first_line = line(first).and_then(|f| f.line()).unwrap_or(0);
+        let at = line(id)
+            .and_then(|s| s.range())
+            .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
+        sink.report(
+            codes::DUPLICATE_XREF,
+            Class::NonConformant,
+            format!("@{xref}@ is already the identifier of the structure on line {first_line}"),
+            at,
+        );
     }
     // Pointers to the one record with their identifier, on one thread per fragment; the others are left.
     let shared = &table;
@@ -1138,7 +1132,7 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
         .parts
         .iter_mut()
         .zip(&lists)
-        .map(|(part, (_, pointers))| (part, pointers.as_slice()))
+        .map(|(part, pointers)| (part, pointers.as_slice()))
         .collect();
     let unresolved: Vec<Vec<(u32, &str, TextRange)>> = if work.len() > 2 {
         std::thread::scope(|scope| {
