@@ -269,18 +269,6 @@ fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Break {
     line_break
 }
 
-/// The first LF or CR in `bytes` from `from` on. Tokens are mostly short: a plain loop beats a call for them.
-#[inline]
-fn find_break(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    if rest.len() > 32 {
-        return memchr::memchr2(b'\n', b'\r', rest).map(|i| from + i);
-    }
-    rest.iter()
-        .position(|&b| b <= b'\r' && (b == b'\n' || b == b'\r'))
-        .map(|i| from + i)
-}
-
 /// One pass over a side's tokens, in text order, without a copy of the text. Lines start after every LF, CR LF
 /// or lone CR (a CR LF counts once, even split between two tokens), and the text's end starts a last, empty
 /// "line" unless a line break ends the text. The pass finds the line of every change's start and end, and keeps
@@ -383,7 +371,7 @@ impl<'a, 'r> Scan<'a, 'r> {
                     scan.start_line(pos);
                 }
             }
-            while let Some(at) = find_break(bytes, i) {
+            while let Some(at) = gedgraft_syntax::next_line_break(bytes, i) {
                 let end = if bytes[at] == b'\n' {
                     at + 1
                 } else {

@@ -52,12 +52,13 @@ pub(crate) struct LineFacts {
 /// and for a short line `memchr`'s set-up costs more than the search.
 const SHORT_SEARCH: usize = 64;
 
-/// The position of the first LF or CR at or after `from`.
+/// The position of the first LF or CR at or after `from` (`None` past the end): where the lexer ends a line.
 ///
-/// ```text
-/// next_line_break(b"1 SEX M\n2 ...", 0) == Some(7)
 /// ```
-pub(crate) fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
+/// assert_eq!(gedgraft_syntax::next_line_break(b"1 SEX M\n2 DATE", 0), Some(7));
+/// assert_eq!(gedgraft_syntax::next_line_break(b"1 SEX M\n2 DATE", 8), None);
+/// ```
+pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const LFS: u64 = u64::from_ne_bytes([b'\n'; 8]);
