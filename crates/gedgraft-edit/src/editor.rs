@@ -1878,21 +1878,12 @@ fn same_children_text(node: &GreenNodeData, s: &Splice) -> bool {
 /// Whether `parse` writes exactly `bytes` (compared piece by piece, without a second copy of the file).
 fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
     let encoding = parse.encoding();
-    let bom = parse.detection().bom.map(|b| b.encoding);
+    let bom = parse.detection().bom.map_or(encoding, |b| b.encoding);
     let mut rest = bytes;
     let mut piece = Vec::new();
     for t in gedgraft_syntax::green_tokens(parse.green()) {
-        // As `write_green` writes it.
         piece.clear();
-        let kind = t.kind();
-        let written = if kind == SyntaxKind::Raw.into() {
-            encoding.encode(t.text(), &mut piece)
-        } else if kind == SyntaxKind::Bom.into() {
-            bom.unwrap_or(encoding).encode_plain(t.text(), &mut piece)
-        } else {
-            encoding.encode_plain(t.text(), &mut piece)
-        };
-        if written.is_err() {
+        if gedgraft_syntax::write_token(t, encoding, bom, &mut piece).is_err() {
             return false;
         }
         match rest.strip_prefix(&piece[..]) {

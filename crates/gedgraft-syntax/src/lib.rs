@@ -41,7 +41,7 @@ pub use lexer::next_line_break;
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
-pub use write::{write_green, write_green_threads};
+pub use write::{write_green, write_green_threads, write_token};
 
 pub use gedgraft_encoding as encoding;
 pub use rowan;

@@ -187,18 +187,39 @@ fn write_range(
     let bom_encoding = bom_encoding.unwrap_or(encoding);
     // Large UTF-8 trees take `write_utf8_slice`; this walk serves small trees and the other encodings.
     let written = walk(children, count, out, |out, token| {
-        let kind = token.kind();
-        if kind == RAW {
-            encoding.encode(token.text(), out)?;
-        } else if kind == BOM {
-            bom_encoding.encode_plain(token.text(), out)?;
-        } else {
-            // The lexer puts raw characters in RAW tokens only: no need to look for them here.
-            encoding.encode_plain(token.text(), out)?;
-        }
-        Ok(out)
+        write_token(token, encoding, bom_encoding, out).map(|()| out)
     });
     written.map(|_| ())
+}
+
+/// Appends the octets of one token as [`write_green`] writes it: a `RAW` token's raw characters as their
+/// octets ([`Encoding::encode`]), a byte-order mark in `bom_encoding`, any other token in `encoding`
+/// ([`Encoding::encode_plain`]: the lexer puts raw characters in `RAW` tokens only).
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, green_tokens, parse, write_token};
+/// let parse = parse(b"0 HEAD\n0 TRLR\n");
+/// let mut out = Vec::new();
+/// for token in green_tokens(parse.green()) {
+///     write_token(token, Encoding::Utf16Le, Encoding::Utf16Le, &mut out).unwrap();
+/// }
+/// assert_eq!(out.len(), 2 * 14);
+/// ```
+#[inline]
+pub fn write_token(
+    token: &GreenTokenData,
+    encoding: Encoding,
+    bom_encoding: Encoding,
+    out: &mut Vec<u8>,
+) -> Result<(), Unencodable> {
+    let kind = token.kind();
+    if kind == RAW {
+        encoding.encode(token.text(), out)
+    } else if kind == BOM {
+        bom_encoding.encode_plain(token.text(), out)
+    } else {
+        encoding.encode_plain(token.text(), out)
+    }
 }
 
 /// Writes `count` top-level elements from `children` (and their subtrees) in UTF-8 into `buf`, which must be
