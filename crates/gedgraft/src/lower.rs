@@ -15,8 +15,10 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         ..LowerOptions::default()
     };
     let lowered = lower(&loaded.parse, &options);
-    let json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
-    crate::output::emit(&format!("{json}\n"))?;
+    // The dataset's JSON can be several times the file: the line break is added in place, not by a copy.
+    let mut json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
+    json.push('\n');
+    crate::output::emit(&json)?;
     let error = lowered
         .all_diagnostics(&loaded.parse)
         .iter()
