@@ -271,10 +271,9 @@ impl Tally {
                 self.warnings.push(w);
             }
         }
-        let stage_changes = edited.changes().to_vec();
         self.changes = Some(match self.changes.take() {
-            None => stage_changes,
-            Some(before) => compose_changes(&before, &stage_changes),
+            None => edited.changes().to_vec(),
+            Some(before) => compose_changes(&before, edited.changes()),
         });
     }
 }
