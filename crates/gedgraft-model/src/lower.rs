@@ -20,6 +20,7 @@ use crate::locate::locate_sorted;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
+use gedgraft_syntax::work::{in_order, workers_for};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
 use rustc_hash::FxHashMap;
 use text_size::{TextRange, TextSize};
@@ -139,21 +140,9 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     let mut fragments = Vec::with_capacity(runs.len() + 1);
     let metadata = std::mem::take(&mut head.metadata);
     fragments.push(head.into_fragment());
-    let mut runs = runs.into_iter();
-    let first_run = runs.next();
-    std::thread::scope(|scope| {
-        // The other runs on threads of their own, the first one here.
-        let handles: Vec<_> = runs
-            .map(|run| scope.spawn(move || lower_run(run)))
-            .collect();
-        fragments.extend(first_run.map(lower_run));
-        for handle in handles {
-            match handle.join() {
-                Ok(fragment) => fragments.push(fragment),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-    });
+    // One thread per run, the first on this one.
+    let workers = runs.len();
+    fragments.extend(in_order(runs, workers, lower_run));
     let (dataset, diagnostics) = assemble(metadata, fragments);
     finish(parse, dataset, diagnostics, options)
 }
@@ -214,12 +203,9 @@ fn split_records(
     let start = usize::from(elements.offset());
     let len = usize::from(total).saturating_sub(start);
     let count = match threads {
-        0 => std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(len / PARALLEL_CHUNK),
-        n => n,
-    }
-    .max(1);
+        0 => workers_for(len, PARALLEL_CHUNK),
+        n => n.max(1),
+    };
     // The starts of the runs: the first element, then the first record at or after each cut.
     let mut starts = vec![(first, elements.clone())];
     let mut probe = elements;
@@ -1134,30 +1120,12 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
         .zip(&lists)
         .map(|(part, pointers)| (part, pointers.as_slice()))
         .collect();
-    let unresolved: Vec<Vec<(u32, &str, TextRange)>> = if work.len() > 2 {
-        std::thread::scope(|scope| {
-            let mut work = work.into_iter();
-            let here: Vec<_> = work.by_ref().take(2).collect();
-            let handles: Vec<_> = work
-                .map(|(part, pointers)| scope.spawn(move || resolve(shared, part, pointers)))
-                .collect();
-            let mut unresolved: Vec<_> = here
-                .into_iter()
-                .map(|(part, pointers)| resolve(shared, part, pointers))
-                .collect();
-            for handle in handles {
-                match handle.join() {
-                    Ok(left) => unresolved.push(left),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            unresolved
-        })
-    } else {
-        work.into_iter()
-            .map(|(part, pointers)| resolve(shared, part, pointers))
-            .collect()
-    };
+    // The header's part and the first run's on this thread, each other run's on one of its own.
+    let workers = work.len().saturating_sub(1);
+    let unresolved: Vec<Vec<(u32, &str, TextRange)>> =
+        in_order(work, workers, |(part, pointers)| {
+            resolve(shared, part, pointers)
+        });
     // The others go to an UNDEF record per distinct identifier, in file order.
     let mut undefined: FxHashMap<&str, u32> = FxHashMap::default();
     let mut undefined_targets: Vec<&str> = Vec::new();

@@ -30,7 +30,7 @@ mod line_index;
 mod parse;
 mod parser;
 mod select;
-mod work;
+pub mod work;
 mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};

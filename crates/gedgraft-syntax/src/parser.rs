@@ -13,7 +13,7 @@ use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
-use crate::work::on_workers;
+use crate::work::{on_workers, workers_for};
 use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
 use text_size::{TextRange, TextSize};
@@ -30,11 +30,10 @@ const MIN_CHUNK: usize = 4 << 20;
 
 /// How many chunks `len` bytes are parsed in with `threads` threads (0: one per core).
 pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
-    let threads = match threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
-    threads.min(len / MIN_CHUNK).max(1)
+    match threads {
+        0 => workers_for(len, MIN_CHUNK),
+        n => n.min(len / MIN_CHUNK).max(1),
+    }
 }
 
 /// Parses decoded text; `encoding` names the encoding in messages about raw octets.

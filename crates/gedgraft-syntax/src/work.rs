@@ -1,4 +1,5 @@
-//! Running jobs on a few threads that take their work from one queue.
+//! Running jobs on a few threads that take their work from one queue, and how many threads a job of a given size
+//! is worth: what the parser, the writer and the lowering (`gedgraft-model`) share.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
@@ -7,7 +8,13 @@ use std::thread::Result;
 /// Runs `job(k, item)` for every `k`-th item on up to `workers` threads (the calling thread and scoped threads).
 /// Each thread takes the next item nobody has taken yet, so a thread that finishes early takes more. The results
 /// come in item order; a job that panicked gives `Err` with its panic, and the other jobs still run.
-pub(crate) fn on_workers<I: Send, T: Send>(
+///
+/// ```
+/// let squares = gedgraft_syntax::work::on_workers((1..=4).collect(), 2, |_, n: u32| n * n);
+/// let squares: Vec<u32> = squares.into_iter().map(|r| r.unwrap()).collect();
+/// assert_eq!(squares, [1, 4, 9, 16]);
+/// ```
+pub fn on_workers<I: Send, T: Send>(
     items: Vec<I>,
     workers: usize,
     job: impl Fn(usize, I) -> T + Sync,
@@ -46,9 +53,43 @@ pub(crate) fn on_workers<I: Send, T: Send>(
         .collect()
 }
 
+/// [`on_workers`] for jobs that should not fail: the results in item order; a job's panic is raised again here,
+/// once every other job has run.
+pub fn in_order<I: Send, T: Send>(
+    items: Vec<I>,
+    workers: usize,
+    job: impl Fn(I) -> T + Sync,
+) -> Vec<T> {
+    on_workers(items, workers, |_, item| job(item))
+        .into_iter()
+        .map(|result| result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        .collect()
+}
+
+/// How many threads a job of `len` octets runs on when the caller leaves it to the machine: one per core, as long
+/// as each gets at least `min_len` octets; at least one. The cores are only asked for when the job is large
+/// enough to use two.
+pub fn workers_for(len: usize, min_len: usize) -> usize {
+    let by_size = len / min_len.max(1);
+    if by_size < 2 {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().min(by_size))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::on_workers;
+    use super::{on_workers, workers_for};
+
+    #[test]
+    fn small_jobs_get_one_worker_and_large_ones_no_more_than_cores_or_size_allow() {
+        assert_eq!(workers_for(0, 10), 1);
+        assert_eq!(workers_for(19, 10), 1);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(workers_for(20, 10), cores.min(2));
+        assert_eq!(workers_for(10_000, 10), cores);
+        assert_eq!(workers_for(100, 0), cores.min(100));
+    }
 
     #[test]
     fn results_come_in_item_order_whatever_thread_ran_them() {

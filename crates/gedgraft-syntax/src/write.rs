@@ -99,7 +99,7 @@ pub fn write_green_threads(
         write_sequential(node, encoding, bom_encoding, &mut out)?;
         return Ok(out);
     }
-    let parts = run_jobs(ranges, workers, |range| {
+    let parts = crate::work::in_order(ranges, workers, |range| {
         let mut out = Vec::with_capacity(estimate(encoding, range.text_len()));
         let children = children_from(node, range.first);
         write_range(children, range.count, encoding, bom_encoding, &mut out).map(|()| out)
@@ -353,10 +353,7 @@ fn plan(node: &GreenNodeData, threads: usize) -> (usize, Vec<Range>) {
     let total = usize::from(node.text_len());
     let children = node.children().len();
     let workers = match threads {
-        0 => {
-            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-            cores.min(total / MIN_RANGE_LEN)
-        }
+        0 => crate::work::workers_for(total, MIN_RANGE_LEN),
         t => t,
     }
     .min(children)
@@ -408,19 +405,6 @@ fn split(node: &GreenNodeData, wanted: usize) -> Vec<Range> {
         .collect()
 }
 
-/// Runs `job` on every item on up to `workers` threads taking items from a queue (see
-/// [`crate::work::on_workers`]); results in item order. A panicking job panics here.
-fn run_jobs<I: Send, T: Send>(
-    items: Vec<I>,
-    workers: usize,
-    job: impl Fn(I) -> T + Sync,
-) -> Vec<T> {
-    crate::work::on_workers(items, workers, |_, item| job(item))
-        .into_iter()
-        .map(|result| result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        .collect()
-}
-
 /// Writes UTF-8 ranges into disjoint parts of one buffer of the node's text length, then closes up the gaps
 /// left by ranges whose raw characters made them shorter. `None` if some range did not fit in its part.
 fn write_utf8_ranges(
@@ -438,7 +422,7 @@ fn write_utf8_ranges(
         jobs.push((*range, part));
         rest = tail;
     }
-    let written = run_jobs(jobs, workers, |(range, part)| {
+    let written = crate::work::in_order(jobs, workers, |(range, part)| {
         let children = children_from(node, range.first);
         match bom_encoding.unwrap_or(Encoding::Utf8) {
             Encoding::Utf8 => write_utf8_slice::<true>(children, range.count, Encoding::Utf8, part),
