@@ -523,25 +523,22 @@ fn scan_both(
     new_ranges: &[Range<usize>],
     context: usize,
 ) -> (Scanned, Scanned) {
-    let large = u32::from(old.root.text_len()).min(u32::from(new.root.text_len())) >= PARALLEL_LEN;
-    let parallel = large && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    if parallel {
-        let scanned = std::thread::scope(|scope| {
-            let other = std::thread::Builder::new()
-                .spawn_scoped(scope, || Scan::run(old, old_ranges, &[], context))
-                .ok()?;
-            let new_scan = Scan::run(new, new_ranges, &[], context);
-            let old_scan = other.join().ok()?;
-            Some((old_scan, new_scan))
-        });
-        if let Some(both) = scanned {
-            return both;
-        }
+    let shorter = u32::from(old.root.text_len()).min(u32::from(new.root.text_len()));
+    // Two workers (one per side) once the shorter text reaches `PARALLEL_LEN`, if there are two cores.
+    let workers = gedgraft_syntax::work::workers_for(shorter as usize, PARALLEL_LEN as usize / 2);
+    let sides = vec![(old, old_ranges), (new, new_ranges)];
+    let mut scans = gedgraft_syntax::work::in_order(sides, workers, |(side, ranges)| {
+        Scan::run(side, ranges, &[], context)
+    })
+    .into_iter();
+    match (scans.next(), scans.next()) {
+        (Some(old_scan), Some(new_scan)) => (old_scan, new_scan),
+        // `in_order` returns one result per side.
+        _ => (
+            Scan::run(old, old_ranges, &[], context),
+            Scan::run(new, new_ranges, &[], context),
+        ),
     }
-    (
-        Scan::run(old, old_ranges, &[], context),
-        Scan::run(new, new_ranges, &[], context),
-    )
 }
 
 impl LineDiff {
