@@ -32,7 +32,7 @@ pub(crate) enum LineShape {
 }
 
 /// The facts about a well-formed line that the parser needs to place it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct LineFacts {
     pub level: usize,
     pub has_xref: bool,
@@ -78,6 +78,22 @@ pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
         i += 8;
     }
     memchr::memchr2(b'\n', b'\r', bytes.get(i..)?).map(|at| i + at)
+}
+
+/// The payload tokens the lexer makes of `text` written after a payload separator, as (kind, end offset in
+/// `text`) pairs: what a new payload must be spliced as so that the written file parses back to the same tree.
+///
+/// ```
+/// use gedgraft_syntax::{lex_payload_text, SyntaxKind};
+/// assert_eq!(
+///     lex_payload_text("@@me a@b"),
+///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 4), (SyntaxKind::AtSign, 5), (SyntaxKind::Text, 6)]
+/// );
+/// ```
+pub fn lex_payload_text(text: &str) -> Vec<(SyntaxKind, usize)> {
+    let mut out = Vec::new();
+    lex_payload(text, 0, &mut out, &mut LineFacts::default());
+    out
 }
 
 /// Tokenises `line` into `out` (cleared first) and says what shape the line has.

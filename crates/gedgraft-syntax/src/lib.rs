@@ -21,6 +21,7 @@
 pub mod ast;
 pub mod codes;
 mod diagnostic;
+mod dialect;
 mod dump;
 mod green;
 mod green_walk;
@@ -34,10 +35,11 @@ pub mod work;
 mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
+pub use dialect::Dialect;
 pub use dump::{dump, json_string};
 pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::next_line_break;
+pub use lexer::{lex_payload_text, next_line_break};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
