@@ -34,10 +34,10 @@ pub const UNKNOWN_ELF_VERSION: &str = "unknown-elf-version";
 /// (R-SERIALISATION-VERSION-04).
 pub const UNSUPPORTED_ELF_VERSION: &str = "unsupported-elf-version";
 /// Non-conformant structure: `GEDC` has a payload, not exactly one `VERS` and one `FORM`, or a `FORM` other
-/// than `LINEAGE-LINKED` (R-PARSING-METADATA-07).
+/// than `LINEAGE-LINKED` (R-PARSING-METADATA-07); in GEDCOM 7, not exactly one `VERS`, or a `FORM` at all.
 pub const BAD_GEDC: &str = "bad-gedc";
-/// Non-conformant source: the legacy GEDCOM version is neither 5.5 nor 5.5.1 (R-GEDCOM-VERSION-03,
-/// R-GEDCOM-VERSION-04).
+/// Non-conformant source: the GEDCOM version is not 5.5, 5.5.1 (R-GEDCOM-VERSION-03, R-GEDCOM-VERSION-04),
+/// 5.5.5 or 7.x (read by their own rules, see `gedgraft_syntax::Dialect`).
 pub const UNSUPPORTED_GEDCOM_VERSION: &str = "unsupported-gedcom-version";
 /// Non-conformant structure: a `PLANG` whose payload is empty, so it gives no language tag.
 pub const BAD_LANGUAGE_TAG: &str = "bad-language-tag";
@@ -57,6 +57,15 @@ pub const AMBIGUOUS_POINTER: &str = "ambiguous-pointer";
 /// Warning: a pointer to the identifier of a structure that is not a record; it now points to an `UNDEF`
 /// record (R-GLOSSARY-03, R-POINTER-CONV-10).
 pub const POINTER_TO_SUBSTRUCTURE: &str = "pointer-to-substructure";
+/// Non-conformant source: a GEDCOM 7 file read in an encoding other than UTF-8, or whose `CHAR` names another
+/// (GEDCOM 7.0 § Characters: UTF-8 only).
+pub const GEDCOM7_NOT_UTF8: &str = "gedcom7-not-utf8";
+/// Non-conformant structure: a `CONC` line in a GEDCOM 7 file (7.0 § Lines: `CONC` does not appear in version
+/// 7); merged as GEDCOM 5.5.1 would.
+pub const CONC_IN_GEDCOM7: &str = "conc-in-gedcom7";
+/// Non-conformant structure: a GEDCOM 7 line string that starts with a single `@` and is not a pointer
+/// (7.0 `lineStr`: a leading `@` is doubled); kept as written.
+pub const UNESCAPED_LEADING_AT: &str = "unescaped-leading-at";
 
 /// Every lowering code, for tests and documentation.
 pub const ALL: &[&str] = &[
@@ -77,4 +86,7 @@ pub const ALL: &[&str] = &[
     UNDEFINED_POINTER,
     AMBIGUOUS_POINTER,
     POINTER_TO_SUBSTRUCTURE,
+    GEDCOM7_NOT_UTF8,
+    CONC_IN_GEDCOM7,
+    UNESCAPED_LEADING_AT,
 ];

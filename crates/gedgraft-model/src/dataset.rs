@@ -12,6 +12,7 @@
 //! structure's first child follows it and every subtree is a contiguous run of ids, so each structure only
 //! records where its subtree ends.
 
+use gedgraft_syntax::Dialect;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use text_size::{TextRange, TextSize};
@@ -61,6 +62,9 @@ pub struct Dataset {
 /// (2019 § Header metadata, § Parsing serialisation metadata).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metadata {
+    /// The file's dialect, read from the header (`gedgraft_syntax::Dialect`): the rules the file was lowered by.
+    #[serde(with = "dialect_name")]
+    pub dialect: Dialect,
     /// The ELF serialisation version (`1 ELF 1.0`), if the header gives a valid one.
     pub elf_version: Option<Version>,
     /// The legacy GEDCOM version (`1 GEDC` + `2 VERS 5.5.1`), if the header gives a valid one.
@@ -74,6 +78,22 @@ pub struct Metadata {
     pub schemas: Vec<StructureId>,
     /// The header's other substructures (`SOUR`, `DATE`, `NOTE`, …), lowered like any structure.
     pub other: Vec<StructureId>,
+}
+
+/// A [`Dialect`] in serde as its name (`"GEDCOM 7.0"`).
+mod dialect_name {
+    use gedgraft_syntax::Dialect;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(dialect: &Dialect, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(dialect)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Dialect, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// A version number, `Integer "." Integer ( "." Integer )?` (2019 § Version numbers, R-VERSION-NUMBERS-01).

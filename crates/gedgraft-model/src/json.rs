@@ -37,8 +37,9 @@ pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
     w.opt_string(detection.declared.as_deref());
     w.out.push_str(", \"used\": ");
     w.string(detection.used.name());
-    w.out
-        .push_str("},\n  \"metadata\": {\n    \"elf_version\": ");
+    w.out.push_str("},\n  \"metadata\": {\n    \"dialect\": ");
+    w.string(&parse.dialect().to_string());
+    w.out.push_str(",\n    \"elf_version\": ");
     w.version(metadata.elf_version);
     w.out.push_str(",\n    \"gedcom_version\": ");
     w.version(metadata.gedcom_version);

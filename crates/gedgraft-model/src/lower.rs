@@ -25,6 +25,8 @@ use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity,
 use rustc_hash::FxHashMap;
 use text_size::{TextRange, TextSize};
 
+pub(crate) mod dialect_rules;
+
 /// How to lower.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LowerOptions {
@@ -61,8 +63,9 @@ pub struct Lowered {
 impl Lowered {
     /// Every diagnostic of the file in file order: the syntax layer's and the lowering's (at equal offsets the
     /// syntax layer's first). After a strict stop, only those up to and including the one that stopped it.
+    /// Syntax diagnostics that do not apply in the file's dialect (escapes in GEDCOM 7) are left out.
     pub fn all_diagnostics<'a>(&'a self, parse: &'a Parse) -> Vec<&'a Diagnostic> {
-        let syntax = parse.diagnostics();
+        let syntax = syntax_diagnostics(parse);
         let mine = &self.diagnostics;
         let mut out = Vec::with_capacity(syntax.len() + mine.len());
         let (mut i, mut j) = (0, 0);
@@ -74,7 +77,7 @@ impl Lowered {
             };
             let d = if take_syntax {
                 i += 1;
-                &syntax[i - 1]
+                syntax[i - 1]
             } else {
                 j += 1;
                 &mine[j - 1]
@@ -86,6 +89,13 @@ impl Lowered {
         }
         out
     }
+}
+
+/// The syntax layer's diagnostics that apply in the file's dialect.
+fn syntax_diagnostics(parse: &Parse) -> Vec<&Diagnostic> {
+    let dialect = parse.dialect();
+    let all = parse.diagnostics().iter();
+    all.filter(|d| dialect.applies(d.code)).collect()
 }
 
 /// Lowers a parsed file to its ELF dataset.
@@ -108,6 +118,7 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     let finishing = Finishing {
         ansel: parse.encoding() == Encoding::Ansel,
         nfc: options.nfc,
+        dialect: parse.dialect(),
     };
     let root: &GreenNodeData = parse.green();
     let document = Node::new(root, TextSize::from(0));
@@ -138,7 +149,10 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     let language = head.default_language.clone();
     let lower_run = |run| lower_run(parse, finishing, &language, trailer, run);
     let mut fragments = Vec::with_capacity(runs.len() + 1);
-    let metadata = std::mem::take(&mut head.metadata);
+    let metadata = Metadata {
+        dialect: finishing.dialect,
+        ..std::mem::take(&mut head.metadata)
+    };
     fragments.push(head.into_fragment());
     // One thread per run, the first on this one.
     let workers = runs.len();
@@ -526,7 +540,7 @@ impl<'p> Builder<'p> {
                 "PLANG" => self.default_language(sub),
                 "SCHMA" => kept.push((sub, sub_line, Mode::Literal)),
                 // R-PARSING-METADATA-05: CHAR was used when the file was decoded.
-                _ => {}
+                _ => self.character_set(sub),
             }
         }
         // Metadata structures and schemas are lowered once the default language is known, in file order. The
@@ -669,59 +683,6 @@ impl<'p> Builder<'p> {
                 format!("unknown ELF version {v}; read as ELF 1.0"),
                 line.payload_range(),
             );
-        }
-    }
-
-    /// R-PARSING-METADATA-07, R-GEDCOM-VERSION-03.
-    fn gedcom_version(&mut self, gedc: Node<'p>) {
-        let gedc_line = gedc.line();
-        let range = gedc_line.content;
-        if !gedc_line.raw_payload().is_empty() {
-            self.report(
-                codes::BAD_GEDC,
-                Class::NonConformant,
-                "GEDC must not have a payload".into(),
-                gedc_line.payload_range(),
-            );
-        }
-        let subs: Vec<LineInfo<'p>> = gedc.substructures().map(Node::line).collect();
-        let vers: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "VERS").collect();
-        let forms: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "FORM").collect();
-        for (name, found) in [("VERS", vers.len()), ("FORM", forms.len())] {
-            if found != 1 {
-                self.report(
-                    codes::BAD_GEDC,
-                    Class::NonConformant,
-                    format!("GEDC must have exactly one {name} substructure; it has {found}"),
-                    range,
-                );
-            }
-        }
-        if let Some(v) = vers.first() {
-            if let Some(version) = self.version(v, "the GEDCOM version") {
-                self.metadata.gedcom_version = Some(version);
-                let known = (version.major, version.minor) == (5, 5) && version.revision <= 1;
-                if !known {
-                    self.report(
-                        codes::UNSUPPORTED_GEDCOM_VERSION,
-                        Class::NonConformant,
-                        format!("GEDCOM version {version} is neither 5.5 nor 5.5.1"),
-                        v.payload_range(),
-                    );
-                }
-            }
-        }
-        if let Some(form) = forms.first() {
-            let text = form.raw_payload();
-            if text != "LINEAGE-LINKED" {
-                self.report(
-                    codes::BAD_GEDC,
-                    Class::NonConformant,
-                    format!("GEDC.FORM is `{text}`; it must be `LINEAGE-LINKED`"),
-                    form.payload_range(),
-                );
-            }
-            self.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
         }
     }
 
@@ -954,6 +915,8 @@ impl<'p> Builder<'p> {
             let cont = node.line();
             if cont.tag_text() == "CONT" {
                 text.decoded(out, "\n");
+            } else if !self.finishing.dialect.has_conc() {
+                dialect_rules::conc_line(&mut self.sink, self.finishing.dialect, cont.content);
             }
             if cont.sep_end.is_none() {
                 continue;
@@ -1129,8 +1092,9 @@ fn assemble(metadata: Metadata, fragments: Vec<Fragment<'_>>) -> (Dataset, Vec<D
     // The others go to an UNDEF record per distinct identifier, in file order.
     let mut undefined: FxHashMap<&str, u32> = FxHashMap::default();
     let mut undefined_targets: Vec<&str> = Vec::new();
+    let void = dialect_rules::null_pointer(dataset.metadata.dialect);
     for (part, left) in dataset.parts.iter_mut().zip(unresolved) {
-        for (local, target, at) in left {
+        for (local, target, at) in left.into_iter().filter(|p| Some(p.1) != void) {
             let (code, message) = match table.get(target) {
                 Some(&Holder { count, .. }) if count > 1 => (
                     codes::AMBIGUOUS_POINTER,
@@ -1337,9 +1301,8 @@ fn finish(
 /// Strict mode: find the first error in file order among the syntax and lowering diagnostics; keep the
 /// lowering diagnostics before it, and empty the dataset.
 fn stop_at_first_error(parse: &Parse, lowered: &mut Lowered) {
-    let syntax = parse
-        .diagnostics()
-        .iter()
+    let syntax = syntax_diagnostics(parse)
+        .into_iter()
         .find(|d| d.severity() == Severity::Error);
     let mine = lowered
         .diagnostics

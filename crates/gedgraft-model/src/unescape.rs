@@ -12,7 +12,7 @@ use crate::codes;
 use crate::green::Token;
 use crate::lower::Sink;
 use gedgraft_encoding::{ansel, raw};
-use gedgraft_syntax::{Class, SyntaxKind};
+use gedgraft_syntax::{Class, Dialect, SyntaxKind};
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// How decoded tree text becomes dataset text.
@@ -22,6 +22,8 @@ pub(crate) struct Finishing {
     pub ansel: bool,
     /// Normalise to NFC.
     pub nfc: bool,
+    /// The file's dialect: GEDCOM 7 doubles only a leading `@` and has no escapes.
+    pub dialect: Dialect,
 }
 
 /// A string payload being assembled from its lines, at the end of an output string (the part's text).
@@ -38,6 +40,8 @@ pub(crate) struct Finishing {
 pub(crate) struct TextBuilder {
     /// Literal runs are written straight into the output (the file is not ANSEL).
     direct: bool,
+    /// Only a leading `@@` is an escape (GEDCOM 7).
+    leading_at_only: bool,
     pieces: Vec<(bool, String)>,
 }
 
@@ -46,6 +50,7 @@ impl TextBuilder {
     pub fn new(finishing: Finishing) -> TextBuilder {
         TextBuilder {
             direct: !finishing.ansel,
+            leading_at_only: finishing.dialect.doubles_only_leading_at(),
             ..TextBuilder::default()
         }
     }
@@ -216,6 +221,9 @@ pub(crate) fn unescape_line<'g>(
     out: &mut String,
     sink: &mut Sink,
 ) {
+    if builder.leading_at_only {
+        return crate::lower::dialect_rules::unescape_leading_at_line(tokens, builder, out, sink);
+    }
     for token in tokens {
         match token.kind() {
             SyntaxKind::EscapedAt => builder.literal(out, "@"),
@@ -348,6 +356,7 @@ mod tests {
         let ansel_on = Finishing {
             ansel: true,
             nfc: false,
+            dialect: Dialect::Unknown,
         };
         assert_eq!(built(&[(true, "Jos\u{301}e")], ansel_on), "Jose\u{301}");
         assert_eq!(
@@ -357,11 +366,13 @@ mod tests {
         let nfc = Finishing {
             ansel: true,
             nfc: true,
+            dialect: Dialect::Unknown,
         };
         assert_eq!(built(&[(true, "Jos\u{301}e")], nfc), "José");
         let nfc_only = Finishing {
             ansel: false,
             nfc: true,
+            dialect: Dialect::Unknown,
         };
         assert_eq!(built(&[(true, "Jose\u{301}")], nfc_only), "José");
     }

@@ -67,6 +67,7 @@ pub fn json_report(
             "declared": detection.declared,
             "used": detection.used.name(),
         },
+        "dialect": parse.dialect().to_string(),
         "diagnostics": list,
     });
     if let Some(d) = stopped {

@@ -1,0 +1,166 @@
+//! The rules of the lowering that depend on the file's dialect ([`Dialect`], read from the header by the syntax
+//! layer): the `GEDC` structure, the encoding, the `@` rule and `CONC`.
+//!
+//! - ELF 1.0, GEDCOM 5.5 and 5.5.1 (and files of unknown version): `GEDC` holds exactly one `VERS` and one
+//!   `FORM LINEAGE-LINKED` (R-PARSING-METADATA-07); every `@` is doubled, `@#…@` are escapes.
+//! - GEDCOM 5.5.5: as 5.5.1, and `FORM` may carry its own `VERS`.
+//! - GEDCOM 7 (FamilySearch GEDCOM 7.0, `../shared/spec/gedcom7/gedcom-1-hierarchical-container-format.md`):
+//!   `GEDC` holds one `VERS` and no `FORM`; the file is UTF-8 (no `CHAR`, or `CHAR UTF-8` as some converters
+//!   write it); only a leading `@` of a line string is doubled, "leading @ doubled" in its `lineStr`
+//!   production, so `@@me` is `@me` and `a@@b`, `me@example.com` and `@#DJULIAN@` past the first character are
+//!   literal text; there are no escapes; and `CONC` "does not appear in version 7": a `CONC` line is
+//!   non-conformant (`conc-in-gedcom7`) and is still merged as GEDCOM 5.5.1 would, the reading its writer most
+//!   likely meant. A line string starting with a single `@` that is not a pointer matches neither production
+//!   and is non-conformant (`unescaped-leading-at`); its text is kept as written.
+
+use super::Builder;
+use crate::codes;
+use crate::green::{LineInfo, Node, Token};
+use crate::lower::Sink;
+use crate::unescape::{literal_text, TextBuilder};
+use gedgraft_encoding::Encoding;
+use gedgraft_syntax::{Class, Dialect, SyntaxKind};
+use text_size::TextRange;
+
+impl<'p> Builder<'p> {
+    /// `GEDC` (R-PARSING-METADATA-07, R-GEDCOM-VERSION-03), by the rules of the file's dialect.
+    pub(super) fn gedcom_version(&mut self, gedc: Node<'p>) {
+        let dialect = self.finishing.dialect;
+        let gedc_line = gedc.line();
+        let range = gedc_line.content;
+        if !gedc_line.raw_payload().is_empty() {
+            self.report(
+                codes::BAD_GEDC,
+                Class::NonConformant,
+                "GEDC must not have a payload".into(),
+                gedc_line.payload_range(),
+            );
+        }
+        let subs: Vec<LineInfo<'p>> = gedc.substructures().map(Node::line).collect();
+        let vers: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "VERS").collect();
+        let forms: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "FORM").collect();
+        let mut wanted = vec![("VERS", vers.len())];
+        if !dialect.is_gedcom7() {
+            wanted.push(("FORM", forms.len()));
+        }
+        for (name, found) in wanted {
+            if found != 1 {
+                self.report(
+                    codes::BAD_GEDC,
+                    Class::NonConformant,
+                    format!("GEDC must have exactly one {name} substructure; it has {found}"),
+                    range,
+                );
+            }
+        }
+        if let Some(v) = vers.first() {
+            if let Some(version) = self.version(v, "the GEDCOM version") {
+                self.metadata.gedcom_version = Some(version);
+                let known = matches!(
+                    (version.major, version.minor, version.revision),
+                    (5, 5, 0 | 1 | 5) | (7, _, _)
+                );
+                if !known {
+                    self.report(
+                        codes::UNSUPPORTED_GEDCOM_VERSION,
+                        Class::NonConformant,
+                        format!("GEDCOM version {version} is not 5.5, 5.5.1, 5.5.5 or 7.x"),
+                        v.payload_range(),
+                    );
+                }
+                if dialect.is_utf8_only() && self.parse.encoding() != Encoding::Utf8 {
+                    self.report(
+                        codes::GEDCOM7_NOT_UTF8,
+                        Class::NonConformant,
+                        format!(
+                            "{dialect} files are UTF-8 only; this one is read as {}",
+                            self.parse.encoding()
+                        ),
+                        v.payload_range(),
+                    );
+                }
+            }
+        }
+        if let Some(form) = forms.first() {
+            let text = form.raw_payload();
+            if dialect.is_gedcom7() {
+                self.report(
+                    codes::BAD_GEDC,
+                    Class::NonConformant,
+                    format!("{dialect} has no GEDC.FORM (it was GEDCOM 5's); remove it"),
+                    form.content,
+                );
+            } else if text != "LINEAGE-LINKED" {
+                self.report(
+                    codes::BAD_GEDC,
+                    Class::NonConformant,
+                    format!("GEDC.FORM is `{text}`; it must be `LINEAGE-LINKED`"),
+                    form.payload_range(),
+                );
+            }
+            self.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
+        }
+    }
+
+    /// `HEAD.CHAR` in a UTF-8-only dialect: absent or `UTF-8` (R-PARSING-METADATA-05 otherwise: it was used
+    /// when the file was decoded).
+    pub(super) fn character_set(&mut self, char_structure: Node<'p>) {
+        let dialect = self.finishing.dialect;
+        let line = char_structure.line();
+        let text = line.raw_payload();
+        if dialect.is_utf8_only() && !text.trim_matches([' ', '\t']).eq_ignore_ascii_case("UTF-8") {
+            self.report(
+                codes::GEDCOM7_NOT_UTF8,
+                Class::NonConformant,
+                format!("{dialect} files are UTF-8 only; CHAR says `{text}`"),
+                line.payload_range(),
+            );
+        }
+    }
+}
+
+/// The identifier of the null pointer, if the dialect has one: GEDCOM 7's `@VOID@` (7.0 `voidPtr`), which
+/// points nowhere rather than to an `UNDEF` record.
+pub(super) fn null_pointer(dialect: Dialect) -> Option<&'static str> {
+    dialect.is_gedcom7().then_some("VOID")
+}
+
+/// A `CONC` line in a dialect that has none.
+pub(super) fn conc_line(sink: &mut Sink, dialect: Dialect, range: TextRange) {
+    sink.report(
+        codes::CONC_IN_GEDCOM7,
+        Class::NonConformant,
+        format!(
+            "{dialect} has no CONC lines (a line may be as long as it needs); merged as GEDCOM 5.5.1 would"
+        ),
+        range,
+    );
+}
+
+/// Unescapes one line string of a dialect that doubles only a leading `@` (GEDCOM 7): a leading `@@` is one
+/// `@`, everything else is text as written.
+pub(crate) fn unescape_leading_at_line<'g>(
+    tokens: impl Iterator<Item = Token<'g>>,
+    builder: &mut TextBuilder,
+    out: &mut String,
+    sink: &mut Sink,
+) {
+    for (i, token) in tokens.enumerate() {
+        match token.kind() {
+            SyntaxKind::EscapedAt if i == 0 => builder.literal(out, "@"),
+            SyntaxKind::AtSign | SyntaxKind::Escape if i == 0 => {
+                sink.report(
+                    codes::UNESCAPED_LEADING_AT,
+                    Class::NonConformant,
+                    format!(
+                        "GEDCOM 7 line strings double a leading `@` (`@{}`); kept as written",
+                        token.text()
+                    ),
+                    token.range(),
+                );
+                builder.literal(out, token.text());
+            }
+            _ => builder.literal(out, token.text()),
+        }
+    }
+}
