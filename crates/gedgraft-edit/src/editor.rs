@@ -3,12 +3,12 @@
 use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
 use crate::render::{
-    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, split_lines, token,
-    token_units, value_units, Budget, Laid, Style, Unit,
+    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, token, token_units,
+    Budget, Laid, Style, Unit,
 };
-use crate::scope::Scope;
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
+use crate::{dialect, scope::Scope};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, Structure};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
@@ -646,10 +646,7 @@ impl<'p> Editor<'p> {
         let laid = match value {
             Value::Text(v) => {
                 let head = concat(&info.tokens[..=ti]);
-                let segments = split_lines(v)
-                    .into_iter()
-                    .map(|s| value_units(s, encoding))
-                    .collect();
+                let segments = dialect::segments(self.parse, v, encoding);
                 let budget = self.budget(&head, &style, info.level, encoding);
                 Some(lay_out_segments(segments, budget))
             }
@@ -702,7 +699,7 @@ impl<'p> Editor<'p> {
             .map(|t| t.text())
             .collect();
         Budget {
-            limit: self.limit(),
+            limit: dialect::line_limit(self.parse.dialect(), self.limit()),
             first_fixed: octets(
                 &format!("{head}{}{}", style.sep, style.line_break),
                 encoding,
@@ -1019,10 +1016,7 @@ impl<'p> Editor<'p> {
                     out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
                 }
                 NewPayload::Text(v) => {
-                    let segments = split_lines(v)
-                        .into_iter()
-                        .map(|seg| value_units(seg, encoding))
-                        .collect();
+                    let segments = dialect::segments(self.parse, v, encoding);
                     let budget = self.budget(&head_text, style, level, encoding);
                     let laid = lay_out_segments(segments, budget);
                     render::push_first_payload(&mut out, &style.sep, &laid.first);
@@ -1084,7 +1078,7 @@ impl<'p> Editor<'p> {
     pub fn escape_at_signs(&mut self, scope: Option<&Scope>) -> usize {
         let roots = self.scope_roots(scope);
         let edit = self.new_edit("escaping `@` as `@@`".into());
-        let doubled = token(SyntaxKind::EscapedAt, "@@");
+        let (doubled, dialect) = (token(SyntaxKind::EscapedAt, "@@"), self.parse.dialect());
         let mut found = Vec::new();
         for (node, offset) in &roots {
             let mut visit = |n: &GreenNodeData, at: u32| -> bool {
@@ -1096,8 +1090,9 @@ impl<'p> Editor<'p> {
                 } else {
                     return kind == SyntaxKind::Document.into();
                 };
+                let mut previous = None;
                 for (index, t, t_at) in tokens {
-                    if t.kind() == SyntaxKind::AtSign.into() {
+                    if dialect::doubles_at_sign(dialect, &mut previous, t.kind()) {
                         let new = doubled.clone();
                         found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                     }
@@ -1144,6 +1139,9 @@ impl<'p> Editor<'p> {
             }
             None => self.limit(),
         };
+        if dialect::refuse_rewrap(self.parse, &mut self.warnings) {
+            return Ok(0);
+        }
         let roots = self.scope_roots(scope);
         let edit = self.new_edit("re-wrapping payloads".into());
         let encoding = self.parse.encoding();
@@ -1475,6 +1473,7 @@ impl<'p> Editor<'p> {
                             .into(),
                 });
             }
+            dialect::check_transcode(self.parse, to)?;
             let t = Transcoder::new(self.parse, to, raw)?;
             self.charset_splices(to)?;
             if bom_encoding.is_some() || to.is_utf16() {
@@ -1711,6 +1710,7 @@ impl<'p> Editor<'p> {
                     }
                 }
             }
+            None if dialect::has_no_char(self.parse) => {}
             None => {
                 let node = header.syntax().clone();
                 let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));

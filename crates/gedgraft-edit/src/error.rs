@@ -46,6 +46,14 @@ pub enum EditError {
         /// What cannot be done, as a sentence fragment.
         what: String,
     },
+    /// The file's dialect forbids the edit (a GEDCOM 7 file is UTF-8 only, so it cannot be transcoded to
+    /// another encoding).
+    DialectForbids {
+        /// The file's dialect.
+        dialect: gedgraft_syntax::Dialect,
+        /// The edit refused and why.
+        what: String,
+    },
     /// Two edits touch the same octets; apply them one after the other instead.
     Overlap {
         /// The edit added first.
@@ -103,6 +111,9 @@ impl fmt::Display for EditError {
                 f.write_str("the structure does not belong to the file this editor edits")
             }
             EditError::Protected { what } => write!(f, "{what}"),
+            EditError::DialectForbids { dialect, what } => {
+                write!(f, "the file is {dialect}, which refuses {what}")
+            }
             EditError::Overlap { first, second } => write!(
                 f,
                 "edits overlap: {first} and {second} touch the same lines; apply them one after the other"
@@ -178,6 +189,14 @@ pub enum Warning {
     /// The edit tree did not re-parse to itself and the re-parsed tree was used instead. The octets are right;
     /// untouched subtrees are then not shared with the input tree. This indicates an editor bug on unusual input.
     Reparsed,
+    /// An edit that does not apply in the file's dialect was skipped (re-wrapping a GEDCOM 7 file, which has no
+    /// `CONC`).
+    NotInDialect {
+        /// The file's dialect.
+        dialect: gedgraft_syntax::Dialect,
+        /// The edit skipped and why.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -202,6 +221,9 @@ impl fmt::Display for Warning {
                     )?;
                 }
                 Ok(())
+            }
+            Warning::NotInDialect { dialect, what } => {
+                write!(f, "the file is {dialect}: not {what}")
             }
             Warning::Reparsed => f.write_str(
                 "the edited tree was rebuilt by re-parsing the output (its octets are right; please report this)",

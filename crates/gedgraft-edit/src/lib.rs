@@ -50,6 +50,15 @@
 //!   project's choice in -15) are split with `CONC` between two non-blank units, never inside `@@`, an escape
 //!   or a character (-09 to -14).
 //!
+//! # Dialects
+//!
+//! Every edit follows the file's dialect ([`Dialect`](gedgraft_syntax::Dialect), read from its header). In a
+//! GEDCOM 7 file, which doubles only the leading `@` of a line string, has no `CONC` and is UTF-8 only: a new
+//! payload doubles only a leading `@` (`@me` → `@@me`, `me@example.com` as it is) and is never split;
+//! [`Editor::escape_at_signs`] doubles only a bare `@` that starts a line string; [`Editor::rewrap`] changes
+//! nothing and warns ([`Warning::NotInDialect`]); [`Editor::transcode`] to anything but UTF-8 fails at apply
+//! ([`EditError::DialectForbids`]), and to UTF-8 adds no `CHAR`.
+//!
 //! Octets the file's encoding could not decode (raw octets) are never re-encoded or moved, except by a
 //! re-wrap of their own payload (which moves them whole) or a transcode (see [`RawOctets`]).
 //!
@@ -65,6 +74,7 @@
 //! context lines.
 
 mod atomic;
+mod dialect;
 mod diff;
 #[cfg(test)]
 mod diff_reference;

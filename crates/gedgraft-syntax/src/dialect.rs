@@ -98,7 +98,11 @@ impl Dialect {
         for s in header.substructures() {
             if tagged(&s, "ELF") {
                 let elf = text(&s);
-                let major = elf.trim_matches([' ', '\t']).split('.').next().unwrap_or("");
+                let major = elf
+                    .trim_matches([' ', '\t'])
+                    .split('.')
+                    .next()
+                    .unwrap_or("");
                 if major.trim_start_matches('0') == "1" {
                     return Dialect::Elf10;
                 }

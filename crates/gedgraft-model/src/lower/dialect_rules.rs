@@ -153,7 +153,7 @@ pub(crate) fn unescape_leading_at_line<'g>(
                     codes::UNESCAPED_LEADING_AT,
                     Class::NonConformant,
                     format!(
-                        "GEDCOM 7 line strings double a leading `@` (`@{}`); kept as written",
+                        "a GEDCOM 7 line string starting with `@` must double it (`@{}…`); kept as written",
                         token.text()
                     ),
                     token.range(),
