@@ -154,17 +154,16 @@ mod tests {
     }
 
     #[test]
-    fn gedcom7_has_no_line_limit_for_new_payloads() {
+    fn gedcom7_has_no_line_limit_and_doubles_only_a_leading_at_sign() {
         assert_eq!(line_limit(Dialect::GEDCOM_7_0, 255), usize::MAX);
         assert_eq!(line_limit(Dialect::Gedcom555, 255), 255);
-        assert!(doubles_at_sign(
-            Dialect::GEDCOM_7_0,
-            Some(SyntaxKind::PayloadSep)
-        ));
-        assert!(!doubles_at_sign(
-            Dialect::GEDCOM_7_0,
-            Some(SyntaxKind::Text)
-        ));
-        assert!(doubles_at_sign(Dialect::Elf10, Some(SyntaxKind::Text)));
+        let at = SyntaxKind::AtSign.into();
+        let mut previous = Some(SyntaxKind::PayloadSep);
+        assert!(doubles_at_sign(Dialect::GEDCOM_7_0, &mut previous, at));
+        assert_eq!(previous, Some(SyntaxKind::AtSign));
+        assert!(!doubles_at_sign(Dialect::GEDCOM_7_0, &mut previous, at));
+        assert!(doubles_at_sign(Dialect::Elf10, &mut previous, at));
+        let text = SyntaxKind::Text.into();
+        assert!(!doubles_at_sign(Dialect::Elf10, &mut previous, text));
     }
 }
