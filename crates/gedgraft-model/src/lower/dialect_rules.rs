@@ -68,7 +68,10 @@ impl<'p> Builder<'p> {
                         v.payload_range(),
                     );
                 }
-                if dialect.is_utf8_only() && self.parse.encoding() != Encoding::Utf8 {
+                // A CHAR other than UTF-8 is reported at the CHAR line (`character_set`).
+                let declared = self.parse.detection().declared.as_deref();
+                let char_ok = declared.is_none_or(|d| d.eq_ignore_ascii_case("UTF-8"));
+                if dialect.is_utf8_only() && self.parse.encoding() != Encoding::Utf8 && char_ok {
                     self.report(
                         codes::GEDCOM7_NOT_UTF8,
                         Class::NonConformant,
