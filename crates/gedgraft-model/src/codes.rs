@@ -59,10 +59,10 @@ pub const AMBIGUOUS_POINTER: &str = "ambiguous-pointer";
 pub const POINTER_TO_SUBSTRUCTURE: &str = "pointer-to-substructure";
 /// Non-conformant source: a GEDCOM 7 file read in an encoding other than UTF-8, or whose `CHAR` names another
 /// (GEDCOM 7.0 § Characters: UTF-8 only).
-pub const GEDCOM7_NOT_UTF8: &str = "gedcom7-not-utf8";
+pub const ENCODING_NOT_ALLOWED: &str = "encoding-not-allowed";
 /// Non-conformant structure: a `CONC` line in a GEDCOM 7 file (7.0 § Lines: `CONC` does not appear in version
 /// 7); merged as GEDCOM 5.5.1 would.
-pub const CONC_IN_GEDCOM7: &str = "conc-in-gedcom7";
+pub const CONC_NOT_ALLOWED: &str = "conc-not-allowed";
 /// Non-conformant structure: a GEDCOM 7 line string that starts with a single `@` and is not a pointer
 /// (7.0 `lineStr`: a leading `@` is doubled); kept as written.
 pub const UNESCAPED_LEADING_AT: &str = "unescaped-leading-at";
@@ -86,7 +86,7 @@ pub const ALL: &[&str] = &[
     UNDEFINED_POINTER,
     AMBIGUOUS_POINTER,
     POINTER_TO_SUBSTRUCTURE,
-    GEDCOM7_NOT_UTF8,
-    CONC_IN_GEDCOM7,
+    ENCODING_NOT_ALLOWED,
+    CONC_NOT_ALLOWED,
     UNESCAPED_LEADING_AT,
 ];

@@ -61,7 +61,7 @@ fn gedcom7_leading_single_at_is_non_conformant_and_kept() {
 #[test]
 fn gedcom7_conc_is_non_conformant_and_merged() {
     let (_, l) = seven("0 @N1@ SNOTE ab\n1 CONC cd");
-    assert_eq!(codes(&l), [c::CONC_IN_GEDCOM7]);
+    assert_eq!(codes(&l), [c::CONC_NOT_ALLOWED]);
     assert_eq!(record_text(&l.dataset, "SNOTE"), "abcd");
 }
 
@@ -79,7 +79,7 @@ fn gedcom7_header_rules() {
     assert_eq!(codes(&l), Vec::<&str>::new(), "CHAR UTF-8 is harmless");
     let (_, l) =
         lowered(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n2 FORM LINEAGE-LINKED\n1 CHAR ANSEL\n0 TRLR\n");
-    assert_eq!(codes(&l), [c::BAD_GEDC, c::GEDCOM7_NOT_UTF8]);
+    assert_eq!(codes(&l), [c::BAD_GEDC, c::ENCODING_NOT_ALLOWED]);
     let (_, l) = lowered(b"0 HEAD\n1 GEDC\n0 TRLR\n");
     assert_eq!(codes(&l), [c::BAD_GEDC, c::BAD_GEDC], "no VERS, no FORM");
     let mut utf16 = vec![0xFE, 0xFF];
@@ -89,7 +89,7 @@ fn gedcom7_header_rules() {
             .flat_map(u16::to_be_bytes),
     );
     let (_, l) = lowered(&utf16);
-    assert_eq!(codes(&l), [c::GEDCOM7_NOT_UTF8]);
+    assert_eq!(codes(&l), [c::ENCODING_NOT_ALLOWED]);
 }
 
 /// 7.0 `voidPtr`: `@VOID@` is a null pointer, not an undefined one.

@@ -243,9 +243,13 @@ fn r_gedcom_version_03_04_only_5_5_and_5_5_1() {
         assert!(gedc(ok).is_empty(), "{ok}");
     }
     // Example at L1767: 5.3, an abandoned draft of 1993.
-    for bad in ["5.3", "5.5.2", "7.0"] {
+    for bad in ["5.3", "5.5.2", "4.0"] {
         assert_eq!(gedc(bad), [c::UNSUPPORTED_GEDCOM_VERSION], "{bad}");
     }
+    // 5.5.5 and 7.x are read by their own dialect's rules (`gedgraft_syntax::Dialect`, tests/dialect.rs): 5.5.5
+    // is accepted, and a 7.0 `GEDC` has no `FORM`.
+    assert!(gedc("5.5.5").is_empty());
+    assert_eq!(gedc("7.0"), [c::BAD_GEDC]);
 }
 
 #[test]

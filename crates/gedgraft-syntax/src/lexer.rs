@@ -87,7 +87,7 @@ pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
 /// use gedgraft_syntax::{lex_payload_text, SyntaxKind};
 /// assert_eq!(
 ///     lex_payload_text("@@me a@b"),
-///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 4), (SyntaxKind::AtSign, 5), (SyntaxKind::Text, 6)]
+///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 6), (SyntaxKind::AtSign, 7), (SyntaxKind::Text, 8)]
 /// );
 /// ```
 pub fn lex_payload_text(text: &str) -> Vec<(SyntaxKind, usize)> {

@@ -147,8 +147,12 @@ fn check_json_has_the_documented_shape() {
     assert_eq!(lines.len(), 1, "one JSON object per file");
     let report = &lines[0];
     let keys: Vec<&String> = report.as_object().expect("an object").keys().collect();
-    assert_eq!(keys, ["file", "encoding", "diagnostics"]);
+    assert_eq!(keys, ["file", "encoding", "dialect", "diagnostics"]);
     assert_eq!(report["file"], "errors.ged");
+    assert_eq!(
+        report["dialect"], "unknown",
+        "errors.ged has no GEDC or ELF"
+    );
     let encoding = report["encoding"].as_object().expect("encoding object");
     let keys: Vec<&String> = encoding.keys().collect();
     assert_eq!(keys, ["detected", "declared", "used"]);

@@ -308,8 +308,8 @@ fn check_reports_what_gedcom7_does_not_allow() {
     };
     assert_eq!(
         codes(&reports[0]),
-        ["bad-gedc", "gedcom7-not-utf8", "conc-in-gedcom7"]
+        ["bad-gedc", "encoding-not-allowed", "conc-not-allowed"]
     );
-    assert_eq!(codes(&reports[1]), ["gedcom7-not-utf8"]);
+    assert_eq!(codes(&reports[1]), ["encoding-not-allowed"]);
     assert_eq!(reports[1]["dialect"], "GEDCOM 7.0");
 }

@@ -9,7 +9,7 @@
 //!   write it); only a leading `@` of a line string is doubled, "leading @ doubled" in its `lineStr`
 //!   production, so `@@me` is `@me` and `a@@b`, `me@example.com` and `@#DJULIAN@` past the first character are
 //!   literal text; there are no escapes; and `CONC` "does not appear in version 7": a `CONC` line is
-//!   non-conformant (`conc-in-gedcom7`) and is still merged as GEDCOM 5.5.1 would, the reading its writer most
+//!   non-conformant (`conc-not-allowed`) and is still merged as GEDCOM 5.5.1 would, the reading its writer most
 //!   likely meant. A line string starting with a single `@` that is not a pointer matches neither production
 //!   and is non-conformant (`unescaped-leading-at`); its text is kept as written.
 
@@ -73,7 +73,7 @@ impl<'p> Builder<'p> {
                 let char_ok = declared.is_none_or(|d| d.eq_ignore_ascii_case("UTF-8"));
                 if dialect.is_utf8_only() && self.parse.encoding() != Encoding::Utf8 && char_ok {
                     self.report(
-                        codes::GEDCOM7_NOT_UTF8,
+                        codes::ENCODING_NOT_ALLOWED,
                         Class::NonConformant,
                         format!(
                             "{dialect} files are UTF-8 only; this one is read as {}",
@@ -113,7 +113,7 @@ impl<'p> Builder<'p> {
         let text = line.raw_payload();
         if dialect.is_utf8_only() && !text.trim_matches([' ', '\t']).eq_ignore_ascii_case("UTF-8") {
             self.report(
-                codes::GEDCOM7_NOT_UTF8,
+                codes::ENCODING_NOT_ALLOWED,
                 Class::NonConformant,
                 format!("{dialect} files are UTF-8 only; CHAR says `{text}`"),
                 line.payload_range(),
@@ -131,7 +131,7 @@ pub(super) fn null_pointer(dialect: Dialect) -> Option<&'static str> {
 /// A `CONC` line in a dialect that has none.
 pub(super) fn conc_line(sink: &mut Sink, dialect: Dialect, range: TextRange) {
     sink.report(
-        codes::CONC_IN_GEDCOM7,
+        codes::CONC_NOT_ALLOWED,
         Class::NonConformant,
         format!(
             "{dialect} has no CONC lines (a line may be as long as it needs); merged as GEDCOM 5.5.1 would"
