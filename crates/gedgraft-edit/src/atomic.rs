@@ -1,15 +1,38 @@
 //! Replacing a file atomically: readers see the old octets or the new ones, never a mix, and a failure leaves
 //! the original untouched.
+//!
+//! Safety rules, each with a test in `tests/atomic.rs` or in the CLI's `tests/file_safety.rs`:
+//! - only a regular file (or a symbolic link to one, which is followed) is ever replaced: a device, FIFO,
+//!   socket or directory at the target is refused before anything is written;
+//! - the temporary file is created with mode 0600 (0666 less the umask for a new file) and gets the original's
+//!   owner, group and mode (set-user-ID bits included, set after the owner) only once its octets are written;
+//!   when the owner and group cannot be kept the write is refused;
+//! - a backup is never opened for writing: the original is hard-linked to a fresh temporary name that is
+//!   renamed over the backup name (a rename replaces a link at that name, it never follows it), or, where
+//!   hard links are not possible, copied to a new file created exclusively and renamed into place once
+//!   complete. An earlier backup is replaced only by a complete new one.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::ffi::OsString;
+#[cfg(unix)]
+use std::fs::Permissions;
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use tempfile::{Builder, NamedTempFile};
 
 /// Replaces the contents of `path` with `bytes` atomically: writes a temporary file in the same directory,
-/// flushes it to disk (`fsync`), gives it the original's permissions, then renames it over the original (and
-/// flushes the directory on Unix). With `backup = Some(suffix)` the original is first copied to
-/// `path` + `suffix`. A symbolic link is followed: the file it points to is replaced. On any failure the
-/// temporary file is removed and the original is left as it was.
+/// gives it the original's owner, group and permissions, flushes it to disk (`fsync`), then renames it over the
+/// original (and flushes the directory on Unix). With `backup = Some(suffix)` the original is kept as
+/// `path` + `suffix` (see [`check_backup_suffix`]). On any failure the temporary file is removed and the
+/// original (and an earlier backup) is left as it was.
+///
+/// - Only a regular file is replaced; anything else at `path` (a device, FIFO, socket, directory) is refused
+///   with [`io::ErrorKind::InvalidInput`] before anything is written (see [`check_replaceable`]).
+/// - A symbolic link is followed: the file it points to is replaced, the link stays, and the backup is made
+///   next to that file (a hard link must be in the same file system), not next to the link.
+/// - On Unix the new file keeps the original's owner and group, or the write fails: a file edited by root
+///   does not become root's. Its mode (set-user-ID and set-group-ID bits included) is set after the owner.
+/// - The new file is a new inode: other hard links to the original keep the old octets (as with `sed -i`).
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("gedgraft-edit-doc-{}", std::process::id()));
@@ -25,8 +48,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], backup: Option<&str>) -> io::Resu
     write_atomic_with(path, bytes, backup, |_| Ok(()))
 }
 
-/// [`write_atomic`] with a hook called with the temporary file's path just before the rename; an error from the
-/// hook aborts the write like any other failure (tests use it to check that the original survives).
+/// [`write_atomic`] with a hook called with the temporary file's path just before the rename (after the
+/// backup is made); an error from the hook aborts the write like any other failure (tests use it to check
+/// that the original survives).
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("gedgraft-edit-doc2-{}", std::process::id()));
@@ -45,40 +69,66 @@ pub fn write_atomic_with(
     backup: Option<&str>,
     before_rename: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
+    if let Some(suffix) = backup {
+        check_backup_suffix(suffix)?;
+    }
     let path = resolve(path)?;
+    let original = regular_or_absent(&path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?
-        .to_string_lossy()
-        .into_owned();
-    let (temp, mut file) = create_temp(&dir, &name)?;
-    let result = (|| {
-        file.write_all(bytes)?;
-        if let Ok(meta) = fs::metadata(&path) {
-            fs::set_permissions(&temp, meta.permissions())?;
-        }
-        file.sync_all()?;
-        drop(file);
-        if let Some(suffix) = backup {
-            if path.exists() {
-                let mut backup_path = path.clone().into_os_string();
-                backup_path.push(suffix);
-                fs::copy(&path, &backup_path)?;
-            }
-        }
-        before_rename(&temp)?;
-        fs::rename(&temp, &path)?;
-        sync_dir(&dir);
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    // A new file gets the usual 0666 less the umask from the start; a replacement starts private and gets the
+    // original's mode once it has the original's owner.
+    let mut temp = temp_file(
+        &dir,
+        &path,
+        ".tmp",
+        if original.is_some() { 0o600 } else { 0o666 },
+    )?;
+    temp.as_file_mut().write_all(bytes)?;
+    if let Some(meta) = &original {
+        keep_owner_and_mode(temp.as_file(), meta)?;
     }
-    result
+    temp.as_file().sync_all()?;
+    if let (Some(suffix), Some(meta)) = (backup, &original) {
+        let mut name = path.clone().into_os_string();
+        name.push(suffix);
+        let backup_path = PathBuf::from(name);
+        make_backup(&path, meta, &backup_path, &dir).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot make the backup {}: {e}", backup_path.display()),
+            )
+        })?;
+    }
+    before_rename(temp.path())?;
+    // Checked again: something else may have been put there while the file was written.
+    regular_or_absent(&path)?;
+    temp.persist(&path).map_err(|e| e.error)?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// Whether [`write_atomic`] may replace `path`: `Ok` when nothing is there yet or when it is a regular file
+/// (through symbolic links); an [`io::ErrorKind::InvalidInput`] error saying what is there otherwise (a
+/// directory, character or block device, FIFO or socket). Call it before reading a file to be rewritten in
+/// place: reading a FIFO would wait for a writer.
+pub fn check_replaceable(path: &Path) -> io::Result<()> {
+    regular_or_absent(&resolve(path)?).map(|_| ())
+}
+
+/// Whether `suffix` can name a backup: not empty (the backup would be the file itself) and without a path
+/// separator (the backup stays next to the file).
+pub fn check_backup_suffix(suffix: &str) -> io::Result<()> {
+    let problem = if suffix.is_empty() {
+        "the backup suffix is empty"
+    } else if suffix.contains('/') || (cfg!(windows) && suffix.contains('\\')) {
+        "the backup suffix contains a path separator"
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(io::ErrorKind::InvalidInput, problem))
 }
 
 /// The file a path names, through symbolic links.
@@ -89,19 +139,154 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
-/// A new temporary file next to the target.
-fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
-    let pid = std::process::id();
-    let mut last = None;
-    for n in 0..100u32 {
-        let temp = dir.join(format!(".{name}.gedgraft-{pid}-{n}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
+/// The metadata of the regular file at `path` (not a link: already resolved), `None` when nothing is there,
+/// or an error when something other than a regular file is there.
+fn regular_or_absent(path: &Path) -> io::Result<Option<Metadata>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(Some(meta)),
+        Ok(meta) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is {}, not a regular file; only regular files are replaced",
+                what_is(&meta)
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// What a file that is not a regular file is, for messages.
+fn what_is(meta: &Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
         }
     }
-    Err(last.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
+    "a special file"
+}
+
+/// A new temporary file next to `target` (its name ends in `ending`), created exclusively with `mode` (less the
+/// umask), removed when dropped.
+fn temp_file(dir: &Path, target: &Path, ending: &str, mode: u32) -> io::Result<NamedTempFile> {
+    let (prefix, suffix) = temp_affixes(target, ending);
+    let mut builder = Builder::new();
+    builder.prefix(&prefix).suffix(&suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    builder.tempfile_in(dir)
+}
+
+/// The prefix and suffix of temporary names next to `target`: `.NAME.` and `.gedgraft` + `ending`, so that
+/// they are hidden and recognisable as ours.
+fn temp_affixes(target: &Path, ending: &str) -> (OsString, String) {
+    let mut prefix = OsString::from(".");
+    if let Some(name) = target.file_name() {
+        prefix.push(name);
+    }
+    prefix.push(".");
+    (prefix, format!(".gedgraft{ending}"))
+}
+
+/// Gives `file` the owner, group and mode of the file `meta` describes. The owner first: changing it may clear
+/// the set-user-ID and set-group-ID bits, which the mode then sets again, for the original owner only.
+fn keep_owner_and_mode(file: &File, meta: &Metadata) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let current = file.metadata()?;
+        let (uid, gid) = (meta.uid(), meta.gid());
+        if (current.uid(), current.gid()) != (uid, gid) {
+            std::os::unix::fs::fchown(file, Some(uid), Some(gid)).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot keep the owner and group ({uid}:{gid}), so nothing was changed: {e}"),
+                )
+            })?;
+        }
+    }
+    file.set_permissions(meta.permissions())
+}
+
+/// Makes `backup` a complete copy of `original` (described by `meta`) or leaves it as it was.
+fn make_backup(original: &Path, meta: &Metadata, backup: &Path, dir: &Path) -> io::Result<()> {
+    // Already another name of the original: it holds the original octets and keeps them after the rename.
+    if fs::symlink_metadata(backup).is_ok_and(|b| same_file(&b, meta)) {
+        return Ok(());
+    }
+    let (prefix, suffix) = temp_affixes(original, ".bak");
+    let linked = Builder::new()
+        .prefix(&prefix)
+        .suffix(&suffix)
+        .make_in(dir, |name| fs::hard_link(original, name));
+    match linked {
+        Ok(link) => {
+            let name = link.path().to_path_buf();
+            link.persist(backup).map_err(|e| e.error)?;
+            // A rename between two names of one file does nothing (POSIX): the backup name became a name of
+            // the original in the meantime, and the temporary name is left to remove.
+            if fs::symlink_metadata(&name).is_ok_and(|n| same_file(&n, meta)) {
+                fs::remove_file(&name)?;
+            }
+            Ok(())
+        }
+        // No hard links here (or not allowed, as for a file of another user under protected_hardlinks).
+        Err(_) => copy_backup(File::open(original)?, meta, original, backup, dir),
+    }
+}
+
+/// Copies `from` (the original, described by `meta`) to a new file created exclusively next to `original`,
+/// with the original's owner, mode and modification time, and renames it over `backup` once complete.
+fn copy_backup(
+    mut from: impl Read,
+    meta: &Metadata,
+    original: &Path,
+    backup: &Path,
+    dir: &Path,
+) -> io::Result<()> {
+    let mut temp = temp_file(dir, original, ".bak", 0o600)?;
+    io::copy(&mut from, temp.as_file_mut())?;
+    keep_owner_and_mode(temp.as_file(), meta)?;
+    if let Ok(modified) = meta.modified() {
+        temp.as_file().set_modified(modified)?;
+    }
+    temp.as_file().sync_all()?;
+    temp.persist(backup).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Whether two metadata describe the same file.
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (a.dev(), a.ino()) == (b.dev(), b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// Flushes a directory's entries (the rename) to disk where the platform allows it.
@@ -112,4 +297,86 @@ fn sync_dir(dir: &Path) {
     }
     #[cfg(not(unix))]
     let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Yields `n` octets, then fails as a full disk does.
+    struct FullAfter(usize);
+
+    impl Read for FullAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0 == 0 {
+                return Err(io::Error::from(io::ErrorKind::StorageFull));
+            }
+            let n = self.0.min(buf.len());
+            buf[..n].fill(b'x');
+            self.0 -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_copied_backup_that_fails_half_way_leaves_the_earlier_backup() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let original = dir.path().join("a.ged");
+        let backup = dir.path().join("a.ged.orig");
+        fs::write(&original, vec![b'x'; 100_000]).expect("write");
+        fs::write(&backup, b"earlier good backup").expect("write");
+        let meta = fs::metadata(&original).expect("meta");
+        let err = copy_backup(FullAfter(50_000), &meta, &original, &backup, dir.path())
+            .expect_err("the disk is full");
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull);
+        assert_eq!(fs::read(&backup).expect("backup"), b"earlier good backup");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
+    }
+
+    #[test]
+    fn a_copied_backup_is_complete_and_keeps_the_mode_and_time() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let original = dir.path().join("a.ged");
+        let backup = dir.path().join("a.ged.orig");
+        fs::write(&original, b"0 HEAD\n0 TRLR\n").expect("write");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&original, Permissions::from_mode(0o640)).expect("chmod");
+        }
+        fs::write(&backup, b"earlier").expect("write");
+        let meta = fs::metadata(&original).expect("meta");
+        let from = File::open(&original).expect("open");
+        copy_backup(from, &meta, &original, &backup, dir.path()).expect("copy");
+        assert_eq!(fs::read(&backup).expect("backup"), b"0 HEAD\n0 TRLR\n");
+        let copied = fs::metadata(&backup).expect("meta");
+        assert_eq!(copied.permissions(), meta.permissions());
+        assert_eq!(copied.modified().ok(), meta.modified().ok());
+        assert!(!same_file(&copied, &meta), "a copy, not a link");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replacement_starts_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("a.ged");
+        let temp = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
+        let mode = temp
+            .as_file()
+            .metadata()
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o600);
+        let name = temp.path().file_name().expect("name").to_string_lossy();
+        assert!(
+            name.starts_with(".a.ged.") && name.ends_with(".gedgraft.tmp"),
+            "{name}"
+        );
+    }
 }

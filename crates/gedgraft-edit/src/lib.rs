@@ -86,7 +86,7 @@ mod scope;
 mod splice;
 mod transform;
 
-pub use atomic::{write_atomic, write_atomic_with};
+pub use atomic::{check_backup_suffix, check_replaceable, write_atomic, write_atomic_with};
 pub use diff::{unified_diff, LineDiff};
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LineBreak, NewPayload, NewStructure, Position, RawOctets};

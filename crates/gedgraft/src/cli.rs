@@ -129,15 +129,26 @@ pub struct FixArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the result to OUT instead of showing a diff (one FILE only). With no edit option the output is
-    /// identical to the input, octet for octet.
+    /// identical to the input, octet for octet. `-` writes to standard output, and so does a path naming the
+    /// file standard output is open on (such as /dev/stdout; /dev/stderr likewise writes to standard error).
+    /// Otherwise OUT is replaced atomically as with --in-place (owner, group and permissions kept when it
+    /// exists; a symbolic link is followed) if it is a regular file; anything else there (a device such as
+    /// /dev/null, a FIFO, a socket, a directory) is refused with status 2 and left alone.
     #[arg(short, long, value_name = "OUT", conflicts_with_all = ["in_place", "check"])]
     pub output: Option<PathBuf>,
-    /// Rewrite each FILE in place, atomically: a temporary file in the same directory is written, flushed to
-    /// disk and renamed over the original, whose permissions it keeps. Unchanged files are not touched.
+    /// Rewrite each FILE in place, atomically: a temporary file in the same directory (readable only by its
+    /// owner until complete) is written, flushed to disk and renamed over the original, whose owner, group and
+    /// permissions it keeps; a file whose owner and group cannot be kept is refused. Unchanged files are not
+    /// touched. Only regular files are edited: a FIFO, device or other special file is refused with status 2.
+    /// A symbolic link is followed: the file it points to is replaced and the link stays. The edited file is a
+    /// new file: other hard links to the original keep the old text (as with `sed -i`).
     #[arg(long, conflicts_with = "check")]
     pub in_place: bool,
-    /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`).
-    #[arg(long, value_name = "SUFFIX", requires = "in_place")]
+    /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`), next to the file that is
+    /// replaced (for a symbolic link, next to the file it points to). The backup is the original itself (a
+    /// hard link) or a complete copy; whatever was at that name (a file, a link) is replaced, never written
+    /// through, and only once the new backup is complete. SUFFIX may not be empty or contain `/`.
+    #[arg(long, value_name = "SUFFIX", requires = "in_place", value_parser = backup_suffix)]
     pub backup: Option<String>,
     /// Change nothing and print no diff; exit with status 1 when the edits would change a file.
     #[arg(long)]
@@ -189,4 +200,11 @@ pub struct FixArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// Checks a `--backup` suffix.
+fn backup_suffix(suffix: &str) -> Result<String, String> {
+    gedgraft_edit::check_backup_suffix(suffix)
+        .map(|()| suffix.to_owned())
+        .map_err(|e| e.to_string())
 }

@@ -11,13 +11,14 @@
 //! (the whole diff is made in diff mode only).
 
 use crate::cli::FixArgs;
-use crate::input;
+use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, write_atomic, Change, EditError, Edited, Editor, LineBreak, LineDiff,
-    RawOctets, Scope,
+    check_replaceable, compose_changes, write_atomic, Change, EditError, Edited, Editor, LineBreak,
+    LineDiff, RawOctets, Scope,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::Parse;
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -362,6 +363,10 @@ fn fix_file(
     stdout: &mut impl Write,
 ) -> Result<Report, String> {
     let name = path.display().to_string();
+    if args.in_place {
+        // Before reading: a FIFO would wait for a writer, and would then be replaced by a regular file.
+        check_replaceable(path).map_err(|e| format!("cannot edit {name} in place: {e}"))?;
+    }
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;
     // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
@@ -413,18 +418,23 @@ fn fix_file(
             Final::Parsed(parse) => LineDiff::counts(original, parse, &changes),
         }),
     };
-    let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
-        let written = match new {
-            Final::Edited(edited) => write_atomic(to, edited.bytes(), backup),
+    let octets = || -> Result<Cow<'_, [u8]>, String> {
+        Ok(match new {
+            Final::Edited(edited) => Cow::Borrowed(edited.bytes()),
             Final::Parsed(parse) => {
-                let bytes = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
-                write_atomic(to, &bytes, backup)
+                Cow::Owned(parse.to_bytes().map_err(|e| format!("{name}: {e}"))?)
             }
-        };
-        written.map_err(|e| format!("cannot write {}: {e}", to.display()))
+        })
+    };
+    let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
+        write_atomic(to, &octets()?, backup)
+            .map_err(|e| output::write_error(&to.display().to_string(), &e))
     };
     if let Some(out) = &args.output {
-        write(out, None)?;
+        match output::stream_named(out) {
+            Some(stream) => output::write_stream(stream, &octets()?, stdout)?,
+            None => write(out, None)?,
+        }
     } else if args.in_place {
         if changed {
             write(path, args.backup.as_deref())?;

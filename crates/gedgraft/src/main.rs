@@ -15,6 +15,7 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    survive_file_size_limit();
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Dump(args) => input::load(&args.file, &args.input).and_then(|loaded| {
@@ -31,5 +32,17 @@ fn main() -> ExitCode {
             eprintln!("gedgraft: {err}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Makes a write past the file size limit (`ulimit -f`) an error (`EFBIG`, "File too large") instead of a
+/// `SIGXFSZ` that kills the process and leaves a temporary file behind: with a handler installed the kernel
+/// fails the write, and the command reports it, removes its temporary file and exits with status 2.
+fn survive_file_size_limit() {
+    #[cfg(unix)]
+    {
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Failing to install the handler leaves the default action: nothing else to do about it.
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, seen);
     }
 }

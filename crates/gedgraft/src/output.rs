@@ -1,6 +1,8 @@
-//! Writing to standard output without panicking when the reader goes away (`gedgraft dump big.ged | head`).
+//! Writing to standard output without panicking when the reader goes away (`gedgraft dump big.ged | head`),
+//! and telling an output path that names a standard stream from a file to replace.
 
 use std::io::{ErrorKind, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set once standard output is closed; later output is dropped.
@@ -21,4 +23,68 @@ pub fn emit(text: &str) -> Result<(), String> {
         }
         Err(e) => Err(format!("cannot write to standard output: {e}")),
     }
+}
+
+/// A standard stream that an output path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The standard stream `path` names: `-` is standard output, and a path naming the very file that standard
+/// output or standard error is open on (`/dev/stdout`, `/dev/fd/2`, the terminal, the file the shell redirected
+/// it to) is that stream. Output to such a path goes through the stream: replacing the file by renaming would
+/// truncate what was appended to it, or fail for a pipe.
+pub fn stream_named(path: &Path) -> Option<Stream> {
+    if path.as_os_str() == "-" {
+        return Some(Stream::Stdout);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let target = std::fs::metadata(path).ok()?;
+        let is = |fd: std::os::fd::BorrowedFd<'_>| {
+            let open = fd.try_clone_to_owned().map(std::fs::File::from);
+            open.and_then(|f| f.metadata())
+                .is_ok_and(|m| (m.dev(), m.ino()) == (target.dev(), target.ino()))
+        };
+        if is(std::io::stdout().as_fd()) {
+            return Some(Stream::Stdout);
+        }
+        if is(std::io::stderr().as_fd()) {
+            return Some(Stream::Stderr);
+        }
+    }
+    None
+}
+
+/// Writes `bytes` to `stream` (`stdout` is the locked standard output).
+pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Result<(), String> {
+    let (written, name) = match stream {
+        Stream::Stdout => (
+            stdout.write_all(bytes).and_then(|()| stdout.flush()),
+            "standard output",
+        ),
+        Stream::Stderr => {
+            let mut err = std::io::stderr().lock();
+            (
+                err.write_all(bytes).and_then(|()| err.flush()),
+                "standard error",
+            )
+        }
+    };
+    written.map_err(|e| write_error(name, &e))
+}
+
+/// The message for a failed write to `what` (a file name or a stream), with a hint when the file size limit
+/// stopped it.
+pub fn write_error(what: &str, e: &std::io::Error) -> String {
+    let hint = if e.kind() == ErrorKind::FileTooLarge {
+        " (the output is larger than the file size limit, see `ulimit -f`)"
+    } else {
+        ""
+    };
+    format!("cannot write {what}: {e}{hint}")
 }

@@ -1,0 +1,578 @@
+//! Safe file handling of `gedgraft fix` (issue 12, "Files"): `--backup`, `-o`, `--in-place` with links, special
+//! files, owners, modes and the file size limit. Each numbered case of the issue is a test named after it; the
+//! real binary runs in a fresh temporary directory. Cases that need root (device nodes, `chown`) fail when `CI`
+//! is set and root is missing, and print a notice otherwise.
+#![cfg(unix)]
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use tempfile::TempDir;
+
+/// A file with a bare `@` for `--escape-at` to change.
+const SAMPLE: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n0 TRLR\n";
+/// `SAMPLE` after `--escape-at`.
+const ESCAPED: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@@example.com\n0 TRLR\n";
+
+fn temp_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("file-safety-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir")
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
+    command.arg("fix").args(args).current_dir(dir);
+    command
+}
+
+fn gedgraft(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().expect("run gedgraft fix")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exit code, not a signal")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The names in `dir`, sorted: shows that no temporary file was left behind.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn run(program: &str, args: &[&Path]) {
+    let status = Command::new(program)
+        .args(args)
+        .status()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(status.success(), "{program} failed");
+}
+
+/// Whether the tests run as root: the owner of a new file is the effective user.
+fn is_root(dir: &Path) -> bool {
+    let probe = dir.join(".probe");
+    fs::write(&probe, b"").expect("probe");
+    let root = fs::metadata(&probe).expect("probe").uid() == 0;
+    fs::remove_file(&probe).expect("probe");
+    root
+}
+
+/// True when root: the test goes on. Otherwise a failure under CI and a notice elsewhere.
+fn needs_root(dir: &Path, what: &str) -> bool {
+    if is_root(dir) {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} needs root and CI is set: run the tests as root"
+    );
+    eprintln!("NOTICE: {what} needs root; not checked in this run");
+    false
+}
+
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path)
+        .expect("metadata")
+        .file_type()
+        .is_symlink()
+}
+
+// 1. `--backup` never follows a link or truncates what is at the backup name.
+
+#[test]
+fn case_1a_backup_name_is_a_hard_link_to_the_file() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::hard_link(d.join("a.ged"), d.join("a.ged.orig")).expect("ln");
+    let out = gedgraft(
+        d,
+        &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
+    assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged", "a.ged.orig"]);
+}
+
+#[test]
+fn case_1b_backup_name_is_a_symlink_to_the_file() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    std::os::unix::fs::symlink("a.ged", d.join("a.ged.orig")).expect("ln -s");
+    let out = gedgraft(
+        d,
+        &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
+    assert!(!is_symlink(&d.join("a.ged.orig")), "the link was replaced");
+    assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged", "a.ged.orig"]);
+}
+
+#[test]
+fn case_1c_backup_name_is_a_symlink_to_another_file_which_is_not_touched() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::write(d.join("victim.txt"), b"someone else's file\n").expect("write");
+    fs::set_permissions(d.join("victim.txt"), fs::Permissions::from_mode(0o644)).expect("chmod");
+    std::os::unix::fs::symlink("victim.txt", d.join("a.ged.orig")).expect("ln -s");
+    let out = gedgraft(
+        d,
+        &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        fs::read(d.join("victim.txt")).expect("victim"),
+        b"someone else's file\n"
+    );
+    assert!(!is_symlink(&d.join("a.ged.orig")));
+    assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged", "a.ged.orig", "victim.txt"]);
+}
+
+/// A file of about 10 KB: over the file size limit the tests set with `ulimit -f 1` (512 or 1 024 octets).
+fn big_sample() -> Vec<u8> {
+    let mut bytes = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n".to_vec();
+    for i in 0..400 {
+        bytes.extend_from_slice(format!("0 @N{i}@ NOTE a long note\n").as_bytes());
+    }
+    bytes.extend_from_slice(b"0 TRLR\n");
+    bytes
+}
+
+/// `gedgraft fix ARGS` under a file size limit of one block.
+fn gedgraft_with_file_size_limit(dir: &Path, args: &[&str]) -> Output {
+    let script = format!(
+        "ulimit -f 1 && exec \"$0\" fix {}",
+        args.iter()
+            .map(|a| format!("'{a}'"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_gedgraft")])
+        .current_dir(dir)
+        .output()
+        .expect("run sh")
+}
+
+#[test]
+fn case_1d_disk_full_never_replaces_an_earlier_backup_with_a_partial_one() {
+    let dir = temp_dir();
+    let d = dir.path();
+    // The write of the new file fails (as on a full disk): the earlier backup and the file stay as they were.
+    let big = big_sample();
+    fs::write(d.join("a.ged"), &big).expect("write");
+    fs::write(d.join("a.ged.orig"), b"earlier good backup").expect("write");
+    let out = gedgraft_with_file_size_limit(
+        d,
+        &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), big);
+    assert_eq!(
+        fs::read(d.join("a.ged.orig")).expect("backup"),
+        b"earlier good backup"
+    );
+    assert_eq!(entries(d), ["a.ged", "a.ged.orig"]);
+    // The backup itself writes no octets (it is a hard link): a file too large to copy under the limit is
+    // backed up whole while its much smaller edited version is written.
+    let out = gedgraft_with_file_size_limit(
+        d,
+        &[
+            "--delete",
+            "NOTE",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "a.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), big);
+    assert_eq!(
+        fs::read(d.join("a.ged")).expect("file"),
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n0 TRLR\n"
+    );
+    assert_eq!(entries(d), ["a.ged", "a.ged.orig"]);
+}
+
+#[test]
+fn case_1e_an_empty_backup_suffix_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    for suffix in ["", "/x"] {
+        let out = gedgraft(
+            d,
+            &["--escape-at", "--in-place", "--backup", suffix, "a.ged"],
+        );
+        assert_eq!(code(&out), 2, "{suffix:?}");
+        assert!(stderr(&out).contains("backup suffix"), "{}", stderr(&out));
+    }
+    let out = gedgraft(d, &["--escape-at", "--in-place", "--backup=", "a.ged"]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged"]);
+}
+
+// 2. `-o PATH`: standard output for `-`, and nothing but a regular file is ever replaced.
+
+#[test]
+fn case_2a_output_to_a_character_device_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    if !needs_root(d, "making a device node") {
+        return;
+    }
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    run(
+        "mknod",
+        &[
+            &d.join("mynull"),
+            Path::new("c"),
+            Path::new("1"),
+            Path::new("3"),
+        ],
+    );
+    std::os::unix::fs::symlink("mynull", d.join("link")).expect("ln -s");
+    for target in ["mynull", "link"] {
+        let out = gedgraft(d, &["--escape-at", "a.ged", "-o", target]);
+        assert_eq!(code(&out), 2, "{target}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("cannot write") && err.contains("character device"),
+            "{err}"
+        );
+    }
+    let meta = fs::symlink_metadata(d.join("mynull")).expect("mynull");
+    assert!(meta.file_type().is_char_device(), "still a device");
+    assert!(is_symlink(&d.join("link")));
+    assert_eq!(entries(d), ["a.ged", "link", "mynull"]);
+}
+
+#[test]
+fn case_2b_output_to_a_fifo_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    run("mkfifo", &[&d.join("fifo")]);
+    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "fifo"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("fifo: it is a FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    let meta = fs::symlink_metadata(d.join("fifo")).expect("fifo");
+    assert!(meta.file_type().is_fifo());
+    assert_eq!(entries(d), ["a.ged", "fifo"]);
+}
+
+#[test]
+fn case_2c_output_to_a_socket_or_a_directory_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    let _socket = std::os::unix::net::UnixListener::bind(d.join("socket")).expect("bind");
+    fs::create_dir(d.join("sub")).expect("mkdir");
+    for (target, what) in [("socket", "a socket"), ("sub", "a directory")] {
+        let out = gedgraft(d, &["--escape-at", "a.ged", "-o", target]);
+        assert_eq!(code(&out), 2, "{target}");
+        assert!(stderr(&out).contains(what), "{}", stderr(&out));
+    }
+    assert!(fs::symlink_metadata(d.join("socket"))
+        .expect("socket")
+        .file_type()
+        .is_socket());
+    assert_eq!(entries(d), ["a.ged", "socket", "sub"]);
+    assert_eq!(entries(&d.join("sub")), Vec::<String>::new());
+}
+
+#[test]
+fn case_2d_output_dash_is_standard_output() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "-"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, ESCAPED);
+    assert!(stderr(&out).contains("a.ged: changed"), "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged"]);
+}
+
+#[test]
+fn case_2e_output_dev_stdout_writes_through_standard_output() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    // Into a pipe.
+    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, ESCAPED);
+    // Appended to a file (`>> log`): the earlier content stays, and the log is the same file.
+    fs::write(d.join("log"), b"earlier content\n").expect("write");
+    let inode = fs::metadata(d.join("log")).expect("log").ino();
+    let log = fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("log"))
+        .expect("open log");
+    let out = command(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"])
+        .stdout(Stdio::from(log))
+        .output()
+        .expect("run");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut expected = b"earlier content\n".to_vec();
+    expected.extend_from_slice(ESCAPED);
+    assert_eq!(fs::read(d.join("log")).expect("log"), expected);
+    assert_eq!(fs::metadata(d.join("log")).expect("log").ino(), inode);
+    assert_eq!(entries(d), ["a.ged", "log"]);
+}
+
+// 3. `--in-place` keeps owner and group, or refuses.
+
+#[test]
+fn case_3_in_place_keeps_owner_and_group() {
+    let dir = temp_dir();
+    let d = dir.path();
+    if !needs_root(d, "chown to nobody") {
+        return;
+    }
+    let nobody = |name: &str, mode: u32| {
+        let path = d.join(name);
+        fs::write(&path, SAMPLE).expect("write");
+        run("chown", &[Path::new("nobody:nogroup"), &path]);
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
+        fs::metadata(&path).expect("meta")
+    };
+    let plain = nobody("plain.ged", 0o640);
+    let setuid = nobody("setuid.ged", 0o4755);
+    assert_ne!(plain.uid(), 0, "chown worked");
+    let out = gedgraft(
+        d,
+        &[
+            "--escape-at",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "plain.ged",
+            "setuid.ged",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (name, before) in [("plain.ged", &plain), ("setuid.ged", &setuid)] {
+        let after = fs::metadata(d.join(name)).expect("meta");
+        assert_eq!(fs::read(d.join(name)).expect("file"), ESCAPED);
+        assert_ne!(after.ino(), before.ino(), "a new file");
+        assert_eq!(
+            (after.uid(), after.gid()),
+            (before.uid(), before.gid()),
+            "{name}"
+        );
+        // The set-user-ID bit stays with the original owner, never with root.
+        assert_eq!(after.mode() & 0o7777, before.mode() & 0o7777, "{name}");
+        let backup = fs::metadata(d.join(format!("{name}.orig"))).expect("backup");
+        assert_eq!((backup.uid(), backup.gid()), (before.uid(), before.gid()));
+        assert_eq!(backup.mode() & 0o7777, before.mode() & 0o7777);
+    }
+}
+
+#[test]
+fn case_3_in_place_refuses_when_the_owner_cannot_be_kept() {
+    let dir = temp_dir();
+    let d = dir.path();
+    if !needs_root(d, "running as nobody") {
+        return;
+    }
+    // A root file that nobody may write, in a directory nobody may write: nobody cannot give a new file to root.
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).expect("chmod dir");
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::set_permissions(d.join("a.ged"), fs::Permissions::from_mode(0o666)).expect("chmod");
+    let out = Command::new("setpriv")
+        .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_gedgraft"))
+        .args([
+            "fix",
+            "--escape-at",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "a.ged",
+        ])
+        .current_dir(d)
+        .output()
+        .expect("run setpriv (util-linux)");
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write a.ged: cannot keep the owner and group (0:0)"),
+        "{}",
+        stderr(&out)
+    );
+    let meta = fs::metadata(d.join("a.ged")).expect("meta");
+    assert_eq!((meta.uid(), meta.gid()), (0, 0));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
+    assert_eq!(entries(d), ["a.ged"]);
+}
+
+// 4. The temporary file is never more readable than the original.
+
+#[test]
+fn case_4_a_private_file_stays_private() {
+    // The temporary file is created with mode 0600 and given the original's mode only when complete (unit test
+    // `a_replacement_starts_readable_by_its_owner_only` in gedgraft-edit); here: the result keeps 0600.
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::set_permissions(d.join("a.ged"), fs::Permissions::from_mode(0o600)).expect("chmod");
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "umask 000 && exec \"$0\" fix --escape-at --in-place a.ged",
+        ])
+        .arg(env!("CARGO_BIN_EXE_gedgraft"))
+        .current_dir(d)
+        .output()
+        .expect("run sh");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
+    let mode = fs::metadata(d.join("a.ged")).expect("meta").mode();
+    assert_eq!(mode & 0o7777, 0o600);
+    assert_eq!(entries(d), ["a.ged"]);
+}
+
+// 5. A write over the file size limit is an I/O error, not a SIGXFSZ.
+
+#[test]
+fn case_5_the_file_size_limit_is_an_io_error() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let big = big_sample();
+    fs::write(d.join("a.ged"), &big).expect("write");
+    for args in [
+        &["--escape-at", "--in-place", "a.ged"][..],
+        &["--escape-at", "a.ged", "-o", "out.ged"][..],
+    ] {
+        let out = gedgraft_with_file_size_limit(d, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("cannot write"), "{err}");
+        assert!(err.contains("ulimit -f"), "{err}");
+        assert_eq!(fs::read(d.join("a.ged")).expect("file"), big);
+        assert_eq!(entries(d), ["a.ged"], "no temporary file left");
+    }
+}
+
+// 6. `--in-place` edits regular files only; links are followed.
+
+#[test]
+fn case_6_in_place_refuses_a_fifo() {
+    let dir = temp_dir();
+    let d = dir.path();
+    run("mkfifo", &[&d.join("fifo.ged")]);
+    // Refused before reading: reading would wait for a writer.
+    let out = gedgraft(d, &["--escape-at", "--in-place", "fifo.ged"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("cannot edit fifo.ged in place: it is a FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    let meta = fs::symlink_metadata(d.join("fifo.ged")).expect("fifo");
+    assert!(meta.file_type().is_fifo());
+    assert_eq!(entries(d), ["fifo.ged"]);
+}
+
+#[test]
+fn case_6_in_place_refuses_a_device() {
+    let dir = temp_dir();
+    let d = dir.path();
+    if !needs_root(d, "making a device node") {
+        return;
+    }
+    run(
+        "mknod",
+        &[
+            &d.join("null.ged"),
+            Path::new("c"),
+            Path::new("1"),
+            Path::new("3"),
+        ],
+    );
+    let out = gedgraft(d, &["--escape-at", "--in-place", "null.ged"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("character device"),
+        "{}",
+        stderr(&out)
+    );
+    let meta = fs::symlink_metadata(d.join("null.ged")).expect("device");
+    assert!(meta.file_type().is_char_device());
+    assert_eq!(entries(d), ["null.ged"]);
+}
+
+#[test]
+fn case_6_in_place_through_a_symlink_replaces_the_file_and_backs_it_up_beside_it() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::create_dir(d.join("real")).expect("mkdir");
+    fs::write(d.join("real/a.ged"), SAMPLE).expect("write");
+    std::os::unix::fs::symlink("real/a.ged", d.join("link.ged")).expect("ln -s");
+    let out = gedgraft(
+        d,
+        &["--escape-at", "--in-place", "--backup", ".orig", "link.ged"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(is_symlink(&d.join("link.ged")), "the link stays");
+    assert_eq!(fs::read(d.join("real/a.ged")).expect("file"), ESCAPED);
+    assert_eq!(fs::read(d.join("real/a.ged.orig")).expect("backup"), SAMPLE);
+    assert_eq!(entries(d), ["link.ged", "real"]);
+    assert_eq!(entries(&d.join("real")), ["a.ged", "a.ged.orig"]);
+}
+
+#[test]
+fn case_6_in_place_breaks_hard_links_as_sed_does() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::hard_link(d.join("a.ged"), d.join("other-name.ged")).expect("ln");
+    let out = gedgraft(d, &["--escape-at", "--in-place", "a.ged"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
+    assert_eq!(fs::read(d.join("other-name.ged")).expect("other"), SAMPLE);
+}
+
+#[test]
+fn fix_help_documents_the_file_rules() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(["fix", "--help"])
+        .output()
+        .expect("run");
+    let help = String::from_utf8_lossy(&out.stdout).replace(char::is_whitespace, " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for rule in [
+        "`-` writes to standard output",
+        "is refused with status 2 and left alone",
+        "owner, group and permissions it keeps",
+        "Only regular files are edited",
+        "next to the file it points to",
+        "other hard links to the original keep the old text",
+        "SUFFIX may not be empty",
+    ] {
+        assert!(help.contains(rule), "{rule:?} missing from fix --help");
+    }
+}
