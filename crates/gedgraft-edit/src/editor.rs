@@ -10,7 +10,7 @@ use crate::scope::Scope;
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::ast::{AstNode, Structure};
+use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::collections::{HashMap, HashSet};
@@ -184,13 +184,8 @@ fn line_info(node: &SyntaxNode) -> LineInfo {
     let find = |kind| tokens.iter().position(|t| t.kind() == kind);
     let level = tokens
         .iter()
-        .find(|t| t.kind() == SyntaxKind::Level)
-        .map_or(0, |t| {
-            t.text().bytes().fold(0usize, |acc, d| {
-                acc.saturating_mul(10)
-                    .saturating_add(usize::from(d.wrapping_sub(b'0')))
-            })
-        });
+        .find_map(|t| Level::cast(t.clone()))
+        .map_or(0, |l| l.value());
     LineInfo {
         tag: find(SyntaxKind::Tag),
         xref: find(SyntaxKind::Xref),
@@ -1694,7 +1689,7 @@ impl<'p> Editor<'p> {
         let name = charset_name(to);
         let char_structure = header.substructures().find(|s| {
             s.tag()
-                .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "CHAR")
+                .is_some_and(|t| AstToken::text(&t) == "CHAR")
         });
         match char_structure {
             Some(c) => {
@@ -1702,7 +1697,7 @@ impl<'p> Editor<'p> {
                 self.replace_payload(&node, Value::Text(name), edit, Encoding::Ascii);
                 for v in c.substructures() {
                     if v.tag()
-                        .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "VERS")
+                        .is_some_and(|t| AstToken::text(&t) == "VERS")
                     {
                         let n = v.syntax().clone();
                         let i = n.index();

@@ -37,7 +37,7 @@ pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dump::{dump, json_string};
 pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::next_line_break;
+pub use lexer::{next_line_break, MAX_LEVEL};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
