@@ -34,7 +34,7 @@ pub mod work;
 mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
-pub use dump::{dump, json_string};
+pub use dump::{dump, dump_to, json_string, MAX_INDENT};
 pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexer::{next_line_break, MAX_LEVEL};
