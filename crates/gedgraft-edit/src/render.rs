@@ -418,9 +418,7 @@ fn is_line_like(node: &SyntaxNode) -> bool {
 /// The level and leading whitespace of a node's first line.
 fn indent_of(node: &SyntaxNode) -> Option<(usize, String)> {
     let tokens = first_line_tokens(node);
-    let level = tokens
-        .iter()
-        .find_map(|t| Level::cast(t.clone()))?;
+    let level = tokens.iter().find_map(|t| Level::cast(t.clone()))?;
     let value = Some(level.value()).filter(|&v| v <= gedgraft_syntax::MAX_LEVEL)?;
     let ws = tokens
         .first()

@@ -119,20 +119,29 @@ mod tests {
         let (large_in, large) = size(4_000);
         let ratio = large.len() as f64 / small.len() as f64;
         let input_ratio = large_in as f64 / small_in as f64;
-        assert!(ratio < input_ratio * 1.1, "dump grew {ratio:.2}x for {input_ratio:.2}x input");
+        assert!(
+            ratio < input_ratio * 1.1,
+            "dump grew {ratio:.2}x for {input_ratio:.2}x input"
+        );
         let deep = large
             .lines()
             .find(|l| l.contains("[depth 3000] "))
             .expect("a line at depth 3000");
         assert!(deep.starts_with(&" ".repeat(2 * MAX_INDENT)));
         assert!(!deep[2 * MAX_INDENT..].starts_with(' '));
-        let shallow = large.lines().find(|l| l.trim_start().starts_with("STRUCTURE@")).expect("a structure");
+        let shallow = large
+            .lines()
+            .find(|l| l.trim_start().starts_with("STRUCTURE@"))
+            .expect("a structure");
         assert!(!shallow.contains("[depth"));
         let at_cap = large
             .lines()
             .filter(|l| l.starts_with(&" ".repeat(2 * MAX_INDENT)))
             .next()
             .expect("a line at the cap");
-        assert!(!at_cap.contains("[depth"), "depth {MAX_INDENT} is still shown by indentation: {at_cap}");
+        assert!(
+            !at_cap.contains("[depth"),
+            "depth {MAX_INDENT} is still shown by indentation: {at_cap}"
+        );
     }
 }

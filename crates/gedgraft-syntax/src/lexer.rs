@@ -591,7 +591,10 @@ mod tests {
         assert_eq!(read_level("149"), Ok(149));
         assert_eq!(read_level("4294967295"), Ok(MAX_LEVEL));
         assert_eq!(read_level("4294967296"), Err(BadLevel::OutOfRange));
-        assert_eq!(read_level("99999999999999999999"), Err(BadLevel::OutOfRange));
+        assert_eq!(
+            read_level("99999999999999999999"),
+            Err(BadLevel::OutOfRange)
+        );
         assert_eq!(read_level("01"), Err(BadLevel::LeadingZero));
         assert_eq!(read_level(""), Err(BadLevel::NotANumber));
         assert_eq!(read_level("1a"), Err(BadLevel::NotANumber));

@@ -41,7 +41,12 @@ impl LineIndex {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts.get(line - 1).copied().unwrap_or(0);
         let end = match self.starts.get(line) {
-            Some(&next) if text.as_bytes().get(start..next).is_some_and(|l| l.ends_with(b"\r\n")) => {
+            Some(&next)
+                if text
+                    .as_bytes()
+                    .get(start..next)
+                    .is_some_and(|l| l.ends_with(b"\r\n")) =>
+            {
                 next - 2
             }
             Some(&next) => next.saturating_sub(1).max(start),
@@ -101,7 +106,11 @@ mod tests {
         assert_eq!(line(6), "0 HEAD", "the break belongs to its line");
         assert_eq!(line(text.find("1 A").unwrap() + 2), "1 A");
         assert_eq!(line(text.find("1 B").unwrap()), "1 B");
-        assert_eq!(line(text.find("\n\r").unwrap() + 1), "", "LF CR: a blank line between");
+        assert_eq!(
+            line(text.find("\n\r").unwrap() + 1),
+            "",
+            "LF CR: a blank line between"
+        );
         assert_eq!(line(text.len()), "0 TRLR");
         assert_eq!(line(usize::MAX), "0 TRLR");
         assert_eq!(LineIndex::new("").line_range("", 0), 0..0);

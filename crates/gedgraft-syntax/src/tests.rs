@@ -96,11 +96,20 @@ fn r_lines_03_out_of_range_level_is_one_clear_error() {
     );
     let messages: Vec<&str> = p.diagnostics().iter().map(|d| d.message.as_str()).collect();
     assert!(messages[0].contains("`4294967296`"), "{messages:?}");
-    assert!(messages[1].contains("`99999999999999999999`"), "{messages:?}");
+    assert!(
+        messages[1].contains("`99999999999999999999`"),
+        "{messages:?}"
+    );
     assert!(!messages.iter().any(|m| m.contains("18446744073709551615")));
     assert_eq!(p.diagnostics()[0].class, Class::MalformedLine);
     // The bad lines are errors inside the NAME structure; `2 DATE` still nests under `1 NAME`.
-    let name = p.document().record_by_xref("I1").unwrap().substructures().next().unwrap();
+    let name = p
+        .document()
+        .record_by_xref("I1")
+        .unwrap()
+        .substructures()
+        .next()
+        .unwrap();
     assert_eq!(name.tag().unwrap().text(), "NAME");
     let errors = name
         .syntax()
@@ -108,13 +117,18 @@ fn r_lines_03_out_of_range_level_is_one_clear_error() {
         .filter(|n| n.kind() == SyntaxKind::Error)
         .count();
     assert_eq!(errors, 2);
-    assert_eq!(name.substructures().next().unwrap().tag().unwrap().text(), "DATE");
+    assert_eq!(
+        name.substructures().next().unwrap().tag().unwrap().text(),
+        "DATE"
+    );
     round_trips(input.as_bytes());
     // The largest level in range is a level (here a jump), not out of range.
     let p = parse(format!("0 HEAD\n{} X\n0 TRLR\n", crate::MAX_LEVEL).as_bytes());
     let codes_seen: Vec<&str> = p.diagnostics().iter().map(|d| d.code).collect();
     assert_eq!(codes_seen, [codes::LEVEL_JUMP]);
-    assert!(p.diagnostics()[0].message.contains("level 4294967295 follows level 0"));
+    assert!(p.diagnostics()[0]
+        .message
+        .contains("level 4294967295 follows level 0"));
 }
 
 #[test]

@@ -249,7 +249,8 @@ mod tests {
 
     #[test]
     fn short_lines_are_shown_whole_with_the_caret_at_the_column() {
-        let input = b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a @#x@ c\r2 CONC d\n0 TRLR\r\ntrailing\n";
+        let input =
+            b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a @#x@ c\r2 CONC d\n0 TRLR\r\ntrailing\n";
         let parse = parse(input);
         let text = parse.text();
         for d in parse.diagnostics() {
@@ -275,7 +276,11 @@ mod tests {
             .iter()
             .find(|(c, _)| c == "undecodable-octets")
             .expect("undecodable-octets");
-        assert!(s.source.starts_with('…') && s.source.ends_with("tail"), "{}", s.source);
+        assert!(
+            s.source.starts_with('…') && s.source.ends_with("tail"),
+            "{}",
+            s.source
+        );
         assert!(s.source.chars().count() < LONG_LINE);
         assert_eq!(s.source.chars().nth(s.pad), Some('\u{FFFD}'));
         assert_eq!(s.width, 1);
