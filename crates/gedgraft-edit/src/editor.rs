@@ -10,7 +10,7 @@ use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
 use crate::{dialect, scope::Scope};
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::ast::{AstNode, Structure};
+use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::collections::{HashMap, HashSet};
@@ -184,13 +184,8 @@ fn line_info(node: &SyntaxNode) -> LineInfo {
     let find = |kind| tokens.iter().position(|t| t.kind() == kind);
     let level = tokens
         .iter()
-        .find(|t| t.kind() == SyntaxKind::Level)
-        .map_or(0, |t| {
-            t.text().bytes().fold(0usize, |acc, d| {
-                acc.saturating_mul(10)
-                    .saturating_add(usize::from(d.wrapping_sub(b'0')))
-            })
-        });
+        .find_map(|t| Level::cast(t.clone()))
+        .map_or(0, |l| l.value());
     LineInfo {
         tag: find(SyntaxKind::Tag),
         xref: find(SyntaxKind::Xref),
@@ -936,8 +931,9 @@ impl<'p> Editor<'p> {
     /// If `index` in `parent` is the end of the text and the text does not end with a line break, adds one to
     /// the last line, so that new lines start on a line of their own.
     fn break_before_end(&mut self, parent: &SyntaxNode, index: usize, edit: usize) {
-        let at = splice::child_text_range(parent, index..index).start;
-        if at != u32::from(self.root.text_range().end()) {
+        if !splice::inserts_at_end(parent, index)
+            || parent.text_range().end() != self.root.text_range().end()
+        {
             return;
         }
         let Some(last) = self.root.last_token() else {
@@ -1460,6 +1456,7 @@ impl<'p> Editor<'p> {
     /// Applies the edits; `parse_now`: parse the output at once and check it against the spliced tree.
     pub(crate) fn apply_with(mut self, parse_now: bool) -> Result<Edited<'p>, EditError> {
         self.check_new_ids()?;
+        splice::resolve_texts(self.parse.green(), &mut self.splices);
         self.resolve_pointers();
         let mut encoding = self.parse.encoding();
         let mut bom_encoding = self.parse.detection().bom.map(|b| b.encoding);
@@ -1476,6 +1473,7 @@ impl<'p> Editor<'p> {
             dialect::check_transcode(self.parse, to)?;
             let t = Transcoder::new(self.parse, to, raw)?;
             self.charset_splices(to)?;
+            splice::resolve_texts(self.parse.green(), &mut self.splices);
             if bom_encoding.is_some() || to.is_utf16() {
                 if to.is_utf16() || to == Encoding::Utf8 {
                     if bom_encoding.is_none() {
@@ -1691,18 +1689,15 @@ impl<'p> Editor<'p> {
         };
         let edit = self.edits.len().saturating_sub(1);
         let name = charset_name(to);
-        let char_structure = header.substructures().find(|s| {
-            s.tag()
-                .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "CHAR")
-        });
+        let char_structure = header
+            .substructures()
+            .find(|s| s.tag().is_some_and(|t| AstToken::text(&t) == "CHAR"));
         match char_structure {
             Some(c) => {
                 let node = c.syntax().clone();
                 self.replace_payload(&node, Value::Text(name), edit, Encoding::Ascii);
                 for v in c.substructures() {
-                    if v.tag()
-                        .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "VERS")
-                    {
+                    if v.tag().is_some_and(|t| AstToken::text(&t) == "VERS") {
                         let n = v.syntax().clone();
                         let i = n.index();
                         self.splices

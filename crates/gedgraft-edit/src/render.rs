@@ -23,6 +23,7 @@
 
 use crate::splice::GreenElement;
 use gedgraft_encoding::{ansel, raw, Encoding};
+use gedgraft_syntax::ast::{AstToken, Level};
 use gedgraft_syntax::{SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 use std::ops::Range;
@@ -417,8 +418,8 @@ fn is_line_like(node: &SyntaxNode) -> bool {
 /// The level and leading whitespace of a node's first line.
 fn indent_of(node: &SyntaxNode) -> Option<(usize, String)> {
     let tokens = first_line_tokens(node);
-    let level = tokens.iter().find(|t| t.kind() == SyntaxKind::Level)?;
-    let value = level.text().parse::<usize>().ok()?;
+    let level = tokens.iter().find_map(|t| Level::cast(t.clone()))?;
+    let value = Some(level.value()).filter(|&v| v <= gedgraft_syntax::MAX_LEVEL)?;
     let ws = tokens
         .first()
         .filter(|t| t.kind() == SyntaxKind::Whitespace)

@@ -313,6 +313,7 @@ fn lowering_codes_are_distinct_and_kebab_case() {
         sc::MISPLACED_HEADER,
         sc::CONTINUATION_OF_POINTER,
         sc::POINTER_IN_CONTINUATION,
+        sc::LEVEL_OUT_OF_RANGE,
     ];
     let mut seen = std::collections::HashSet::new();
     for code in c::ALL {

@@ -325,12 +325,11 @@ impl Line {
 }
 
 impl Level {
-    /// The level as a number (saturating for absurdly large levels).
+    /// The level as a number. A `LEVEL` token of a parsed tree always holds a level from 0 to
+    /// [`MAX_LEVEL`](crate::MAX_LEVEL) (a larger one makes the line malformed, `level-out-of-range`); a token
+    /// whose text is not such a level (only in a tree built by hand) gives `usize::MAX`.
     pub fn value(&self) -> usize {
-        self.text().bytes().fold(0usize, |acc, d| {
-            acc.saturating_mul(10)
-                .saturating_add(usize::from(d.wrapping_sub(b'0')))
-        })
+        crate::lexer::read_level(self.text()).unwrap_or(usize::MAX)
     }
 }
 

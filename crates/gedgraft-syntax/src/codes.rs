@@ -6,6 +6,9 @@
 pub const FIRST_LINE_NOT_HEAD: &str = "first-line-not-head";
 /// A line's level is missing or is not `0` or a number without leading zeros (R-LINES-03).
 pub const BAD_LEVEL: &str = "bad-level";
+/// A level too large to be a level of any well-formed file (more than `MAX_LEVEL`, 4 294 967 295;
+/// R-LINES-03, R-LINES-04): a malformed line, reported with the level as written.
+pub const LEVEL_OUT_OF_RANGE: &str = "level-out-of-range";
 /// No whitespace between a line's components (R-LINES-06).
 pub const MISSING_DELIMITER: &str = "missing-delimiter";
 /// The line has no tag, or the tag has characters outside `[0-9A-Za-z_]` (R-TAGS-01).

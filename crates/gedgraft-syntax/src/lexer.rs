@@ -136,6 +136,44 @@ fn malformed(
     }
 }
 
+/// The deepest level a line may have. R-LINES-03 sets no upper limit, but a line of level `L` can only be
+/// well formed after `L` lines of levels `0..L` in the same record (R-LINES-04), each at least four octets
+/// long, so a level past `u32::MAX` can never be valid in a tree rowan can hold (its offsets are 32-bit).
+/// Larger levels are reported as [`codes::LEVEL_OUT_OF_RANGE`] instead of being silently saturated.
+pub const MAX_LEVEL: usize = u32::MAX as usize;
+
+/// Why a run of characters is not a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BadLevel {
+    /// Empty or not all ASCII digits.
+    NotANumber,
+    /// More than one digit, starting with `0` (R-LINES-03).
+    LeadingZero,
+    /// More than [`MAX_LEVEL`].
+    OutOfRange,
+}
+
+/// The value of a level as written: `0` or `[1-9][0-9]*` (R-LINES-03), at most [`MAX_LEVEL`]. The one place a
+/// level's text is read: the lexer, [`Level::value`](crate::ast::Level::value) and, through it, the editor
+/// all go through here.
+pub(crate) fn read_level(digits: &str) -> Result<usize, BadLevel> {
+    if digits.is_empty() || !digits.bytes().all(|d| d.is_ascii_digit()) {
+        return Err(BadLevel::NotANumber);
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return Err(BadLevel::LeadingZero);
+    }
+    let mut level = 0usize;
+    for d in digits.bytes() {
+        level = level
+            .checked_mul(10)
+            .and_then(|l| l.checked_add(usize::from(d - b'0')))
+            .filter(|&l| l <= MAX_LEVEL)
+            .ok_or(BadLevel::OutOfRange)?;
+    }
+    Ok(level)
+}
+
 fn skip_blanks(bytes: &[u8], mut pos: usize) -> usize {
     while pos < bytes.len() && (bytes[pos] == b' ' || bytes[pos] == b'\t') {
         pos += 1;
@@ -160,17 +198,33 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
         ));
     }
     let digits = &line[start..pos];
-    if digits.len() > 1 && digits.starts_with('0') {
-        return Err(malformed(
-            None,
-            codes::BAD_LEVEL,
-            format!("level `{digits}` has a leading zero"),
-            start,
-        ));
-    }
-    let level = digits.bytes().fold(0usize, |acc, d| {
-        acc.saturating_mul(10).saturating_add(usize::from(d - b'0'))
-    });
+    let level = match read_level(digits) {
+        Ok(level) => level,
+        Err(BadLevel::LeadingZero) => {
+            return Err(malformed(
+                None,
+                codes::BAD_LEVEL,
+                format!("level `{digits}` has a leading zero"),
+                start,
+            ))
+        }
+        Err(BadLevel::OutOfRange) => {
+            return Err(malformed(
+                None,
+                codes::LEVEL_OUT_OF_RANGE,
+                format!("level `{digits}` is out of range: levels go up to {MAX_LEVEL}"),
+                start,
+            ))
+        }
+        Err(BadLevel::NotANumber) => {
+            return Err(malformed(
+                None,
+                codes::BAD_LEVEL,
+                "the line does not start with a level number",
+                start,
+            ))
+        }
+    };
     out.push((SyntaxKind::Level, pos));
     let after_level = pos;
     pos = skip_blanks(bytes, pos);
@@ -545,6 +599,27 @@ mod tests {
                 "{line}: {tokens:?}"
             );
         }
+    }
+
+    #[test]
+    fn r_lines_03_levels_read_in_one_place() {
+        assert_eq!(read_level("0"), Ok(0));
+        assert_eq!(read_level("149"), Ok(149));
+        assert_eq!(read_level("4294967295"), Ok(MAX_LEVEL));
+        assert_eq!(read_level("4294967296"), Err(BadLevel::OutOfRange));
+        assert_eq!(
+            read_level("99999999999999999999"),
+            Err(BadLevel::OutOfRange)
+        );
+        assert_eq!(read_level("01"), Err(BadLevel::LeadingZero));
+        assert_eq!(read_level(""), Err(BadLevel::NotANumber));
+        assert_eq!(read_level("1a"), Err(BadLevel::NotANumber));
+        let (tokens, shape) = lex("4294967296 Y");
+        assert!(
+            matches!(&shape, LineShape::Malformed { level: None, code, .. } if *code == codes::LEVEL_OUT_OF_RANGE),
+            "{shape:?}"
+        );
+        assert!(tokens.iter().all(|(k, _)| *k == ErrorText), "{tokens:?}");
     }
 
     #[test]

@@ -36,10 +36,10 @@ mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dialect::Dialect;
-pub use dump::{dump, json_string};
+pub use dump::{dump, dump_to, json_string, MAX_INDENT};
 pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::{lex_payload_text, next_line_break};
+pub use lexer::{lex_payload_text, next_line_break, MAX_LEVEL};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};

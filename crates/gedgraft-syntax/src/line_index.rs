@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Location;
 use gedgraft_encoding::SourceMap;
+use std::ops::Range;
 
 /// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +32,27 @@ impl LineIndex {
     /// The number of lines (a final line break starts an empty last line).
     pub fn line_count(&self) -> usize {
         self.starts.len()
+    }
+
+    /// The range of the line holding text offset `offset` (clamped to the text), without its line break: the
+    /// line [`LineIndex::locate`] gives the number of. `text` is the text this index was made from.
+    pub fn line_range(&self, text: &str, offset: usize) -> Range<usize> {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or(0);
+        let end = match self.starts.get(line) {
+            Some(&next)
+                if text
+                    .as_bytes()
+                    .get(start..next)
+                    .is_some_and(|l| l.ends_with(b"\r\n")) =>
+            {
+                next - 2
+            }
+            Some(&next) => next.saturating_sub(1).max(start),
+            None => text.len(),
+        };
+        start..end
     }
 
     /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
@@ -73,6 +95,25 @@ mod tests {
             "LF CR is two breaks (R-LINE-STRINGS-02)"
         );
         assert_eq!(at("TRLR").column, 3);
+    }
+
+    #[test]
+    fn line_ranges_leave_out_the_line_break() {
+        let text = "0 HEAD\r\n1 A\r1 B\n\r0 TRLR";
+        let index = LineIndex::new(text);
+        let line = |at: usize| &text[index.line_range(text, at)];
+        assert_eq!(line(0), "0 HEAD");
+        assert_eq!(line(6), "0 HEAD", "the break belongs to its line");
+        assert_eq!(line(text.find("1 A").unwrap() + 2), "1 A");
+        assert_eq!(line(text.find("1 B").unwrap()), "1 B");
+        assert_eq!(
+            line(text.find("\n\r").unwrap() + 1),
+            "",
+            "LF CR: a blank line between"
+        );
+        assert_eq!(line(text.len()), "0 TRLR");
+        assert_eq!(line(usize::MAX), "0 TRLR");
+        assert_eq!(LineIndex::new("").line_range("", 0), 0..0);
     }
 
     #[test]

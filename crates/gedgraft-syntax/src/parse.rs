@@ -13,7 +13,7 @@ use gedgraft_encoding::{
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::borrow::Cow;
 use std::sync::OnceLock;
-use text_size::TextSize;
+use text_size::{TextRange, TextSize};
 
 /// How to parse.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -185,6 +185,16 @@ impl Parse {
         let text = self.text();
         let index = self.line_index.get_or_init(|| LineIndex::new(text));
         index.locate(text, &self.source_map, usize::from(offset))
+    }
+
+    /// The tree range of the line holding tree offset `offset`, without its line break (the line
+    /// [`Parse::locate`] numbers). Logarithmic in the number of lines, once the line index is built.
+    pub fn line_range(&self, offset: TextSize) -> TextRange {
+        let text = self.text();
+        let index = self.line_index.get_or_init(|| LineIndex::new(text));
+        let range = index.line_range(text, usize::from(offset));
+        let at = |o: usize| TextSize::from(u32::try_from(o).unwrap_or(u32::MAX));
+        TextRange::new(at(range.start), at(range.end))
     }
 
     /// The file's octets, written back through the tree token by token.

@@ -75,6 +75,62 @@ fn misplaced_continuations_are_reported() {
     );
 }
 
+/// R-LINES-03 sets no upper limit, but a level past `MAX_LEVEL` cannot be valid (R-LINES-04 in a 32-bit tree):
+/// one `level-out-of-range` error quoting the level as written, the line kept as an `ERROR` node that neither
+/// nests nor sets the previous level, and no saturated number anywhere.
+#[test]
+fn r_lines_03_out_of_range_level_is_one_clear_error() {
+    let input = "0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n99999999999999999999 NOTE x\n2 DATE 1\n0 TRLR\n";
+    let p = parse(input.as_bytes());
+    let codes_seen: Vec<(&str, usize)> = p
+        .diagnostics()
+        .iter()
+        .map(|d| (d.code, d.location.line))
+        .collect();
+    assert_eq!(
+        codes_seen,
+        [
+            (codes::LEVEL_OUT_OF_RANGE, 4),
+            (codes::LEVEL_OUT_OF_RANGE, 5)
+        ]
+    );
+    let messages: Vec<&str> = p.diagnostics().iter().map(|d| d.message.as_str()).collect();
+    assert!(messages[0].contains("`4294967296`"), "{messages:?}");
+    assert!(
+        messages[1].contains("`99999999999999999999`"),
+        "{messages:?}"
+    );
+    assert!(!messages.iter().any(|m| m.contains("18446744073709551615")));
+    assert_eq!(p.diagnostics()[0].class, Class::MalformedLine);
+    // The bad lines are errors inside the NAME structure; `2 DATE` still nests under `1 NAME`.
+    let name = p
+        .document()
+        .record_by_xref("I1")
+        .unwrap()
+        .substructures()
+        .next()
+        .unwrap();
+    assert_eq!(name.tag().unwrap().text(), "NAME");
+    let errors = name
+        .syntax()
+        .children()
+        .filter(|n| n.kind() == SyntaxKind::Error)
+        .count();
+    assert_eq!(errors, 2);
+    assert_eq!(
+        name.substructures().next().unwrap().tag().unwrap().text(),
+        "DATE"
+    );
+    round_trips(input.as_bytes());
+    // The largest level in range is a level (here a jump), not out of range.
+    let p = parse(format!("0 HEAD\n{} X\n0 TRLR\n", crate::MAX_LEVEL).as_bytes());
+    let codes_seen: Vec<&str> = p.diagnostics().iter().map(|d| d.code).collect();
+    assert_eq!(codes_seen, [codes::LEVEL_JUMP]);
+    assert!(p.diagnostics()[0]
+        .message
+        .contains("level 4294967295 follows level 0"));
+}
+
 #[test]
 fn r_lines_04_level_jump_keeps_its_level_and_nests_under_deepest() {
     let input =

@@ -96,7 +96,6 @@ pub fn human_report(
     no_warnings: bool,
 ) -> String {
     let parse = &loaded.parse;
-    let root = parse.syntax();
     let mut out = String::new();
     let (mut errors, mut warnings) = (0, 0);
     for &d in diagnostics {
@@ -117,22 +116,16 @@ pub fn human_report(
             loc.column,
             loc.offset
         );
-        let start = usize::from(d.range.start()).min(usize::from(root.text_range().end()));
-        let (line, line_start) = source_line(&root, start);
-        let source: String = line.chars().map(printable).collect();
-        let (start, end) = (start - line_start, usize::from(d.range.end()) - line_start);
-        let end = end.clamp(start, line.len());
-        let width = line.get(start..end).map_or(0, |t| t.chars().count()).max(1);
-        let gutter = loc.line.to_string().len();
-        let _ = writeln!(out, "{:gutter$} |", "");
-        let _ = writeln!(out, "{} | {}", loc.line, source);
+        let snippet = Snippet::of(parse, d);
+        let gutter = " ".repeat(loc.line.to_string().len());
+        let _ = writeln!(out, "{gutter} |");
+        let _ = writeln!(out, "{} | {}", loc.line, snippet.source);
+        // No width arguments: `{:pad$}` panics past 65 535 columns.
         let _ = writeln!(
             out,
-            "{:gutter$} | {:pad$}{}",
-            "",
-            "",
-            "^".repeat(width),
-            pad = loc.column.saturating_sub(1)
+            "{gutter} | {}{}",
+            " ".repeat(snippet.pad),
+            "^".repeat(snippet.width)
         );
         out.push('\n');
     }
@@ -157,64 +150,69 @@ pub fn human_report(
     out
 }
 
-/// The text of the line around tree offset `at` (without its line break) and the offset where it starts, read
-/// from the tokens around `at`: no need to write out the whole tree for a few diagnostics.
-fn source_line(root: &gedgraft_syntax::SyntaxNode, at: usize) -> (String, usize) {
-    let is_break = |c: char| c == '\n' || c == '\r';
-    let start_of = |t: &gedgraft_syntax::SyntaxToken| usize::from(t.text_range().start());
-    let Some(token) = root
-        .token_at_offset(u32::try_from(at).unwrap_or(u32::MAX).into())
-        .right_biased()
-        .or_else(|| root.last_token())
-    else {
-        return (String::new(), at);
-    };
-    let text = token.text();
-    let mut split = at.saturating_sub(start_of(&token)).min(text.len());
-    while !text.is_char_boundary(split) {
-        split -= 1;
-    }
-    let (head, tail) = text.split_at(split);
-    // Backwards to the previous line break: `pieces` are collected last first.
-    let mut pieces = Vec::new();
-    let mut line_start = start_of(&token);
-    let mut piece = head.to_string();
-    let mut prev = token.prev_token();
-    loop {
-        if let Some(i) = piece.rfind(is_break) {
-            line_start += i + 1;
-            pieces.push(piece.split_off(i + 1));
-            break;
+/// Lines up to this many octets are shown whole under a diagnostic.
+const LONG_LINE: usize = 512;
+/// How much of a longer line is shown: this many octets either side of what the diagnostic marks …
+const SHOWN_AROUND: usize = 80;
+/// … and of what it marks, at most this many octets.
+const SHOWN_MARKED: usize = 160;
+
+/// The source line shown under a diagnostic and where its caret goes.
+#[derive(Debug, PartialEq, Eq)]
+struct Snippet {
+    /// The line (or, for a long line, the part around the diagnostic between `…`), printable.
+    source: String,
+    /// Characters before the caret.
+    pad: usize,
+    /// Carets: the characters the diagnostic marks on this line, at least one.
+    width: usize,
+}
+
+impl Snippet {
+    /// The snippet of `d`: its line found through the parse's line index, so each diagnostic costs the length of
+    /// what is shown (at most about [`LONG_LINE`] octets), whatever the number of lines, siblings or diagnostics.
+    fn of(parse: &gedgraft_syntax::Parse, d: &Diagnostic) -> Snippet {
+        let text = parse.text();
+        let at = floor_boundary(text, usize::from(d.range.start()));
+        let line = parse.line_range(d.range.start());
+        let line = usize::from(line.start())..usize::from(line.end());
+        let at = at.clamp(line.start, line.end);
+        let end = floor_boundary(text, usize::from(d.range.end()).clamp(at, line.end));
+        let chars = |r: std::ops::Range<usize>| text.get(r).map_or(0, |t| t.chars().count());
+        if line.len() <= LONG_LINE {
+            return Snippet {
+                source: text[line.clone()].chars().map(printable).collect(),
+                pad: d.location.column.saturating_sub(1),
+                width: chars(at..end).max(1),
+            };
         }
-        pieces.push(piece);
-        match prev {
-            Some(t) => {
-                line_start = start_of(&t);
-                piece = t.text().to_string();
-                prev = t.prev_token();
-            }
-            None => break,
+        let from = floor_boundary(text, at.saturating_sub(SHOWN_AROUND).max(line.start));
+        let marked_end = floor_boundary(text, end.min(at + SHOWN_MARKED)).max(at);
+        let to = floor_boundary(text, (marked_end + SHOWN_AROUND).min(line.end)).max(marked_end);
+        let (before, after) = (from > line.start, to < line.end);
+        let mut source = String::with_capacity(to - from + 8);
+        if before {
+            source.push('…');
         }
-    }
-    let mut line: String = pieces.into_iter().rev().collect();
-    // Forwards to the next line break.
-    let mut piece = tail.to_string();
-    let mut next = token.next_token();
-    loop {
-        if let Some(i) = piece.find(is_break) {
-            line.push_str(&piece[..i]);
-            break;
+        source.extend(text[from..to].chars().map(printable));
+        if after {
+            source.push('…');
         }
-        line.push_str(&piece);
-        match next {
-            Some(t) => {
-                piece = t.text().to_string();
-                next = t.next_token();
-            }
-            None => break,
+        Snippet {
+            source,
+            pad: usize::from(before) + chars(from..at),
+            width: chars(at..marked_end).max(1),
         }
     }
-    (line, line_start)
+}
+
+/// The largest character boundary of `text` at or before `at` (at most its length).
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Shows control and raw characters visibly so the caret lines up.
@@ -232,35 +230,60 @@ fn printable(c: char) -> char {
 
 #[cfg(test)]
 mod tests {
-    use super::source_line;
+    use super::{Snippet, LONG_LINE};
+    use gedgraft_syntax::{parse, Diagnostic};
+
+    fn snippets(input: &[u8]) -> Vec<(String, Snippet)> {
+        let parse = parse(input);
+        let list: Vec<Diagnostic> = parse.diagnostics().to_vec();
+        list.iter()
+            .map(|d| (d.code.to_string(), Snippet::of(&parse, d)))
+            .collect()
+    }
 
     /// The line around `at` as the whole text gives it.
-    fn from_text(text: &str, at: usize) -> (String, usize) {
+    fn from_text(text: &str, at: usize) -> String {
         let start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
         let end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
-        (text[start..end].to_string(), start)
+        text[start..end].to_string()
     }
 
     #[test]
-    fn source_lines_from_tokens_match_the_whole_text() {
-        let inputs: [&[u8]; 5] = [
-            b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xC3\xA9 /M\xC3\xBCller/\n0 TRLR\n",
-            b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a@@b @#UE9@ c\r2 CONC d\n0 TRLR\r\ntrailing\nmore\n",
-            b"0 HEAD\n1 NOTE no final break",
-            b"",
-            b"\xEF\xBB\xBF0 HEAD\n0 TRLR\n\x1a\x1a",
-        ];
-        for input in inputs {
-            let parse = gedgraft_syntax::parse(input);
-            let text = parse.text();
-            for at in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
-                assert_eq!(
-                    source_line(&parse.syntax(), at),
-                    from_text(text, at),
-                    "{:?} at {at}",
-                    String::from_utf8_lossy(input)
-                );
-            }
+    fn short_lines_are_shown_whole_with_the_caret_at_the_column() {
+        let input =
+            b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a @#x@ c\r2 CONC d\n0 TRLR\r\ntrailing\n";
+        let parse = parse(input);
+        let text = parse.text();
+        for d in parse.diagnostics() {
+            let snippet = Snippet::of(&parse, d);
+            let at = usize::from(d.range.start());
+            let line = from_text(text, at);
+            assert_eq!(snippet.source, line.replace('\t', " "), "{}", d.code);
+            assert_eq!(snippet.pad, d.location.column - 1, "{}", d.code);
         }
+        let codes: Vec<_> = snippets(input).into_iter().map(|(c, _)| c).collect();
+        assert!(codes.contains(&"bad-escape".to_string()), "{codes:?}");
+    }
+
+    /// A long line shows a window around each diagnostic, so many diagnostics on one line cost their number.
+    #[test]
+    fn long_lines_are_shown_around_the_diagnostic() {
+        let mut input = b"0 HEAD\n1 NOTE ".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 70_000));
+        input.push(0xFF);
+        input.extend(b"tail\n0 TRLR\n");
+        let found = snippets(&input);
+        let (_, s) = found
+            .iter()
+            .find(|(c, _)| c == "undecodable-octets")
+            .expect("undecodable-octets");
+        assert!(
+            s.source.starts_with('…') && s.source.ends_with("tail"),
+            "{}",
+            s.source
+        );
+        assert!(s.source.chars().count() < LONG_LINE);
+        assert_eq!(s.source.chars().nth(s.pad), Some('\u{FFFD}'));
+        assert_eq!(s.width, 1);
     }
 }

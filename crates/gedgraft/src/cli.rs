@@ -24,7 +24,10 @@ pub struct Cli {
 pub enum Command {
     /// Print the syntax tree: one element per line, with byte offsets in the input file.
     ///
-    /// Nodes print as `KIND@START..END`, tokens as `KIND@START..END "TEXT"`; TEXT is a JSON string.
+    /// Nodes print as `KIND@START..END`, tokens as `KIND@START..END "TEXT"`; TEXT is a JSON string. Each
+    /// element is indented two spaces per depth, up to 64 levels; a deeper element is indented 64 levels and
+    /// starts with its depth, `[depth 20000] KIND@…`, so the output stays linear in the file however deep it
+    /// nests.
     Dump(DumpArgs),
     /// Report problems: malformed lines and structures, encoding trouble, warnings.
     ///

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Dump(args) => input::load(&args.file, &args.input).and_then(|loaded| {
-            output::emit(&gedgraft_syntax::dump(&loaded.parse))?;
+            output::stream(|out| gedgraft_syntax::dump_to(&loaded.parse, out))?;
             Ok(ExitCode::SUCCESS)
         }),
         cli::Command::Check(args) => check::run(&args),
