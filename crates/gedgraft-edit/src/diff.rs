@@ -2,12 +2,15 @@
 //!
 //! # How text is shown
 //!
-//! Lines are compared and shown as decoded text, whatever the files' encodings, so a diff of a UTF-16 or ANSEL
-//! file reads like any other: ANSEL text is shown in Unicode order (diacritics after their letters), octets the
-//! encoding could not decode (raw octets) are shown as `\xE9` (four characters per octet: lossy, since a
-//! literal `\xE9` in the text looks the same — the diff is for reading, not for patching), and a byte-order
-//! mark as `[BOM]`. A transcode's diff therefore shows only the lines whose *text*
-//! changed (`HEAD.CHAR`, new escapes), not every re-encoded octet.
+//! Lines are shown as decoded text, whatever the files' encodings, so a diff of a UTF-16 or ANSEL file reads
+//! like any other: ANSEL text is shown in Unicode order (diacritics after their letters), octets the encoding
+//! could not decode (raw octets) are shown as `\xE9` (four characters per octet: lossy, since a literal `\xE9`
+//! in the text looks the same — the diff is for reading; [`octet_patch`](crate::octet_patch) is for patching),
+//! and a byte-order mark as `[BOM]`. Lines are *compared* by their text, their break and their octets in their
+//! file's encoding: a line whose octets change is in the diff and its counts even when its text does not (every
+//! line with a letter outside ASCII, after a transcode). Such lines look the same on both sides, so the hunk
+//! says why after its header: `# octets only: line 4: ANSEL E2 65 → UTF-8 C3 A9 (and 2 more lines)`, the first
+//! such line (in the new file) with its first differing octets.
 //!
 //! Line breaks (CR LF, LF or CR, each counting as one) are part of the comparison. They are not printed when
 //! the old and new files together use one form only; otherwise each shown line ends with a visible marker of
@@ -20,6 +23,7 @@
 //! around the changes are kept on the way. Counting changed lines ([`LineDiff::counts`]) keeps no context.
 
 use crate::edited::Change;
+use crate::unified::{added_in, removed_in, shift, write_unified, ShownLine};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::Parse;
 use rowan::GreenNodeData;
@@ -45,6 +49,8 @@ pub struct LineDiff {
     new: Lines,
     groups: Vec<Vec<DiffOp>>,
     markers: bool,
+    /// The encodings of the old and the new file.
+    encodings: (Encoding, Encoding),
 }
 
 /// One side of a diff: a tree, the map from its text to its octets, and its encoding.
@@ -74,16 +80,20 @@ struct Lines {
     /// The lines held, by line number.
     index: Vec<Held>,
     text: String,
+    /// The lines' octets in the side's encoding, line breaks included.
+    octets: Vec<u8>,
     /// How many lines the side has.
     count: usize,
 }
 
-/// One line held by [`Lines`]: its number, where its shown text lies in [`Lines::text`], its break.
+/// One line held by [`Lines`]: its number, where its shown text lies in [`Lines::text`] and its octets in
+/// [`Lines::octets`], its break.
 #[derive(Debug, Clone, Copy)]
 struct Held {
     line: u32,
     start: u32,
     end: u32,
+    octets: (u32, u32),
     line_break: Break,
 }
 
@@ -113,17 +123,23 @@ impl Lines {
         self.index.binary_search_by_key(&l, |e| e.line).ok()
     }
 
-    fn get(&self, l: usize) -> Option<(&str, &'static str)> {
+    fn get(&self, l: usize) -> Option<ShownLine<'_>> {
         if l >= self.count {
             return None;
         }
-        let held = self.index.get(self.find(l)?)?;
-        Some((
+        Some(self.shown(self.index.get(self.find(l)?)?))
+    }
+
+    fn shown(&self, held: &Held) -> ShownLine<'_> {
+        (
             self.text
                 .get(held.start as usize..held.end as usize)
                 .unwrap_or(""),
             held.line_break.as_str(),
-        ))
+            self.octets
+                .get(held.octets.0 as usize..held.octets.1 as usize)
+                .unwrap_or(&[]),
+        )
     }
 
     /// The position of the first held line at or after `l`, searched from `at` (where the last search ended):
@@ -142,25 +158,20 @@ impl Lines {
     }
 
     /// Like [`Lines::get`], for lines asked for in ascending order: `at` is where the last one was found.
-    fn get_from(&self, at: &mut usize, l: usize) -> Option<(&str, &'static str)> {
+    fn get_from(&self, at: &mut usize, l: usize) -> Option<ShownLine<'_>> {
         if l >= self.count {
             return None;
         }
         let l = u32::try_from(l).ok()?;
         let held = self.index.get(self.seek(at, l)).filter(|h| h.line == l)?;
-        Some((
-            self.text
-                .get(held.start as usize..held.end as usize)
-                .unwrap_or(""),
-            held.line_break.as_str(),
-        ))
+        Some(self.shown(held))
     }
 
-    /// The lines of `range` as shown, with their breaks (empty for lines not held).
-    fn shown_range(&self, range: Range<usize>) -> Vec<(&str, &'static str)> {
+    /// The lines of `range` as shown, with their breaks and octets (empty for lines not held).
+    fn shown_range(&self, range: Range<usize>) -> Vec<ShownLine<'_>> {
         let mut at = 0;
         range
-            .map(|l| self.get_from(&mut at, l).unwrap_or(("", "")))
+            .map(|l| self.get_from(&mut at, l).unwrap_or(("", "", &[])))
             .collect()
     }
 
@@ -193,6 +204,15 @@ impl Lines {
         }
         // Most lines are shown as they are, without their break: no copy.
         let line = self.text.get(start..).unwrap_or("");
+        let octets_start = self.octets.len();
+        if encoding.encode(line, &mut self.octets).is_err() {
+            // Text read from a file in this encoding always encodes; were it not to, no octets are compared.
+            self.octets.truncate(octets_start);
+        }
+        let octets = (
+            u32::try_from(octets_start).unwrap_or(u32::MAX),
+            u32::try_from(self.octets.len()).unwrap_or(u32::MAX),
+        );
         let plain = encoding != Encoding::Ansel && !line.bytes().any(|b| b == 0xEF || b == 0xF4);
         let line_break = if plain {
             let content = line.trim_end_matches(['\r', '\n']).len();
@@ -210,6 +230,7 @@ impl Lines {
             line: u32::try_from(l).unwrap_or(u32::MAX),
             start,
             end: self.text.len() as u32,
+            octets,
             line_break,
         });
     }
@@ -221,12 +242,15 @@ impl Lines {
         }
         let found = Scan::run(side, &[], wanted, 0).lines;
         let shift = self.text.len() as u32;
+        let octets_shift = self.octets.len() as u32;
         self.index.extend(found.index.iter().map(|h| Held {
             start: h.start + shift,
             end: h.end + shift,
+            octets: (h.octets.0 + octets_shift, h.octets.1 + octets_shift),
             ..*h
         }));
         self.text.push_str(&found.text);
+        self.octets.extend_from_slice(&found.octets);
         self.index.sort_unstable_by_key(|e| e.line);
     }
 }
@@ -580,6 +604,7 @@ impl LineDiff {
                 new: Lines::default(),
                 groups: Vec::new(),
                 markers: false,
+                encodings: (old.encoding, new.encoding),
             };
         }
         let old_ranges: Vec<Range<usize>> = changes
@@ -653,7 +678,7 @@ impl LineDiff {
             for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
                 ops.push(shift(op, wo.start, wn.start));
             }
-            for &(_, line_break) in a.iter().chain(&b) {
+            for &(_, line_break, _) in a.iter().chain(&b) {
                 note_form(line_break);
             }
             oi = wo.end;
@@ -676,6 +701,7 @@ impl LineDiff {
                 new: new_lines,
                 groups,
                 markers: false,
+                encodings: (old.encoding, new.encoding),
             };
         }
         // Every line that is printed (the scans kept the context lines; any other is read now).
@@ -695,11 +721,11 @@ impl LineDiff {
         new_lines.add(new, &new_wanted);
         let mut at = 0;
         for l in printed_old().flatten() {
-            note_form(old_lines.get_from(&mut at, l).map_or("", |(_, b)| b));
+            note_form(old_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
         }
         let mut at = 0;
         for l in printed_new().flatten() {
-            note_form(new_lines.get_from(&mut at, l).map_or("", |(_, b)| b));
+            note_form(new_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
         }
         let markers = forms.len() > 1;
         LineDiff {
@@ -707,6 +733,7 @@ impl LineDiff {
             new: new_lines,
             groups,
             markers,
+            encodings: (old.encoding, new.encoding),
         }
     }
 
@@ -725,6 +752,11 @@ impl LineDiff {
         self.groups.is_empty()
     }
 
+    /// The encodings of the old and the new file (they differ after a transcode).
+    pub fn encodings(&self) -> (Encoding, Encoding) {
+        self.encodings
+    }
+
     /// The unified diff: `--- old_name`, `+++ new_name`, then hunks `@@ -l,n +l,n @@` with 1-based line numbers;
     /// empty when no line differs.
     pub fn unified(&self, old_name: &str, new_name: &str) -> String {
@@ -732,169 +764,10 @@ impl LineDiff {
             &self.groups,
             self.markers,
             (old_name, new_name),
+            self.encodings,
             |l| self.old.get(l),
             |l| self.new.get(l),
         )
-    }
-}
-
-/// How many lines the hunks `groups` remove.
-pub(crate) fn removed_in(groups: &[Vec<DiffOp>]) -> usize {
-    groups
-        .iter()
-        .flatten()
-        .map(|op| match op {
-            DiffOp::Delete { old_len, .. } | DiffOp::Replace { old_len, .. } => *old_len,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// How many lines the hunks `groups` add.
-pub(crate) fn added_in(groups: &[Vec<DiffOp>]) -> usize {
-    groups
-        .iter()
-        .flatten()
-        .map(|op| match op {
-            DiffOp::Insert { new_len, .. } | DiffOp::Replace { new_len, .. } => *new_len,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// The unified diff of the hunks `groups` between files named `names` (old, new): `old` and `new` give a line's
-/// text as shown and its line break. `markers` shows every line break (when the files mix them). Empty when no
-/// line differs.
-pub(crate) fn write_unified<'l>(
-    groups: &[Vec<DiffOp>],
-    markers: bool,
-    (old_name, new_name): (&str, &str),
-    old: impl Fn(usize) -> Option<(&'l str, &'static str)>,
-    new: impl Fn(usize) -> Option<(&'l str, &'static str)>,
-) -> String {
-    if groups.is_empty() {
-        return String::new();
-    }
-    let push_line = |out: &mut String, sign: char, line: Option<(&str, &str)>| {
-        let Some((text, line_break)) = line else {
-            return;
-        };
-        out.push(sign);
-        out.push_str(text);
-        if markers {
-            out.push_str(match line_break {
-                "\r\n" => "␍␊",
-                "\n" => "␊",
-                "\r" => "␍",
-                _ => "",
-            });
-        }
-        out.push('\n');
-        if line_break.is_empty() {
-            out.push_str("\\ No newline at end of file\n");
-        }
-    };
-    let flush = |out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
-        for l in minus.drain(..) {
-            push_line(out, '-', old(l));
-        }
-        for l in plus.drain(..) {
-            push_line(out, '+', new(l));
-        }
-    };
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    for group in groups {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        out.push_str(&format!(
-            "@@ -{} +{} @@\n",
-            hunk_range(&old_range),
-            hunk_range(&new_range)
-        ));
-        // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
-        let (mut minus, mut plus) = (Vec::new(), Vec::new());
-        for op in group {
-            match *op {
-                DiffOp::Equal { old_index, len, .. } => {
-                    flush(&mut out, &mut minus, &mut plus);
-                    for l in old_index..old_index + len {
-                        push_line(&mut out, ' ', old(l));
-                    }
-                }
-                DiffOp::Delete {
-                    old_index, old_len, ..
-                } => minus.extend(old_index..old_index + old_len),
-                DiffOp::Insert {
-                    new_index, new_len, ..
-                } => plus.extend(new_index..new_index + new_len),
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => {
-                    minus.extend(old_index..old_index + old_len);
-                    plus.extend(new_index..new_index + new_len);
-                }
-            }
-        }
-        flush(&mut out, &mut minus, &mut plus);
-    }
-    out
-}
-
-fn hunk_range(r: &Range<usize>) -> String {
-    match r.len() {
-        0 => format!("{},0", r.start),
-        1 => format!("{}", r.start + 1),
-        n => format!("{},{n}", r.start + 1),
-    }
-}
-
-/// `op` with its old indices moved on by `o` and its new ones by `n`.
-pub(crate) fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
-    match op {
-        DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } => DiffOp::Equal {
-            old_index: old_index + o,
-            new_index: new_index + n,
-            len,
-        },
-        DiffOp::Delete {
-            old_index,
-            old_len,
-            new_index,
-        } => DiffOp::Delete {
-            old_index: old_index + o,
-            old_len,
-            new_index: new_index + n,
-        },
-        DiffOp::Insert {
-            old_index,
-            new_index,
-            new_len,
-        } => DiffOp::Insert {
-            old_index: old_index + o,
-            new_index: new_index + n,
-            new_len,
-        },
-        DiffOp::Replace {
-            old_index,
-            old_len,
-            new_index,
-            new_len,
-        } => DiffOp::Replace {
-            old_index: old_index + o,
-            old_len,
-            new_index: new_index + n,
-            new_len,
-        },
     }
 }
 
@@ -1122,7 +995,7 @@ mod tests {
             for l in 0..scanned.count {
                 let mut want = String::new();
                 let brk = show(&text[starts[l]..starts[l + 1]], Encoding::Utf8, &mut want);
-                prop_assert_eq!(scanned.lines.get(l), Some((want.as_str(), brk.as_str())));
+                prop_assert_eq!(scanned.lines.get(l).map(|(t, b, _)| (t, b)), Some((want.as_str(), brk.as_str())));
             }
         }
     }

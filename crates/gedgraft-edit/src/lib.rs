@@ -71,14 +71,17 @@ mod diff_reference;
 mod edited;
 mod editor;
 mod error;
+mod patch;
 mod render;
 mod scope;
 mod splice;
 mod transform;
+mod unified;
 
 pub use atomic::{write_atomic, write_atomic_with};
 pub use diff::{unified_diff, LineDiff};
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
+pub use patch::octet_patch;
 pub use scope::Scope;
