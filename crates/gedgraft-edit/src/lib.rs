@@ -66,6 +66,7 @@
 
 mod atomic;
 mod diff;
+mod diff_lines;
 #[cfg(test)]
 mod diff_reference;
 mod edited;
