@@ -4,8 +4,8 @@
 
 #![allow(dead_code)]
 
-use crate::diff::{added_in, removed_in, shift, write_unified};
 use crate::edited::Change;
+use crate::unified::{added_in, removed_in, shift, write_unified, ShownLine};
 use gedgraft_encoding::{ansel, raw, Encoding};
 use gedgraft_syntax::Parse;
 use similar::{Algorithm, DiffOp};
@@ -30,6 +30,7 @@ pub(crate) struct LineDiff {
     new: Vec<Shown>,
     groups: Vec<Vec<DiffOp>>,
     markers: bool,
+    encodings: (Encoding, Encoding),
 }
 
 /// One line as shown, and its break.
@@ -37,6 +38,8 @@ pub(crate) struct LineDiff {
 struct Shown {
     text: String,
     line_break: &'static str,
+    /// The line's octets in its file's encoding, line break included.
+    octets: Vec<u8>,
 }
 
 /// Where each line of `text` starts (and the text's end).
@@ -80,9 +83,14 @@ fn shown(text: &str, starts: &[usize], line: usize, encoding: Encoding) -> Shown
         return Shown {
             text: String::new(),
             line_break: "",
+            octets: Vec::new(),
         };
     };
     let raw_line = text.get(a..b).unwrap_or("");
+    let mut octets = Vec::new();
+    if encoding.encode(raw_line, &mut octets).is_err() {
+        octets.clear();
+    }
     let content = raw_line.trim_end_matches(['\r', '\n']);
     let line_break = match &raw_line[content.len()..] {
         "\r\n" => "\r\n",
@@ -108,6 +116,7 @@ fn shown(text: &str, starts: &[usize], line: usize, encoding: Encoding) -> Shown
     Shown {
         text: out,
         line_break,
+        octets,
     }
 }
 
@@ -257,6 +266,7 @@ impl LineDiff {
             new: index_lines(new_printed, new_count),
             groups,
             markers: forms.len() > 1,
+            encodings: (old_enc, new_enc),
         }
     }
 
@@ -281,6 +291,7 @@ impl LineDiff {
             &self.groups,
             self.markers,
             (old_name, new_name),
+            self.encodings,
             |l| shown_line(&self.old, l),
             |l| shown_line(&self.new, l),
         )
@@ -288,10 +299,14 @@ impl LineDiff {
 }
 
 /// Line `l` of `lines` as [`write_unified`] takes it.
-fn shown_line(lines: &[Shown], l: usize) -> Option<(&str, &'static str)> {
-    lines
-        .get(l)
-        .map(|shown| (shown.text.as_str(), shown.line_break))
+fn shown_line(lines: &[Shown], l: usize) -> Option<ShownLine<'_>> {
+    lines.get(l).map(|shown| {
+        (
+            shown.text.as_str(),
+            shown.line_break,
+            shown.octets.as_slice(),
+        )
+    })
 }
 
 /// A sparse list of printed lines turned into a vector indexed by line number (unprinted lines empty).
@@ -306,6 +321,7 @@ fn index_lines(printed: Vec<(usize, Shown)>, count: usize) -> Vec<Shown> {
         Shown {
             text: String::new(),
             line_break: "\n",
+            octets: Vec::new(),
         };
         max
     ];

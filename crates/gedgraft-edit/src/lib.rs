@@ -76,19 +76,23 @@
 mod atomic;
 mod dialect;
 mod diff;
+mod diff_lines;
 #[cfg(test)]
 mod diff_reference;
 mod edited;
 mod editor;
 mod error;
+mod patch;
 mod render;
 mod scope;
 mod splice;
 mod transform;
+mod unified;
 
 pub use atomic::{check_backup_suffix, check_replaceable, write_atomic, write_atomic_with};
 pub use diff::{unified_diff, LineDiff};
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
+pub use patch::octet_patch;
 pub use scope::Scope;

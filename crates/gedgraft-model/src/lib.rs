@@ -37,6 +37,7 @@ mod green;
 mod json;
 mod locate;
 mod lower;
+mod trailers;
 mod unescape;
 
 pub use dataset::{

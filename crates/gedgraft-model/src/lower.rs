@@ -17,6 +17,7 @@ use crate::dataset::{
 };
 use crate::green::{count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node, Token};
 use crate::locate::locate_sorted;
+use crate::trailers::header_and_trailers;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
@@ -122,7 +123,7 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     };
     let root: &GreenNodeData = parse.green();
     let document = Node::new(root, TextSize::from(0));
-    let (header, trailer) = header_and_trailer(document);
+    let (header, trailers) = header_and_trailers(document);
     // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest. Its part is the first, with
     // absolute line numbers.
     let mut head = Builder::new(parse, finishing, "und".to_string());
@@ -147,7 +148,7 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     }
     let runs = split_records(elements, index, options.threads, root.text_len());
     let language = head.default_language.clone();
-    let lower_run = |run| lower_run(parse, finishing, &language, trailer, run);
+    let lower_run = |run| lower_run(parse, finishing, &language, &trailers, run);
     let mut fragments = Vec::with_capacity(runs.len() + 1);
     let metadata = Metadata {
         dialect: finishing.dialect,
@@ -161,29 +162,6 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     finish(parse, dataset, diagnostics, options)
 }
 
-/// The element indices of the header record (the first record, if its tag is `HEAD`) and of the trailer (a
-/// final `TRLR` record that is not the header) among the document's elements.
-fn header_and_trailer(document: Node<'_>) -> (Option<usize>, Option<usize>) {
-    let mut records = document
-        .elements()
-        .enumerate()
-        .filter_map(|(i, (element, start))| {
-            let node = Node::new(element.into_node()?, start);
-            (node.kind() == SyntaxKind::Record).then_some((i, node))
-        });
-    let first = records.next();
-    let last = records.last().or(first);
-    let header = first
-        .filter(|(_, r)| r.tag() == Some("HEAD"))
-        .map(|(i, _)| i);
-    // R-TAGGED-STRUCTS-04: the trailer is discarded. The syntax layer has reported a trailer with an xref
-    // or payload (`non-empty-trailer`) and anything after it, so any final TRLR record goes.
-    let trailer = last
-        .filter(|(i, r)| header != Some(*i) && r.tag() == Some("TRLR"))
-        .map(|(i, _)| i);
-    (header, trailer)
-}
-
 /// A run of document elements: the index of its first element, the elements from there, how many, and their
 /// length in octets.
 type Run<'p> = (usize, Elements<'p>, usize, usize);
@@ -193,7 +171,7 @@ fn lower_run<'p>(
     parse: &'p Parse,
     finishing: Finishing,
     language: &str,
-    trailer: Option<usize>,
+    trailers: &[usize],
     (first, elements, count, len): Run<'p>,
 ) -> Fragment<'p> {
     let mut builder = Builder::new(parse, finishing, language.to_string());
@@ -201,7 +179,7 @@ fn lower_run<'p>(
     // lines, and much shorter without tags and levels), so that the vectors rarely grow.
     builder.part.structures.reserve(len / 24);
     builder.part.text.reserve(len / 2);
-    builder.lower_elements(elements, first, count, trailer);
+    builder.lower_elements(elements, first, count, trailers);
     builder.into_fragment()
 }
 
@@ -429,7 +407,7 @@ impl<'p> Builder<'p> {
         elements: Elements<'p>,
         first: usize,
         count: usize,
-        trailer: Option<usize>,
+        trailers: &[usize],
     ) {
         for (i, (element, start)) in (first..).zip(elements.take(count)) {
             let node = match element {
@@ -439,7 +417,7 @@ impl<'p> Builder<'p> {
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
-            if node.kind() != SyntaxKind::Record || trailer == Some(i) {
+            if node.kind() != SyntaxKind::Record || trailers.binary_search(&i).is_ok() {
                 self.line += count_line_breaks(node);
             } else {
                 let id = self.lower_tree(node, Mode::Normal, true);

@@ -325,3 +325,46 @@ fn lowering_codes_are_distinct_and_kebab_case() {
         );
     }
 }
+
+// ----- Records after the trailer -----
+
+#[test]
+fn r_tagged_structs_03_records_after_the_trailer_are_lowered() {
+    // An export appended to another: its records are records of the dataset (R-TAGGED-STRUCTS-03), a pointer
+    // from them to the first part resolves, each bare trailer goes (the project's reading of
+    // R-TAGGED-STRUCTS-04 for appended parts), and the junk at the end is not a record.
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 TRLR\n0 @I9@ INDI\n1 NAME Bob\n\
+0 @F1@ FAM\n1 HUSB @I9@\n1 WIFE @I1@\n0 TRLR\n\x1a";
+    for threads in [1, 3] {
+        let options = LowerOptions {
+            threads,
+            ..LowerOptions::default()
+        };
+        let p = parse(input);
+        assert!(p
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == sc::RECORD_AFTER_TRAILER));
+        let l = lower(&p, &options);
+        let tags: Vec<(Option<&str>, &str)> =
+            l.dataset.records().map(|r| (r.xref(), r.tag())).collect();
+        assert_eq!(
+            tags,
+            [
+                (Some("I1"), "INDI"),
+                (Some("I9"), "INDI"),
+                (Some("F1"), "FAM")
+            ],
+            "{threads} threads"
+        );
+        let codes: Vec<&str> = l.diagnostics.iter().map(|d| d.code).collect();
+        assert!(!codes.contains(&c::UNDEFINED_POINTER), "{codes:?}");
+    }
+    // A TRLR record with more than its level and tag is not a trailer: it stays, like a misplaced structure.
+    let l = lower(
+        &parse(b"0 HEAD\n0 TRLR\n0 @I9@ INDI\n0 TRLR x\n0 @I8@ INDI\n0 TRLR\n"),
+        &LowerOptions::default(),
+    );
+    let tags: Vec<&str> = l.dataset.records().map(|r| r.tag()).collect();
+    assert_eq!(tags, ["INDI", "TRLR", "INDI"]);
+}

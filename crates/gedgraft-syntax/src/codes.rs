@@ -31,8 +31,13 @@ pub const MISSING_TRAILER: &str = "missing-trailer";
 pub const NON_EMPTY_TRAILER: &str = "non-empty-trailer";
 /// A `TRLR` line below level 0 (R-SECOND-PASS-02).
 pub const MISPLACED_TRAILER: &str = "misplaced-trailer";
-/// Lines after the trailer (R-TAGGED-STRUCTS-05).
+/// Text after the trailer that is not records of the format (an HTML page, a level-1 line right after the
+/// trailer), kept as trailing text (R-TAGGED-STRUCTS-05).
 pub const CONTENT_AFTER_TRAILER: &str = "content-after-trailer";
+/// Records after the trailer line (an export appended to another): read as records of a malformed file, so
+/// that edits and the lowering reach them (R-TAGGED-STRUCTS-03, -05). Reported on the first record after each
+/// trailer.
+pub const RECORD_AFTER_TRAILER: &str = "record-after-trailer";
 /// Control characters (such as a DOS end-of-file mark, `^Z`) after the trailer.
 pub const JUNK_AFTER_TRAILER: &str = "junk-after-trailer";
 /// A blank or whitespace-only line (allowed, R-LINE-STRINGS-06).

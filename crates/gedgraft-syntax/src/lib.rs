@@ -18,6 +18,7 @@
 //! explicit stack (no recursion, so 100 000 nested levels are fine), [`ast`] gives typed views and [`Selector`]
 //! finds structures by path.
 
+mod after_trailer;
 pub mod ast;
 pub mod codes;
 mod diagnostic;

@@ -8,6 +8,7 @@
 //! A structure's first line has no node of its own: its tokens are the first children of the `RECORD` or
 //! `STRUCTURE` node, up to and including its line break. Continuation lines are `LINE` nodes.
 
+use crate::after_trailer::{AfterTrailer, Next};
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
@@ -321,6 +322,10 @@ struct Parser<'t> {
     continuation_level: Option<usize>,
     seen_first_line: bool,
     trailer_seen: bool,
+    /// How many level-0 trailer lines were read.
+    trailers: usize,
+    /// After a trailer line: what the lines after it are ([`crate::after_trailer`]).
+    after_trailer: Option<AfterTrailer>,
     consumed_rest: bool,
     max_depth: usize,
 }
@@ -342,6 +347,8 @@ impl<'t> Parser<'t> {
             continuation_level: None,
             seen_first_line: false,
             trailer_seen: false,
+            trailers: 0,
+            after_trailer: None,
             consumed_rest: false,
             max_depth: 1,
         }
@@ -366,7 +373,7 @@ impl<'t> Parser<'t> {
     /// Parses the lines from `pos` up to `end` (a line start, or the end of the text).
     fn run(&mut self, mut pos: usize, end: usize) {
         let text = self.text;
-        let bytes = &text.as_bytes()[..end];
+        let mut bytes = &text.as_bytes()[..end];
         if pos == 0 && text.starts_with('\u{FEFF}') {
             pos = '\u{FEFF}'.len_utf8();
             let bom = self.factory.token(SyntaxKind::Bom, &text[..pos]);
@@ -375,22 +382,38 @@ impl<'t> Parser<'t> {
         let mut line = self.line_at(bytes, pos);
         while pos < bytes.len() {
             let (line_end, break_end, key) = line;
+            if let Some(after) = &mut self.after_trailer {
+                match after.next(text, pos, &mut self.tokens) {
+                    Next::Line => {}
+                    Next::FirstRecord => self.diag(
+                        codes::RECORD_AFTER_TRAILER,
+                        Class::MalformedStructure,
+                        "a record after the trailer line: `0 TRLR` must end the file (read as a record of a \
+                         malformed file)",
+                        pos,
+                        line_end,
+                    ),
+                    Next::TrailingText => {
+                        self.trailing_text(pos);
+                        return;
+                    }
+                }
+            }
             // The next line's cache slot is fetched from memory while this line is parsed.
             line = self.line_at(bytes, break_end);
             if let Some(next) = &line.2 {
                 self.line_cache.prefetch(next);
             }
-            let was_trailer = self.trailer_seen;
+            let trailers = self.trailers;
             self.line(pos, line_end, break_end, key);
             pos = break_end;
-            if self.trailer_seen
-                && !was_trailer
-                && !text[pos..]
-                    .bytes()
-                    .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-            {
-                self.trailing_text(pos);
-                return;
+            if self.trailers != trailers {
+                // After a trailer, this parser reads on to the end of the text (past its chunk's end): what
+                // follows is records or trailing text, decided line by line.
+                self.after_trailer = Some(AfterTrailer::new(pos));
+                self.consumed_rest = true;
+                bytes = text.as_bytes();
+                line = self.line_at(bytes, pos);
             }
         }
     }
@@ -777,6 +800,7 @@ impl<'t> Parser<'t> {
                     );
                 }
                 self.trailer_seen = true;
+                self.trailers += 1;
             }
         }
         // A line whose node and diagnostics follow from its text alone may be shared as a leaf: no leading

@@ -184,7 +184,10 @@ fn r_tagged_structs_05_trailer_problems() {
     assert!(codes_of(b"0 HEAD\n0 TRLR x\n").contains(&codes::NON_EMPTY_TRAILER));
     assert!(codes_of(b"0 HEAD\n0 @T@ TRLR\n").contains(&codes::NON_EMPTY_TRAILER));
     assert!(codes_of(b"0 HEAD\n0 TRLR\n1 NOTE x\n").contains(&codes::CONTENT_AFTER_TRAILER));
-    assert!(codes_of(b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n").contains(&codes::CONTENT_AFTER_TRAILER));
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n"),
+        [codes::RECORD_AFTER_TRAILER]
+    );
     assert_eq!(
         codes_of(b"0 HEAD\n0 TRLR\n\x1a"),
         [codes::JUNK_AFTER_TRAILER]
@@ -195,6 +198,85 @@ fn r_tagged_structs_05_trailer_problems() {
         b"0 HEAD\n0 TRLR\n\x1a",
         b"0 HEAD\n0 TRLR\r\n\r\n",
     ] {
+        round_trips(input);
+    }
+}
+
+/// The dump lines of the document's children: their kinds only.
+fn top_kinds(p: &crate::Parse) -> Vec<String> {
+    p.syntax()
+        .children_with_tokens()
+        .map(|e| format!("{:?}", e.kind()))
+        .collect()
+}
+
+#[test]
+fn r_tagged_structs_03_records_after_the_trailer_are_records_and_junk_stays_text() {
+    // An export appended to another, then junk a transfer added: the records are records (a malformed file,
+    // R-TAGGED-STRUCTS-05: one error on the first record after each trailer); the HTML, the blank line just
+    // before it and the ^Z stay trailing text.
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n\n0 @I9@ INDI\n1 NAME Bob\n0 @F1@ FAM\n1 HUSB @I9@\n0 TRLR\n\
+0 HEAD\n0 @I10@ INDI\n0 TRLR\r\n\r\n<html>\n1 NOTE not a record\n\x1a";
+    let p = parse(input);
+    round_trips(input);
+    assert_eq!(
+        codes_of(input),
+        [
+            codes::BLANK_LINE,
+            codes::RECORD_AFTER_TRAILER,
+            codes::RECORD_AFTER_TRAILER,
+            codes::MISPLACED_HEADER,
+            codes::CONTENT_AFTER_TRAILER
+        ]
+    );
+    let kinds = top_kinds(&p);
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "Record").count(),
+        9,
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.last().map(String::as_str), Some("TrailingText"));
+    let trailing = p
+        .syntax()
+        .children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .filter(|t| t.kind() == SyntaxKind::TrailingText)
+        .map(|t| t.text().to_string())
+        .collect::<String>();
+    assert_eq!(trailing, "\r\n<html>\n1 NOTE not a record\n\x1a");
+    // Selections reach them.
+    let doc = p.document();
+    let names: Vec<String> = crate::Selector::parse("INDI.NAME")
+        .unwrap()
+        .select(&doc)
+        .iter()
+        .map(|s| s.payload().map(|p| p.raw_text()).unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["A", "Bob"]);
+    assert!(doc.record_by_xref("I10").is_some());
+    // The first record after each trailer is the one reported.
+    let at: Vec<usize> = p
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code == codes::RECORD_AFTER_TRAILER)
+        .map(|d| d.location.line)
+        .collect();
+    assert_eq!(at, [6, 11]);
+}
+
+#[test]
+fn after_the_trailer_a_level_1_line_or_html_first_is_trailing_text() {
+    for input in [
+        &b"0 HEAD\n0 TRLR\n1 NOTE x\n0 @I1@ INDI\n"[..],
+        b"0 HEAD\n0 TRLR\n\n<html>\n0 @I1@ INDI\n",
+    ] {
+        let p = parse(input);
+        assert_eq!(codes_of(input), [codes::CONTENT_AFTER_TRAILER]);
+        assert_eq!(
+            top_kinds(&p).last().map(String::as_str),
+            Some("TrailingText")
+        );
+        assert!(p.document().record_by_xref("I1").is_none());
         round_trips(input);
     }
 }
@@ -344,6 +426,7 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
     let endings = [
         "0 TRLR\n",
         "0 TRLR\n0 @X@ INDI\n1 NAME after\n",
+        "0 TRLR\n0 @X@ INDI\n1 NAME after\n\n<html>\n0 @Y@ INDI\n\x1a",
         "",
         "0 TRLR\n\x1a",
     ];
@@ -376,13 +459,21 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
         assert_eq!(many.green, one.green, "{workers} workers");
         assert_eq!(many.diagnostics, one.diagnostics);
     }
-    // A trailer inside an early chunk: later chunks are trailing text, exactly as in one pass.
-    let early = format!("0 HEAD\n0 TRLR\n{text}");
-    let one = parse_chunks(&early, "UTF-8", &[0]);
-    assert_eq!(usize::from(one.green.text_len()), early.len());
-    let many = parse_chunks(&early, "UTF-8", &chunk_starts(early.as_bytes(), 4));
-    assert_eq!(many.green, one.green);
-    assert_eq!(many.diagnostics, one.diagnostics);
+    // A trailer inside an early chunk: later chunks are records after the trailer, then (in the second case)
+    // trailing text from the HTML on, exactly as in one pass (R-TAGGED-STRUCTS-03).
+    for junk in ["", "<html>\n0 @Z@ INDI\n"] {
+        let records = text.trim_start_matches('\u{FEFF}');
+        let early = format!("0 HEAD\n0 TRLR\n{records}{junk}");
+        let one = parse_chunks(&early, "UTF-8", &[0]);
+        assert_eq!(usize::from(one.green.text_len()), early.len());
+        let many = parse_chunks(&early, "UTF-8", &chunk_starts(early.as_bytes(), 4));
+        assert_eq!(many.green, one.green);
+        assert_eq!(many.diagnostics, one.diagnostics);
+        assert!(one
+            .diagnostics
+            .iter()
+            .any(|d| d.code == codes::RECORD_AFTER_TRAILER));
+    }
 }
 
 #[test]
@@ -539,7 +630,13 @@ fn utf8_pieces_give_the_tree_and_diagnostics_of_one_pass_or_step_aside() {
             text.push_str("1 N@ME bad\n  2 DATE x\n0 CONT y\n3 JUMP\n");
         }
     }
-    for ending in ["0 TRLR\n", "", "0 TRLR\n\x1a", "0 TRLR\n1 LATE x\n"] {
+    for ending in [
+        "0 TRLR\n",
+        "",
+        "0 TRLR\n\x1a",
+        "0 TRLR\n1 LATE x\n",
+        "0 TRLR\n0 @L@ INDI\n1 LATE x\n<p>\n",
+    ] {
         let whole = format!("{text}{ending}");
         let one = parse_chunks(&whole, "UTF-8", &[0]);
         for n in [2, 3, 7] {

@@ -198,6 +198,10 @@ pub struct FixArgs {
     /// With --to-encoding: write undecodable octets as U+FFFD instead of refusing the file.
     #[arg(long, requires = "to_encoding")]
     pub replace_raw: bool,
+    /// Print a patch made of the files' own octets instead of the review diff: `patch -p1 < p.diff` or
+    /// `git apply p.diff` on the original gives exactly the octets `-o` writes. Refused for UTF-16 files.
+    #[arg(long, conflicts_with_all = ["output", "in_place", "check"])]
+    pub patch: bool,
     /// Print no per-file summary on stderr (warnings and errors are still printed).
     #[arg(short, long)]
     pub quiet: bool,

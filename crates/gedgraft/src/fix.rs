@@ -440,12 +440,13 @@ fn fix_file(
             write(path, args.backup.as_deref())?;
         }
     } else if let Some(diff) = &diff {
-        let text = diff.unified(
-            &format!("a/{}", name.trim_start_matches('/')),
-            &format!("b/{}", name.trim_start_matches('/')),
-        );
+        let text = if args.patch {
+            octets_patch(&name, original, &new, &changes, diff.encodings())?
+        } else {
+            review_diff(&name, diff).into_bytes()
+        };
         stdout
-            .write_all(text.as_bytes())
+            .write_all(&text)
             .map_err(|e| format!("cannot write the diff: {e}"))?;
     }
     if let (false, Some((removed, added))) = (args.quiet, counts) {
@@ -467,4 +468,52 @@ fn fix_file(
         });
     }
     Ok(Report { changed, lines })
+}
+
+/// The review diff of a file: decoded text, with the encodings named in the header (`--- a/f.ged (ANSEL)`).
+fn review_diff(name: &str, diff: &LineDiff) -> String {
+    let (old, new) = diff.encodings();
+    let path = name.trim_start_matches('/');
+    diff.unified(
+        &format!("a/{path} ({})", old.name()),
+        &format!("b/{path} ({})", new.name()),
+    )
+}
+
+/// `--patch`: the patch of a file made of its own octets, for `patch -p1` and `git apply`.
+fn octets_patch(
+    name: &str,
+    original: &Parse,
+    new: &Final,
+    changes: &[Change],
+    (old_encoding, new_encoding): (Encoding, Encoding),
+) -> Result<Vec<u8>, String> {
+    let old_bytes = original.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+    let new_owned;
+    let new_bytes = match new {
+        Final::Edited(edited) => edited.bytes(),
+        Final::Parsed(parse) => {
+            new_owned = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+            &new_owned[..]
+        }
+    };
+    let path = name.trim_start_matches('/');
+    gedgraft_edit::octet_patch(
+        &old_bytes,
+        old_encoding,
+        new_bytes,
+        new_encoding,
+        changes,
+        &format!("a/{path}"),
+        &format!("b/{path}"),
+    )
+    .ok_or_else(|| {
+        format!(
+            "{name}: --patch cannot write a patch for a UTF-16 file ({} → {}): `patch` and `git apply` read \
+             lines of octets ending in LF, and UTF-16 octets are not such lines; use the review diff (no --patch) \
+             and -o or --in-place",
+            old_encoding.name(),
+            new_encoding.name()
+        )
+    })
 }

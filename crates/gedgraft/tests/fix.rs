@@ -71,7 +71,7 @@ fn the_default_is_a_diff_and_no_file_changes() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         stdout(&out),
-        "--- a/family.ged\n+++ b/family.ged\n@@ -1,9 +1,9 @@\n 0 HEAD\n 1 CHAR UTF-8\n 0 @I1@ INDI\n\
+        "--- a/family.ged (UTF-8)\n+++ b/family.ged (UTF-8)\n@@ -1,9 +1,9 @@\n 0 HEAD\n 1 CHAR UTF-8\n 0 @I1@ INDI\n\
          -1 NAME Bob /Smith/\n-1 EMAIL bob@example.com\n+1 _NAME Bob /Smith/\n+1 EMAIL bob@@example.com\n 1 NOTE a\n \
          0 @I2@ INDI\n-1 NAME Ann\n+1 _NAME Ann\n 0 TRLR\n"
     );

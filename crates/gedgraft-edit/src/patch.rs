@@ -1,0 +1,317 @@
+//! A patch of an edit made of the files' own octets, for `patch -p1` and `git apply`.
+//!
+//! The review diff ([`crate::LineDiff`]) shows decoded text for people; a patch must instead hold the very
+//! octets of both files, so that applying it to the original reproduces the edited file octet for octet. Lines
+//! are what `patch` and `git apply` take them to be: octets up to and including an LF. A CR before the LF is
+//! part of the line (both tools keep it, as long as the patch's own lines end in LF only, which they do here), so
+//! CR LF files patch like LF files. A file with lone CRs only is one long line to these tools: its patch is
+//! correct but replaces the whole file in one line. A last line without an LF is followed by
+//! `\ No newline at end of file`.
+//!
+//! UTF-16 files are refused ([`octet_patch`] gives `None`): their octets hold NULs and an LF's second octet
+//! starts the next "line", which neither tool handles.
+
+use crate::edited::Change;
+use crate::unified::{hunk_range, shift};
+use gedgraft_encoding::Encoding;
+use similar::{Algorithm, DiffOp};
+use std::ops::Range;
+
+/// Lines of context around each change, as `diff -u` gives.
+const CONTEXT: usize = 3;
+
+/// The start of every line of `octets` (lines end after an LF; a last line may have none).
+fn line_starts(octets: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        octets
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    if starts.last() == Some(&octets.len()) {
+        starts.pop();
+    }
+    starts
+}
+
+/// Line `l` of `octets` (with its LF, if any).
+fn line<'a>(octets: &'a [u8], starts: &[usize], l: usize) -> &'a [u8] {
+    let start = starts.get(l).copied().unwrap_or(octets.len());
+    let end = starts.get(l + 1).copied().unwrap_or(octets.len());
+    octets.get(start..end).unwrap_or(&[])
+}
+
+/// The lines an octet range touches: from the line holding its start to the line holding its end (included,
+/// so a range ending at a line's start takes that line too: comparing one line more changes nothing).
+fn window(starts: &[usize], range: &Range<usize>) -> Range<usize> {
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let count = starts.len();
+    let lo = line_of(range.start).min(count);
+    let hi = (line_of(range.end.max(range.start)) + 1).min(count);
+    lo..hi.max(lo)
+}
+
+/// The unified diff that turns `old` into `new` (which differ only in `changes`, octet ranges in each) with
+/// `patch -p1` or `git apply`, with the headers `--- old_name` and `+++ new_name` (give them as `a/PATH` and
+/// `b/PATH`). Empty when the files are the same; `None` when either encoding is UTF-16 (see the module
+/// documentation).
+///
+/// ```
+/// use gedgraft_edit::{octet_patch, Change};
+/// use gedgraft_encoding::Encoding;
+/// let old = b"0 HEAD\r\n1 NOTE a\r\n0 TRLR\r\n";
+/// let new = b"0 HEAD\r\n1 NOTE bc\r\n0 TRLR\r\n";
+/// let changes = [Change { input: 15..16, output: 15..17 }];
+/// let patch = octet_patch(old, Encoding::Utf8, new, Encoding::Utf8, &changes, "a/f.ged", "b/f.ged").unwrap();
+/// assert_eq!(
+///     patch,
+///     b"--- a/f.ged\n+++ b/f.ged\n@@ -1,3 +1,3 @@\n 0 HEAD\r\n-1 NOTE a\r\n+1 NOTE bc\r\n 0 TRLR\r\n"
+/// );
+/// ```
+pub fn octet_patch(
+    old: &[u8],
+    old_encoding: Encoding,
+    new: &[u8],
+    new_encoding: Encoding,
+    changes: &[Change],
+    old_name: &str,
+    new_name: &str,
+) -> Option<Vec<u8>> {
+    if old_encoding.is_utf16() || new_encoding.is_utf16() {
+        return None;
+    }
+    if old == new {
+        return Some(Vec::new());
+    }
+    let (old_starts, new_starts) = (line_starts(old), line_starts(new));
+    let (old_count, new_count) = (old_starts.len(), new_starts.len());
+    // Windows of lines to compare, merged where they overlap or the lines between them differ in number;
+    // lines outside every window are the same on both sides. A change beyond either file's end, or changes
+    // out of order, make one window of everything from the first change on.
+    let mut windows: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let mut sorted: Vec<&Change> = changes.iter().collect();
+    sorted.sort_by_key(|c| (c.input.start, c.output.start));
+    for c in sorted {
+        let (wo, wn) = (
+            window(&old_starts, &c.input),
+            window(&new_starts, &c.output),
+        );
+        let first = windows.is_empty();
+        match windows.last_mut() {
+            Some((po, pn))
+                if wo.start <= po.end
+                    || wn.start <= pn.end
+                    || wo.start - po.end != wn.start - pn.end =>
+            {
+                po.end = po.end.max(wo.end);
+                pn.end = pn.end.max(wn.end);
+            }
+            _ if first && wo.start != wn.start => windows.push((0..wo.end, 0..wn.end)),
+            _ => windows.push((wo, wn)),
+        }
+    }
+    match windows.last_mut() {
+        Some((po, pn)) if old_count - po.end != new_count - pn.end => {
+            po.end = old_count;
+            pn.end = new_count;
+        }
+        None => windows.push((0..old_count, 0..new_count)),
+        _ => {}
+    }
+    let mut ops = Vec::new();
+    let (mut oi, mut ni) = (0, 0);
+    for (wo, wn) in &windows {
+        if wo.start > oi {
+            ops.push(DiffOp::Equal {
+                old_index: oi,
+                new_index: ni,
+                len: wo.start - oi,
+            });
+        }
+        let a: Vec<&[u8]> = wo.clone().map(|l| line(old, &old_starts, l)).collect();
+        let b: Vec<&[u8]> = wn.clone().map(|l| line(new, &new_starts, l)).collect();
+        for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+            ops.push(shift(op, wo.start, wn.start));
+        }
+        oi = wo.end;
+        ni = wn.end;
+    }
+    if oi < old_count && ni < new_count {
+        ops.push(DiffOp::Equal {
+            old_index: oi,
+            new_index: ni,
+            len: (old_count - oi).min(new_count - ni),
+        });
+    }
+    let groups = similar::group_diff_ops(ops, CONTEXT);
+    let mut out = Vec::new();
+    let push_line = |out: &mut Vec<u8>, sign: u8, text: &[u8]| {
+        out.push(sign);
+        out.extend_from_slice(text);
+        if text.last() != Some(&b'\n') {
+            out.extend_from_slice(b"\n\\ No newline at end of file\n");
+        }
+    };
+    for group in groups {
+        if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            continue;
+        }
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.extend_from_slice(format!("--- {old_name}\n+++ {new_name}\n").as_bytes());
+        }
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        out.extend_from_slice(
+            format!(
+                "@@ -{} +{} @@\n",
+                hunk_range(&old_range),
+                hunk_range(&new_range)
+            )
+            .as_bytes(),
+        );
+        let (mut minus, mut plus) = (Vec::new(), Vec::new());
+        let flush = |out: &mut Vec<u8>, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
+            for l in minus.drain(..) {
+                push_line(out, b'-', line(old, &old_starts, l));
+            }
+            for l in plus.drain(..) {
+                push_line(out, b'+', line(new, &new_starts, l));
+            }
+        };
+        for op in &group {
+            match *op {
+                DiffOp::Equal { old_index, len, .. } => {
+                    flush(&mut out, &mut minus, &mut plus);
+                    for l in old_index..old_index + len {
+                        push_line(&mut out, b' ', line(old, &old_starts, l));
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => minus.extend(old_index..old_index + old_len),
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => plus.extend(new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    minus.extend(old_index..old_index + old_len);
+                    plus.extend(new_index..new_index + new_len);
+                }
+            }
+        }
+        flush(&mut out, &mut minus, &mut plus);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Applies a patch made by [`octet_patch`] (a small applier for the property test; the CLI tests use the
+    /// real `patch` and `git apply`).
+    fn apply(old: &[u8], patch: &[u8]) -> Vec<u8> {
+        let starts = line_starts(old);
+        let mut lines = patch.split_inclusive(|&b| b == b'\n').skip(2).peekable();
+        let mut out = Vec::new();
+        let mut at = 0; // next old line to copy
+        while let Some(header) = lines.next() {
+            let header = std::str::from_utf8(header).unwrap();
+            let old_start: usize = header[4..]
+                .split([',', ' '])
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let old_len: usize = header[4..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .split(',')
+                .nth(1)
+                .map_or(1, |n| n.parse().unwrap());
+            let first = if old_len == 0 {
+                old_start
+            } else {
+                old_start - 1
+            };
+            for l in at..first {
+                out.extend_from_slice(line(old, &starts, l));
+            }
+            at = first;
+            while let Some(l) = lines.next_if(|l| !l.starts_with(b"@@")) {
+                let mut text = &l[1..];
+                if lines.peek().is_some_and(|n| n.starts_with(b"\\ ")) {
+                    lines.next();
+                    text = &text[..text.len() - 1];
+                }
+                match l[0] {
+                    b' ' => {
+                        out.extend_from_slice(text);
+                        at += 1;
+                    }
+                    b'-' => at += 1,
+                    _ => out.extend_from_slice(text),
+                }
+            }
+        }
+        for l in at..starts.len() {
+            out.extend_from_slice(line(old, &starts, l));
+        }
+        out
+    }
+
+    fn file() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop::sample::select(vec![
+            &b"0 HEAD"[..],
+            b"1 NAME Bob",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"x",
+            b"\xE2e",
+        ]);
+        prop::collection::vec(piece, 0..30).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn applying_the_patch_gives_the_new_octets(
+            old in file(),
+            cut in prop::collection::vec((0..200usize, 0..8usize, prop::collection::vec(any::<u8>(), 0..6)), 0..4),
+        ) {
+            // Edits at ascending places; the changes are their octet ranges in both files.
+            let mut cut = cut;
+            cut.sort_by_key(|c| c.0);
+            let (mut new, mut changes, mut from) = (Vec::new(), Vec::new(), 0usize);
+            for (at, len, with) in cut {
+                let at = at.min(old.len()).max(from);
+                let end = (at + len).min(old.len());
+                new.extend_from_slice(&old[from..at]);
+                let out_start = new.len();
+                new.extend_from_slice(&with);
+                changes.push(Change { input: at..end, output: out_start..new.len() });
+                from = end;
+            }
+            new.extend_from_slice(&old[from..]);
+            let patch = octet_patch(&old, Encoding::Utf8, &new, Encoding::Utf8, &changes, "a/f", "b/f").unwrap();
+            prop_assert_eq!(patch.is_empty(), old == new);
+            prop_assert_eq!(apply(&old, &patch), new);
+        }
+    }
+
+    #[test]
+    fn utf16_is_refused() {
+        assert!(octet_patch(b"", Encoding::Utf16Le, b"", Encoding::Utf8, &[], "a", "b").is_none());
+    }
+}

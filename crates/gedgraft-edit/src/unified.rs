@@ -1,0 +1,296 @@
+//! Printing unified diffs: hunk headers, lines with their signs, `\ No newline at end of file`, and the notes
+//! that say why a line whose text did not change is in the diff (its octets did). Shared by the review diff
+//! ([`crate::LineDiff`]), its test reference and the octet patch ([`crate::octet_patch`]).
+
+use gedgraft_encoding::Encoding;
+use similar::DiffOp;
+use std::ops::Range;
+
+/// How many lines the hunks `groups` remove.
+pub(crate) fn removed_in(groups: &[Vec<DiffOp>]) -> usize {
+    groups
+        .iter()
+        .flatten()
+        .map(|op| match op {
+            DiffOp::Delete { old_len, .. } | DiffOp::Replace { old_len, .. } => *old_len,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// How many lines the hunks `groups` add.
+pub(crate) fn added_in(groups: &[Vec<DiffOp>]) -> usize {
+    groups
+        .iter()
+        .flatten()
+        .map(|op| match op {
+            DiffOp::Insert { new_len, .. } | DiffOp::Replace { new_len, .. } => *new_len,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// One line as the review diff compares and shows it: its text as shown, its line break, and its octets (line
+/// break included) in its file's encoding. Two lines are the same only when all three are.
+pub(crate) type ShownLine<'l> = (&'l str, &'static str, &'l [u8]);
+
+/// The unified diff of the hunks `groups` between files named `names` (old, new): `old` and `new` give a line
+/// as shown ([`ShownLine`]). `markers` shows every line break (when the files mix them). A hunk whose lines
+/// changed only in their octets (same text, same break: a transcode) says so in a note after its header,
+/// `# octets only: line 4: ANSEL E2 65 → UTF-8 C3 A9`, with the encodings of `encodings` (old, new). Empty when
+/// no line differs.
+pub(crate) fn write_unified<'l>(
+    groups: &[Vec<DiffOp>],
+    markers: bool,
+    (old_name, new_name): (&str, &str),
+    encodings: (Encoding, Encoding),
+    old: impl Fn(usize) -> Option<ShownLine<'l>>,
+    new: impl Fn(usize) -> Option<ShownLine<'l>>,
+) -> String {
+    if groups.is_empty() {
+        return String::new();
+    }
+    let push_line = |out: &mut String, sign: char, line: Option<ShownLine>| {
+        let Some((text, line_break, _)) = line else {
+            return;
+        };
+        out.push(sign);
+        out.push_str(text);
+        if markers {
+            out.push_str(match line_break {
+                "\r\n" => "␍␊",
+                "\n" => "␊",
+                "\r" => "␍",
+                _ => "",
+            });
+        }
+        out.push('\n');
+        if line_break.is_empty() {
+            out.push_str("\\ No newline at end of file\n");
+        }
+    };
+    let flush = |out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
+        for l in minus.drain(..) {
+            push_line(out, '-', old(l));
+        }
+        for l in plus.drain(..) {
+            push_line(out, '+', new(l));
+        }
+    };
+    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    for group in groups {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            hunk_range(&old_range),
+            hunk_range(&new_range)
+        ));
+        if let Some(note) = octets_only_note(group, encodings, &old, &new) {
+            out.push_str(&note);
+        }
+        // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
+        let (mut minus, mut plus) = (Vec::new(), Vec::new());
+        for op in group {
+            match *op {
+                DiffOp::Equal { old_index, len, .. } => {
+                    flush(&mut out, &mut minus, &mut plus);
+                    for l in old_index..old_index + len {
+                        push_line(&mut out, ' ', old(l));
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => minus.extend(old_index..old_index + old_len),
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => plus.extend(new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    minus.extend(old_index..old_index + old_len);
+                    plus.extend(new_index..new_index + new_len);
+                }
+            }
+        }
+        flush(&mut out, &mut minus, &mut plus);
+    }
+    out
+}
+
+/// The note for the lines of a hunk that changed only in their octets: the replaced lines, paired in order,
+/// whose text and break are the same. Names the first one (1-based, in the new file) with its differing
+/// octets, and how many more there are.
+fn octets_only_note<'l>(
+    group: &[DiffOp],
+    (old_encoding, new_encoding): (Encoding, Encoding),
+    old: &impl Fn(usize) -> Option<ShownLine<'l>>,
+    new: &impl Fn(usize) -> Option<ShownLine<'l>>,
+) -> Option<String> {
+    let mut first: Option<(usize, &[u8], &[u8])> = None;
+    let mut count = 0usize;
+    for op in group {
+        if let DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } = *op
+        {
+            for k in 0..old_len.min(new_len) {
+                let (Some(a), Some(b)) = (old(old_index + k), new(new_index + k)) else {
+                    continue;
+                };
+                if (a.0, a.1) == (b.0, b.1) && a.2 != b.2 {
+                    count += 1;
+                    first.get_or_insert((new_index + k, a.2, b.2));
+                }
+            }
+        }
+    }
+    let (line, a, b) = first?;
+    let (a, b) = differing_octets(a, b);
+    let more = match count {
+        0 | 1 => String::new(),
+        2 => " (and 1 more line)".to_string(),
+        n => format!(" (and {} more lines)", n - 1),
+    };
+    Some(format!(
+        "# octets only: line {}: {} {} → {} {}{more}\n",
+        line + 1,
+        old_encoding.name(),
+        a,
+        new_encoding.name(),
+        b
+    ))
+}
+
+/// Octets shown in a note at most.
+const NOTE_OCTETS: usize = 8;
+
+/// The first run of octets where `a` and `b` differ, in hex, shortened with `…`: after their common start, up
+/// to where they agree again for a few octets (or, when they do not soon, up to their common end).
+pub(crate) fn differing_octets(a: &[u8], b: &[u8]) -> (String, String) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    // Where the two agree again: the first (i, j), by i + j, after which 3 octets (or the rest) are the same.
+    let agree = |i: usize, j: usize| match (a.get(i..), b.get(j..)) {
+        (Some(x), Some(y)) => x == y || (x.len() >= 3 && x.get(..3) == y.get(..3)),
+        _ => false,
+    };
+    let resync = (1..=2 * NOTE_OCTETS)
+        .flat_map(|sum| (0..=sum).map(move |i| (i, sum - i)))
+        .find(|&(i, j)| agree(i, j));
+    let (a, b) = match resync {
+        Some((i, j)) => (&a[..i], &b[..j]),
+        None => {
+            let suffix = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            (&a[..a.len() - suffix], &b[..b.len() - suffix])
+        }
+    };
+    let hex = |o: &[u8]| {
+        let mut s: Vec<String> = o
+            .iter()
+            .take(NOTE_OCTETS)
+            .map(|x| format!("{x:02X}"))
+            .collect();
+        if o.is_empty() {
+            s.push("(none)".into());
+        } else if o.len() > NOTE_OCTETS {
+            s.push("…".into());
+        }
+        s.join(" ")
+    };
+    (hex(a), hex(b))
+}
+
+/// `@@` header range of 0-based lines `r`, as `diff -u` writes it.
+pub(crate) fn hunk_range(r: &Range<usize>) -> String {
+    match r.len() {
+        0 => format!("{},0", r.start),
+        1 => format!("{}", r.start + 1),
+        n => format!("{},{n}", r.start + 1),
+    }
+}
+
+/// `op` with its old indices moved on by `o` and its new ones by `n`.
+pub(crate) fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
+            old_index: old_index + o,
+            new_index: new_index + n,
+            len,
+        },
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
+            old_index: old_index + o,
+            old_len,
+            new_index: new_index + n,
+        },
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
+            old_index: old_index + o,
+            new_index: new_index + n,
+            new_len,
+        },
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
+            old_index: old_index + o,
+            old_len,
+            new_index: new_index + n,
+            new_len,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differing_octets;
+
+    #[test]
+    fn the_first_differing_run_is_shown() {
+        let d = |a: &[u8], b: &[u8]| {
+            let (x, y) = differing_octets(a, b);
+            format!("{x} → {y}")
+        };
+        assert_eq!(
+            d(
+                b"Jos\xE2e /Garc\xE2ia/\n",
+                b"Jose\xCC\x81 /Garci\xCC\x81a/\n"
+            ),
+            "E2 65 → 65 CC 81"
+        );
+        assert_eq!(d(b"caf\xE9\r\n", b"caf\xC3\xA9\r\n"), "E9 → C3 A9");
+        assert_eq!(d(b"ab\n", b"ab\r\n"), "(none) → 0D");
+        assert_eq!(d(b"a", b"0\x001"), "61 → 30 00 31");
+        assert_eq!(
+            d(&[0x30; 20], &[0x31; 20]),
+            "30 30 30 30 30 30 30 30 … → 31 31 31 31 31 31 31 31 …"
+        );
+    }
+}
