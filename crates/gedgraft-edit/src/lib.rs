@@ -74,6 +74,7 @@ mod error;
 mod render;
 mod scope;
 mod splice;
+mod transcode_check;
 mod transform;
 
 pub use atomic::{write_atomic, write_atomic_with};

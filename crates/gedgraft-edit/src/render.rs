@@ -19,7 +19,8 @@
 //! neither of which touches whitespace at the split (R-SERIALISING-STRUCTS-10, -11, R-LINE-CONT-04), so never
 //! inside `@@`, an escape or a multi-octet character (R-SERIALISING-STRUCTS-14), and never leave an empty
 //! payload before a `CONC` (R-SERIALISING-STRUCTS-09). Lines are filled greedily; when no allowed split fits,
-//! the line runs long up to the first allowed split (the limit is only a SHOULD).
+//! the line runs long up to the first allowed split (the limit is only a SHOULD). In ANSEL a diacritic and the
+//! letter after it are one unit for splitting: ANSEL writes the mark first, and no split follows it.
 
 use crate::splice::GreenElement;
 use gedgraft_encoding::{ansel, raw, Encoding};
@@ -68,6 +69,9 @@ pub(crate) struct Unit {
     pub text: String,
     /// Its length in octets in the file's encoding.
     pub octets: usize,
+    /// No split may follow this unit: in ANSEL it ends with a combining diacritic, which ANSEL writes *before*
+    /// the letter it marks, so the unit after it holds that letter (see [`glues_to_next`]).
+    pub glued: bool,
 }
 
 impl Unit {
@@ -77,6 +81,17 @@ impl Unit {
     fn ends_with_space(&self) -> bool {
         self.text.chars().next_back().is_some_and(is_space)
     }
+}
+
+/// Whether a unit of tree text `text` in `encoding` must stay on the line of the unit after it: in ANSEL, a
+/// combining diacritic (decoded, or a raw `F8`) comes before its base letter, so a `CONC` split after it would
+/// end a line with the mark and start the next with its letter; the 2019 lowering joins them again, but other
+/// readers see a mark with no letter (R-SERIALISING-STRUCTS-14: never split inside a character).
+pub(crate) fn glues_to_next(text: &str, encoding: Encoding) -> bool {
+    encoding == Encoding::Ansel
+        && text.chars().next_back().is_some_and(|c| {
+            ansel::stacking(c).is_some() || raw::to_octet(c).is_some_and(ansel::is_diacritic_octet)
+        })
 }
 
 /// Whitespace for the splitting rules: space and tab (ELF's `S`), and any other Unicode white space.
@@ -162,7 +177,13 @@ pub(crate) fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
                 write_cluster(cluster, encoding)
             };
             let octets = octets(&text, encoding);
-            Unit { kind, text, octets }
+            let glued = glues_to_next(&text, encoding);
+            Unit {
+                kind,
+                text,
+                octets,
+                glued,
+            }
         })
         .collect()
 }
@@ -207,6 +228,7 @@ pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Uni
                         kind: UnitKind::Text,
                         text: c.to_string(),
                         octets: octets(c, encoding),
+                        glued: glues_to_next(c, encoding),
                     });
                 }
                 continue;
@@ -220,14 +242,19 @@ pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Uni
             kind,
             text: t.text().to_string(),
             octets: octets(t.text(), encoding),
+            glued: glues_to_next(t.text(), encoding),
         });
     }
     out
 }
 
-/// Whether a split before unit `at` is allowed (not next to whitespace).
+/// Whether a split before unit `at` is allowed: not next to whitespace, not after an ANSEL diacritic.
 fn split_allowed(units: &[Unit], at: usize) -> bool {
-    at > 0 && at < units.len() && !units[at - 1].ends_with_space() && !units[at].starts_with_space()
+    at > 0
+        && at < units.len()
+        && !units[at - 1].ends_with_space()
+        && !units[at].starts_with_space()
+        && !units[at - 1].glued
 }
 
 /// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns the

@@ -1,9 +1,10 @@
 //! Whole-file edits applied during the rebuild: line-break conversion and transcoding.
 
 use crate::editor::{LineBreak, RawOctets};
-use crate::error::EditError;
+use crate::error::{EditError, Warning};
 use crate::render::{clusters, payload_tokens, token, writable, write_cluster, Unit, UnitKind};
 use crate::splice::{GreenElement, Transform};
+use crate::transcode_check::{check_reading, Reversal};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::{Parse, SyntaxKind};
 use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
@@ -161,18 +162,27 @@ pub(crate) struct Transcoder {
     to: Encoding,
     /// Nothing to do: the same encoding, and raw octets are to stay.
     identity: bool,
+    /// What would not come back by a transcode back.
+    reversal: Reversal,
 }
 
 impl Transcoder {
-    /// Checks that the whole file can be transcoded (one walk), then gives the converter.
+    /// Checks that the file's reading is not in doubt and that the whole file can be transcoded (one walk), then
+    /// gives the converter.
     pub(crate) fn new(
         parse: &Parse,
         to: Encoding,
         policy: RawOctets,
     ) -> Result<Transcoder, EditError> {
+        check_reading(parse)?;
         let from = parse.encoding();
         let identity = from == to && policy == RawOctets::Refuse;
-        let t = Transcoder { from, to, identity };
+        let t = Transcoder {
+            from,
+            to,
+            identity,
+            reversal: Reversal::default(),
+        };
         if identity {
             return Ok(t);
         }
@@ -193,6 +203,9 @@ impl Transcoder {
                     let octets = raw::octets_of(text);
                     let has_char = from == Encoding::Ansel
                         && octets.iter().all(|&o| ansel::RAW_KEPT.contains(&o));
+                    if has_char {
+                        t.reversal.ansel_raw(&octets);
+                    }
                     if !has_char && policy == RawOctets::Refuse {
                         error = Some(EditError::RawOctets {
                             line: line(),
@@ -228,6 +241,11 @@ impl Transcoder {
             Some(e) => Err(e),
             None => Ok(t),
         }
+    }
+
+    /// The warning for octets a transcode back would not restore, if there are any.
+    pub(crate) fn reversal_warning(&self) -> Option<Warning> {
+        self.reversal.warning(self.from, self.to)
     }
 
     /// Text outside payloads in the target encoding: Unicode order, decomposed where that helps, raw octets
@@ -409,10 +427,14 @@ impl Transcoder {
             for cluster in clusters(&logical) {
                 let (kind, text) = write_cluster(cluster, self.to);
                 escaped |= kind == UnitKind::Escape;
+                if kind == UnitKind::Text {
+                    self.reversal.cluster(cluster, &text, self.from, self.to);
+                }
                 units.push(Unit {
                     kind,
                     text,
                     octets: 0,
+                    glued: false,
                 });
             }
             run.clear();
@@ -435,6 +457,7 @@ impl Transcoder {
                 kind,
                 text: t.text().to_string(),
                 octets: 0,
+                glued: false,
             });
         }
         flush(&mut run, &mut units);
