@@ -140,6 +140,25 @@ pub(crate) fn clusters(text: &str) -> Vec<&str> {
     out
 }
 
+/// Splits tree text of an ANSEL file into clusters in ANSEL order: the combining diacritics *before* a
+/// character, with it (`E2 65` is one cluster, `é`). Diacritics at the end, with no character after them, are
+/// a cluster of their own.
+pub(crate) fn ansel_clusters(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if !is_combining_mark(c) {
+            let end = i + c.len_utf8();
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
 /// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
 /// in ANSEL order for ANSEL), or as one Unicode escape.
 pub(crate) fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
@@ -223,7 +242,12 @@ pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Uni
     for t in tokens {
         let kind = match t.kind() {
             SyntaxKind::Text => {
-                for c in clusters(t.text()) {
+                let pieces = if encoding == Encoding::Ansel {
+                    ansel_clusters(t.text())
+                } else {
+                    clusters(t.text())
+                };
+                for c in pieces {
                     out.push(Unit {
                         kind: UnitKind::Text,
                         text: c.to_string(),
@@ -629,6 +653,22 @@ mod tests {
         assert_eq!(u[3].octets, 2);
         let u = value_units("\u{263A}", Encoding::Ansel);
         assert_eq!(u[0].text, "@#U263A@");
+    }
+
+    #[test]
+    fn ansel_clusters_put_a_diacritic_with_the_letter_after_it() {
+        assert_eq!(
+            ansel_clusters("\u{301}a\u{301}\u{308}eb\u{301}"),
+            ["\u{301}a", "\u{301}\u{308}e", "b", "\u{301}"]
+        );
+        // A mark with no letter after it on its line (before a CONC line) glues to whatever comes next, in ANSEL
+        // only; so does a raw `F8` (kept raw, R-ANSEL-02).
+        assert!(glues_to_next("a\u{301}", Encoding::Ansel));
+        assert!(!glues_to_next("a\u{301}", Encoding::Utf8));
+        assert!(glues_to_next(
+            &raw::to_char(0xF8).to_string(),
+            Encoding::Ansel
+        ));
     }
 
     #[test]
