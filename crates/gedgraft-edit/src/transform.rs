@@ -251,7 +251,7 @@ impl Transcoder {
     /// Text outside payloads in the target encoding: Unicode order, decomposed where that helps, raw octets
     /// replaced; `Err` names a character the target cannot write.
     fn plain(&self, text: &str) -> Result<String, char> {
-        let logical = self.logical(text);
+        let logical = self.logical(text, false);
         let mut out = String::new();
         for cluster in clusters(&logical) {
             match write_cluster(cluster, self.to) {
@@ -270,15 +270,16 @@ impl Transcoder {
     }
 
     /// The Unicode text of tree text in the source encoding: ANSEL order undone, raw octets that have a character
-    /// (ANSEL's irreversible ones) converted, other raw octets replaced by U+FFFD (or `#` where the target cannot
-    /// write U+FFFD; a refused raw octet never gets here).
-    fn logical(&self, text: &str) -> String {
+    /// (ANSEL's irreversible ones) converted, other raw octets replaced by U+FFFD (outside payloads `#` where the
+    /// target cannot write U+FFFD; in a payload it becomes `@#UFFFD@`, as [`RawOctets::Replace`] says; a refused
+    /// raw octet never gets here).
+    fn logical(&self, text: &str, in_payload: bool) -> String {
         let unicode = if self.from == Encoding::Ansel {
             ansel::to_unicode_order(text)
         } else {
             text.to_string()
         };
-        let replacement = if writable('\u{FFFD}', self.to) {
+        let replacement = if in_payload || writable('\u{FFFD}', self.to) {
             '\u{FFFD}'
         } else {
             '#'
@@ -423,7 +424,7 @@ impl Transcoder {
             if run.is_empty() {
                 return;
             }
-            let logical = self.logical(run);
+            let logical = self.logical(run, true);
             for cluster in clusters(&logical) {
                 let (kind, text) = write_cluster(cluster, self.to);
                 escaped |= kind == UnitKind::Escape;
