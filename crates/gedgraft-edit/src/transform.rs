@@ -297,7 +297,9 @@ impl Transcoder {
         }
         // From ANSEL, continuation lines are converted with the line they continue (see
         // `move_dangling_diacritics`), by their parent.
-        let ansel = self.from == Encoding::Ansel;
+        // To ANSEL, likewise: combining marks that start a `CONC` line belong to the letter that ends the line
+        // before (see `move_leading_marks`).
+        let ansel = self.from == Encoding::Ansel || self.to == Encoding::Ansel;
         if ansel && kind == SyntaxKind::Line.into() {
             return;
         }
@@ -346,7 +348,11 @@ impl Transcoder {
                             .unwrap_or_default()
                     }),
             );
-            move_dangling_diacritics(&mut lines);
+            if self.from == Encoding::Ansel {
+                move_dangling_diacritics(&mut lines);
+            } else {
+                move_leading_marks(&mut lines);
+            }
             let mut lines = lines.into_iter().map(|line| self.convert_line(line));
             if let Some(first) = lines.next() {
                 out.extend(first.into_iter().map(NodeOrToken::Token));
@@ -514,6 +520,46 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
         let moved = format!("{}{}", &text[keep.len()..], lines[i][first].text());
         lines[i - 1][last] = token(SyntaxKind::Text, keep);
         lines[i][first] = token(SyntaxKind::Text, &moved);
+    }
+}
+
+/// Moves combining marks that start a `CONC` line's payload (Unicode order: they mark the letter that ends the
+/// line before) to the end of the line before, when transcoding to ANSEL: ANSEL writes a mark *before* its
+/// letter, so left where it is the mark would land on the next line's first letter. The mirror of
+/// `move_dangling_diacritics`; `lines` are a structure's first line and its continuation lines.
+fn move_leading_marks(lines: &mut [Vec<GreenToken>]) {
+    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
+    for i in 1..lines.len() {
+        let is_conc = lines[i]
+            .iter()
+            .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
+        let Some(first) = lines[i]
+            .iter()
+            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
+            .map(|sep| sep + 1)
+            .filter(|&f| lines[i].get(f).is_some_and(is_text))
+        else {
+            continue;
+        };
+        let Some(last) = lines[i - 1]
+            .iter()
+            .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
+            .filter(|&l| is_text(&lines[i - 1][l]))
+        else {
+            continue;
+        };
+        let text = lines[i][first].text();
+        let rest = text.trim_start_matches(unicode_normalization::char::is_combining_mark);
+        if !is_conc || rest.len() == text.len() || rest.is_empty() {
+            continue;
+        }
+        let moved = format!(
+            "{}{}",
+            lines[i - 1][last].text(),
+            &text[..text.len() - rest.len()]
+        );
+        lines[i][first] = token(SyntaxKind::Text, rest);
+        lines[i - 1][last] = token(SyntaxKind::Text, &moved);
     }
 }
 

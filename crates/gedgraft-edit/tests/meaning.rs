@@ -378,3 +378,19 @@ fn rewrap_touches_only_long_lines() {
     assert_eq!(edited.line_counts(), (69, 23));
     assert_eq!(payloads(&parse), payloads(edited.parse()));
 }
+
+/// R-ANSEL-03 the other way: a UTF-8 file split between a letter and its combining mark (`e` | `CONC` U+0301)
+/// transcoded to ANSEL keeps the mark on its letter: ANSEL writes it before the letter, on the first line.
+#[test]
+fn r_ansel_03_transcode_to_ansel_keeps_a_mark_split_off_by_conc_with_its_letter() {
+    let input =
+        "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jose\n1 CONC \u{301} y Mar\u{ed}a\n1 CONT x\n0 TRLR\n";
+    let parse = parse(input.as_bytes());
+    let edited = transcode(&parse, Encoding::Ansel).expect("to ANSEL");
+    check(&parse, &edited);
+    assert_eq!(
+        edited.bytes(),
+        b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2e\n1 CONC  y Mar\xE2ia\n1 CONT x\n0 TRLR\n"
+    );
+    assert_eq!(payloads(&parse), payloads(edited.parse()));
+}
