@@ -1,5 +1,5 @@
 //! Whole-file edits keep the ELF dataset: every corpus file, transcoded to UTF-8, UTF-16, ASCII and ANSEL (then
-//! re-wrapped), with bare `@`s escaped, re-wrapped narrowly, or with its line breaks converted, lowers to the
+//! re-wrapped), with bare `@`s escaped, re-wrapped narrowly, with needless `CONC` splits joined, or with its line breaks converted, lowers to the
 //! same records as before (line numbers aside; text compared in NFC, since ANSEL has no precomposed letters)
 //! and has no error it did not have before. This is what a user running `gedgraft fix` on legacy files relies
 //! on; it found a diacritic moved onto the wrong letter across a CONC split, `--rewrap` measuring lines before
@@ -71,7 +71,7 @@ fn transcoded(parse: &Parse, to: Encoding) -> Option<Parse> {
     applied(editor)
 }
 
-const OPERATIONS: [Operation; 7] = [
+const OPERATIONS: [Operation; 8] = [
     ("to UTF-8", |p| transcoded(p, Encoding::Utf8)),
     ("to UTF-16LE", |p| transcoded(p, Encoding::Utf16Le)),
     ("to ASCII", |p| transcoded(p, Encoding::Ascii)),
@@ -84,6 +84,11 @@ const OPERATIONS: [Operation; 7] = [
     ("rewrap 40", |p| {
         let mut editor = Editor::new(p);
         editor.rewrap(Some(40), None).ok()?;
+        applied(editor)
+    }),
+    ("join CONC", |p| {
+        let mut editor = Editor::new(p);
+        editor.join_conc(None, None).ok()?;
         applied(editor)
     }),
     ("CR LF", |p| {

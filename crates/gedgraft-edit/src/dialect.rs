@@ -15,7 +15,9 @@
 //! [`Editor::transcode`]: crate::Editor::transcode
 
 use crate::error::{EditError, Warning};
-use crate::render::{clusters, octets, split_lines, value_units, write_cluster, Unit, UnitKind};
+use crate::render::{
+    clusters, glues_to_next, octets, split_lines, value_units, write_cluster, Unit, UnitKind,
+};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::{lex_payload_text, Dialect, Parse, SyntaxKind};
 
@@ -44,7 +46,13 @@ pub(crate) fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding)
                 for cluster in clusters(piece) {
                     let (kind, text) = write_cluster(cluster, encoding);
                     let octets = octets(&text, encoding);
-                    units.push(Unit { kind, text, octets });
+                    let glued = glues_to_next(&text, encoding);
+                    units.push(Unit {
+                        kind,
+                        text,
+                        octets,
+                        glued,
+                    });
                 }
                 continue;
             }
@@ -53,6 +61,7 @@ pub(crate) fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding)
             kind,
             text: piece.to_string(),
             octets: octets(piece, encoding),
+            glued: glues_to_next(piece, encoding),
         });
     }
     units

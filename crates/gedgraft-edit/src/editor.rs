@@ -3,8 +3,8 @@
 use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
 use crate::render::{
-    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, token, token_units,
-    Budget, Laid, Style, Unit,
+    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid,
+    Style,
 };
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
@@ -14,6 +14,10 @@ use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::collections::{HashMap, HashSet};
+
+mod charset;
+mod protect;
+mod rewrap;
 
 /// The line break new and converted lines get.
 ///
@@ -411,51 +415,14 @@ impl<'p> Editor<'p> {
         }
     }
 
-    fn tag_of(node: &SyntaxNode) -> String {
-        render::first_line_tokens(node)
-            .into_iter()
-            .find(|t| t.kind() == SyntaxKind::Tag)
-            .map_or(String::new(), |t| t.text().to_string())
-    }
-
-    fn is_header(node: &SyntaxNode) -> bool {
-        node.kind() == SyntaxKind::Record && Self::tag_of(node) == "HEAD"
-    }
-
-    fn is_trailer(node: &SyntaxNode) -> bool {
-        node.kind() == SyntaxKind::Record && Self::tag_of(node) == "TRLR"
-    }
-
-    /// `HEAD.CHAR` or a structure inside it (its `VERS`): they decide how the file is decoded.
-    fn is_charset(node: &SyntaxNode) -> bool {
-        node.ancestors().any(|a| {
-            a.kind() == SyntaxKind::Structure
-                && Self::tag_of(&a) == "CHAR"
-                && a.parent().is_some_and(|p| Self::is_header(&p))
-        })
-    }
-
-    fn protect(&self, node: &SyntaxNode, action: &str) -> Result<(), EditError> {
-        let what = if Self::is_header(node) {
-            "the header (`0 HEAD`)"
-        } else if Self::is_trailer(node) {
-            "the trailer (`0 TRLR`)"
-        } else if Self::is_charset(node) {
-            "`HEAD.CHAR`, which says how the file is encoded (transcode the file instead)"
-        } else {
-            return Ok(());
-        };
-        Err(EditError::Protected {
-            what: format!("cannot {action} {what}"),
-        })
-    }
-
     /// Renames the tag `from` to `to` on every structure, or on the structures `scope` picks and everything inside
     /// them. Returns how many tags will be renamed. Continuation lines are not structures and keep `CONT`/`CONC`.
     ///
     /// `to` must be a tag (R-TAGS-01) and not reserved (R-TAGS-03: `HEAD`, `TRLR`, `CONC`, `CONT`, `PLANG`,
-    /// `DTYPE`); `from` may not be `HEAD`, `TRLR`, `CONC` or `CONT`; `HEAD.CHAR` is never renamed. One walk over
-    /// the tree, whatever the number of matches.
+    /// `DTYPE`); `from` may not be `HEAD`, `TRLR`, `CONC` or `CONT`. The header's serialisation metadata (`CHAR`,
+    /// `GEDC`, `ELF`, `SCHMA`, `PLANG` and what is inside them, R-HEADER-02) is never renamed, and no header
+    /// structure is renamed to one of those tags ([`EditError::Protected`]): they say how the whole file is read.
+    /// One walk over the tree, whatever the number of matches.
     ///
     /// ```
     /// use gedgraft_edit::{Editor, Scope};
@@ -512,17 +479,7 @@ impl<'p> Editor<'p> {
             }
             splice::walk_nodes(node.green(), *offset, visit);
         }
-        if matches!(from, "CHAR" | "VERS") {
-            for s in &found {
-                let node = self.node_at(s.parent.start);
-                if node.as_ref().is_some_and(Self::is_charset) {
-                    return Err(EditError::Protected {
-                        what: "cannot rename `HEAD.CHAR`, which says how the file is encoded"
-                            .into(),
-                    });
-                }
-            }
-        }
+        self.check_metadata_rename(&found, from, to)?;
         let n = found.len();
         self.splices.extend(found);
         self.count += n;
@@ -891,6 +848,7 @@ impl<'p> Editor<'p> {
             }
         };
         self.check_new(new)?;
+        self.check_charset_insert(&parent, &new.tag)?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!("inserting `{}` near line {line}", new.tag));
         let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
@@ -1106,267 +1064,6 @@ impl<'p> Editor<'p> {
         n
     }
 
-    /// Re-wraps string payloads: a structure is rewritten only if one of its lines is longer than `limit` octets
-    /// (line break included; default 255, 510 in UTF-16; R-SERIALISING-STRUCTS-08) or one of its `CONC` splits is
-    /// *needless* — the `CONC` line's payload would fit on the line before it within the limit — and the greedy
-    /// layout (the one new payloads get) differs from the present one. `CONT` lines stay; the text between them is
-    /// laid out again, splitting only between non-blank units (R-SERIALISING-STRUCTS-09 to -14). Escapes, `@@`,
-    /// characters and raw octets are moved whole, never re-encoded, so the payload's text is unchanged.
-    ///
-    /// Skipped, with a warning, when the structure has a bare `@` (escape it first: joining lines next to one
-    /// could make a new escape) or a blank or malformed line between its continuation lines. Returns how many
-    /// structures will be rewritten. Running it twice changes nothing the second time.
-    ///
-    /// ```
-    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @N1@ NOTE ab\n1 CONC cd\n1 CONT ef\n0 TRLR\n");
-    /// let mut editor = gedgraft_edit::Editor::new(&parse);
-    /// assert_eq!(editor.rewrap(None, None).unwrap(), 1);
-    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\n0 @N1@ NOTE abcd\n1 CONT ef\n0 TRLR\n");
-    /// ```
-    pub fn rewrap(
-        &mut self,
-        limit: Option<usize>,
-        scope: Option<&Scope>,
-    ) -> Result<usize, EditError> {
-        let limit = match limit {
-            Some(l) => {
-                check_limit(l)?;
-                l
-            }
-            None => self.limit(),
-        };
-        if dialect::refuse_rewrap(self.parse, &mut self.warnings) {
-            return Ok(0);
-        }
-        let roots = self.scope_roots(scope);
-        let edit = self.new_edit("re-wrapping payloads".into());
-        let encoding = self.parse.encoding();
-        let mut rewritten = 0;
-        let mut skipped: Vec<(&'static str, usize, usize)> = Vec::new();
-        for (root, _) in roots {
-            for node in root.descendants() {
-                if !matches!(node.kind(), SyntaxKind::Record | SyntaxKind::Structure) {
-                    continue;
-                }
-                match self.rewrap_structure(&node, limit, encoding, edit) {
-                    Ok(true) => rewritten += 1,
-                    Ok(false) => {}
-                    Err(reason) => match skipped.iter_mut().find(|(r, _, _)| *r == reason) {
-                        Some((_, _, more)) => *more += 1,
-                        None => {
-                            let line = self.line_of(u32::from(node.text_range().start()));
-                            skipped.push((reason, line, 0));
-                        }
-                    },
-                }
-            }
-        }
-        for (reason, line, more) in skipped {
-            self.warnings
-                .push(Warning::NotRewrapped { line, more, reason });
-        }
-        self.count += rewritten;
-        Ok(rewritten)
-    }
-
-    /// Re-wraps one structure if it needs it; `Err` says why it cannot.
-    fn rewrap_structure(
-        &mut self,
-        node: &SyntaxNode,
-        limit: usize,
-        encoding: Encoding,
-        edit: usize,
-    ) -> Result<bool, &'static str> {
-        let children: Vec<SyntaxElement> = node.children_with_tokens().collect();
-        let info = line_info(node);
-        // The lines: (node, child index in `node` or None for the first line, tag, tokens, payload start).
-        struct L {
-            node: SyntaxNode,
-            index: Option<usize>,
-            cont: bool,
-            tokens: Vec<SyntaxToken>,
-            payload: Vec<SyntaxToken>,
-            octets: usize,
-        }
-        let mut lines = Vec::new();
-        let mut add = |n: &SyntaxNode, index: Option<usize>, tokens: Vec<SyntaxToken>| {
-            let cont = tokens
-                .iter()
-                .any(|t| t.kind() == SyntaxKind::Tag && t.text() == "CONT");
-            let payload = match tokens
-                .iter()
-                .position(|t| t.kind() == SyntaxKind::PayloadSep)
-            {
-                Some(s) => tokens[s + 1..]
-                    .iter()
-                    .filter(|t| t.kind() != SyntaxKind::LineBreak)
-                    .cloned()
-                    .collect(),
-                None => Vec::new(),
-            };
-            let octets = octets(&concat(&tokens), encoding);
-            lines.push(L {
-                node: n.clone(),
-                index,
-                cont,
-                tokens,
-                payload,
-                octets,
-            });
-        };
-        add(node, None, info.tokens.clone());
-        let mut last_line_index = None;
-        for (i, c) in children.iter().enumerate().skip(info.end) {
-            match c {
-                NodeOrToken::Node(n) if n.kind() == SyntaxKind::Line => {
-                    if last_line_index.is_some_and(|l: usize| l + 1 != i)
-                        || (last_line_index.is_none() && i != info.end)
-                    {
-                        return Err(
-                            "a blank or malformed line sits between its continuation lines",
-                        );
-                    }
-                    last_line_index = Some(i);
-                    add(
-                        n,
-                        Some(i),
-                        n.children_with_tokens()
-                            .filter_map(|e| e.into_token())
-                            .collect(),
-                    );
-                }
-                _ => {}
-            }
-        }
-        let any_long = lines.iter().any(|l| l.octets > limit);
-        let any_conc = lines.iter().skip(1).any(|l| !l.cont);
-        if !any_long && !any_conc {
-            return Ok(false);
-        }
-        if Structure::cast(node.clone()).is_some_and(|s| s.is_serialisation_metadata()) {
-            return match any_long {
-                true => Err("serialisation metadata cannot have continuation lines (2019 § Header metadata)"),
-                false => Ok(false),
-            };
-        }
-        let payload_kinds = lines
-            .iter()
-            .flat_map(|l| l.payload.iter().map(|t| t.kind()));
-        let mut has_at = false;
-        for k in payload_kinds {
-            match k {
-                SyntaxKind::Pointer => return Ok(false),
-                SyntaxKind::AtSign => has_at = true,
-                _ => {}
-            }
-        }
-        // Segments: a head line (the first line or a CONT line) and the CONC lines after it.
-        let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
-        for (i, l) in lines.iter().enumerate() {
-            if i == 0 || l.cont {
-                segments.push(i..i + 1);
-            } else if let Some(s) = segments.last_mut() {
-                s.end = i + 1;
-            }
-        }
-        let style = Style::near(node, None);
-        let mut changed = false;
-        for seg in segments {
-            let seg_lines = &lines[seg.clone()];
-            let long = seg_lines.iter().any(|l| l.octets > limit);
-            let needless = seg_lines.windows(2).any(|w| {
-                let payload: String = concat(&w[1].payload);
-                w[0].octets + octets(&payload, encoding) <= limit
-            });
-            if !long && !needless {
-                continue;
-            }
-            if has_at {
-                return Err("it holds a bare `@`; escape it first (an `@` next to a new join could start an escape)");
-            }
-            let head = &seg_lines[0];
-            let ti = head
-                .tokens
-                .iter()
-                .position(|t| t.kind() == SyntaxKind::Tag)
-                .ok_or("a line without a tag")?;
-            let head_text = concat(&head.tokens[..=ti]);
-            let old_break = head
-                .tokens
-                .last()
-                .filter(|t| t.kind() == SyntaxKind::LineBreak)
-                .map(|t| t.text().to_string());
-            let last_break = seg_lines
-                .last()
-                .and_then(|l| l.tokens.last())
-                .filter(|t| t.kind() == SyntaxKind::LineBreak)
-                .map(|t| t.text().to_string());
-            let line_break = old_break
-                .clone()
-                .unwrap_or_else(|| style.line_break.clone());
-            let units: Vec<Unit> = seg_lines
-                .iter()
-                .flat_map(|l| token_units(&l.payload, encoding))
-                .collect();
-            let mut seg_style = style.clone();
-            seg_style.line_break = line_break.clone();
-            let budget = Budget {
-                limit,
-                ..self.budget(&head_text, &seg_style, info.level, encoding)
-            };
-            let laid = lay_out_segments(vec![units], budget);
-            let old_counts: Vec<usize> = seg_lines
-                .iter()
-                .map(|l| token_units(&l.payload, encoding).len())
-                .collect();
-            let new_counts: Vec<usize> = std::iter::once(laid.first.len())
-                .chain(laid.more.iter().map(|(_, u)| u.len()))
-                .collect();
-            if old_counts == new_counts {
-                continue;
-            }
-            changed = true;
-            let n_more = laid.more.len();
-            let brk = |k: usize| -> Option<&str> {
-                if k < n_more {
-                    Some(&line_break)
-                } else {
-                    last_break.as_deref()
-                }
-            };
-            let mut with: Vec<GreenElement> = Vec::new();
-            render::push_first_payload(&mut with, &seg_style.sep, &laid.first);
-            if let Some(b) = brk(0) {
-                with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
-            }
-            let concs = continuation_nodes(&laid, &seg_style, info.level, brk);
-            let conc_range = match (seg_lines.get(1), seg_lines.last()) {
-                (Some(a), Some(b)) => a.index.unwrap_or(0)..b.index.unwrap_or(0) + 1,
-                _ => {
-                    let after = head.index.map_or(info.end, |i| i + 1);
-                    after..after
-                }
-            };
-            match head.index {
-                None => {
-                    // The first line: its payload and the CONC lines after it are one run of children.
-                    with.extend(concs);
-                    let end = conc_range.end.max(info.end);
-                    self.splices
-                        .push(Splice::new(node, ti + 1..end, with, edit));
-                }
-                Some(_) => {
-                    let len = head.tokens.len();
-                    self.splices
-                        .push(Splice::new(&head.node, ti + 1..len, with, edit));
-                    self.splices
-                        .push(Splice::new(node, conc_range, concs, edit));
-                }
-            }
-        }
-        Ok(changed)
-    }
-
     /// Converts every line break of the file to `to` when the batch is applied (new lines get it too). With
     /// `join_lf_cr`, an LF directly followed by a CR counts as one line break (the June 2017 draft's and GEDCOM
     /// 5.5.1's reading) and becomes one `to`; by default LF CR is two breaks around a blank line, as the 2019
@@ -1386,17 +1083,22 @@ impl<'p> Editor<'p> {
 
     /// Transcodes the whole file to `to` when the batch is applied: every character is written in the new
     /// encoding, characters it lacks in string payloads become `@#U…@` escapes (R-UNICODE-ESCAPE-05; a bare `@`
-    /// on such a line becomes `@@` so that no new escape can form), and `HEAD.CHAR` is set to the new encoding's
-    /// name (`UTF-8`, `UNICODE` for UTF-16, `ASCII`, `ANSEL`, or the code page's name), inserted as the header's
-    /// last substructure if missing; a `VERS` under it (the `ANSI` code page) is deleted. A byte-order mark is kept
-    /// for UTF-8 and UTF-16, dropped for other encodings, and added for UTF-16 (recommended by § Serialising line
-    /// strings). Raw octets follow `raw`.
+    /// on such a line becomes `@@` so that no new escape can form), and `HEAD.CHAR` declares the new encoding as
+    /// genealogy programs read it ([`gedgraft_encoding::declaration`]: `UTF-8`, `UNICODE` for UTF-16, `ASCII`,
+    /// `ANSEL`, `ANSI` for windows-1252, `ANSI` + `2 VERS 1250` for the other Windows code pages, `IBMPC`,
+    /// `MACINTOSH`), inserted as the header's last substructure if missing; a declaration that already reads as
+    /// `to` in a file read as `to` is kept, so transcoding an `ANSI` file to windows-1252 changes nothing. A
+    /// byte-order mark is kept for UTF-8 and UTF-16, dropped for other encodings, and added for UTF-16
+    /// (recommended by § Serialising line strings). Raw octets follow `raw`. When the output could not be
+    /// transcoded back to the same octets (ANSEL `F8` and `F1` are both U+0328), the result warns
+    /// ([`Warning::NotReversible`]).
     ///
-    /// Fails at [`apply`](Editor::apply) if a cross-reference identifier, a pointer, a malformed line or the text
-    /// after the trailer holds a character `to` lacks, or if the batch holds other edits than a line-break
-    /// conversion (apply those first). Lines that grow past the line limit (an escape takes six octets or more)
-    /// are not re-wrapped here: apply, then [`rewrap`](Editor::rewrap) the result, as `gedgraft fix
-    /// --to-encoding … --rewrap` does.
+    /// Fails at [`apply`](Editor::apply) if the file's reading is in doubt ([`EditError::DoubtfulDecoding`]:
+    /// its octets contradict the encoding it was read with; parse it with the right encoding forced), if a
+    /// cross-reference identifier, a pointer, a malformed line or the text after the trailer holds a character
+    /// `to` lacks, or if the batch holds other edits than a line-break conversion (apply those first). Lines that
+    /// grow past the line limit are not re-wrapped here: apply, then [`rewrap`](Editor::rewrap) the result, as
+    /// `gedgraft fix --to-encoding … --rewrap` does.
     ///
     /// ```
     /// use gedgraft_edit::{Editor, RawOctets};
@@ -1566,6 +1268,12 @@ impl<'p> Editor<'p> {
         if let Some(eol) = &transform.eol {
             changes.extend(eol.changes.iter().copied());
         }
+        self.warnings.extend(
+            transform
+                .transcode
+                .as_ref()
+                .and_then(Transcoder::reversal_warning),
+        );
         let whole = transform.transcode.is_some();
         let new_parse = if parse_now {
             let (new_parse, kept) = Parse::from_edited(green.clone(), &bytes, encoding);
@@ -1678,60 +1386,6 @@ impl<'p> Editor<'p> {
         for (id, count) in ids {
             self.warnings.push(Warning::DanglingPointers { id, count });
         }
-    }
-
-    /// The splices that record a transcode's new encoding in `HEAD.CHAR`.
-    fn charset_splices(&mut self, to: Encoding) -> Result<(), EditError> {
-        let Some(header) = self.parse.document().header() else {
-            return Err(EditError::Protected {
-                what: "cannot transcode a file with no header: `HEAD.CHAR` must record the new encoding".into(),
-            });
-        };
-        let edit = self.edits.len().saturating_sub(1);
-        let name = charset_name(to);
-        let char_structure = header
-            .substructures()
-            .find(|s| s.tag().is_some_and(|t| AstToken::text(&t) == "CHAR"));
-        match char_structure {
-            Some(c) => {
-                let node = c.syntax().clone();
-                self.replace_payload(&node, Value::Text(name), edit, Encoding::Ascii);
-                for v in c.substructures() {
-                    if v.tag().is_some_and(|t| AstToken::text(&t) == "VERS") {
-                        let n = v.syntax().clone();
-                        let i = n.index();
-                        self.splices
-                            .push(Splice::new(&node, i..i + 1, Vec::new(), edit));
-                    }
-                }
-            }
-            None if dialect::has_no_char(self.parse) => {}
-            None => {
-                let node = header.syntax().clone();
-                let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
-                let green = self.render_new(&NewStructure::new("CHAR").text(name), 1, &style);
-                let n = node.children_with_tokens().count();
-                self.break_before_end(&node, n, edit);
-                self.splices.push(Splice::new(
-                    &node,
-                    n..n,
-                    vec![NodeOrToken::Node(green)],
-                    edit,
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The `HEAD.CHAR` value for an encoding.
-pub(crate) fn charset_name(encoding: Encoding) -> &'static str {
-    match encoding {
-        Encoding::Utf8 => "UTF-8",
-        Encoding::Utf16Le | Encoding::Utf16Be => "UNICODE",
-        Encoding::Ascii => "ASCII",
-        Encoding::Ansel => "ANSEL",
-        other => other.name(),
     }
 }
 

@@ -88,6 +88,20 @@ pub enum EditError {
         /// The input's encoding.
         encoding: Encoding,
     },
+    /// A transcode of a file whose decoding is in doubt: its octets contradict the encoding it was read with
+    /// (a `declared-encoding-mismatch` or `encoding-mismatch` note, see
+    /// [`Detection::doubt`](gedgraft_encoding::Detection::doubt)). Transcoding would write the misread text as
+    /// new characters (`Alcalá` read as ANSEL becomes `Alcal ̀de`). Read the file with the encoding it really has
+    /// ([`DetectOptions::force`](gedgraft_encoding::DetectOptions::force); `--encoding NAME` on the command line),
+    /// then transcode: the right `CHAR` is written.
+    DoubtfulDecoding {
+        /// The encoding the file was read with.
+        encoding: Encoding,
+        /// 1-based line of the first octet that contradicts it.
+        line: usize,
+        /// What detection found, naming the likely encoding.
+        reason: String,
+    },
 }
 
 impl fmt::Display for EditError {
@@ -144,6 +158,16 @@ impl fmt::Display for EditError {
                     shown.join(" ")
                 )
             }
+            EditError::DoubtfulDecoding {
+                encoding,
+                line,
+                reason,
+            } => write!(
+                f,
+                "line {line}: the file's encoding is in doubt, so it is not transcoded: {reason}. A transcode \
+                 would write the text as misread in {encoding}; name the encoding the file is really in \
+                 (`--encoding NAME`) and the transcode writes the right `CHAR`"
+            ),
         }
     }
 }
@@ -186,6 +210,18 @@ pub enum Warning {
         /// Why.
         reason: &'static str,
     },
+    /// A transcode whose output cannot be transcoded back to the input's octets: some input octets stand for
+    /// characters that other octets also stand for (ANSEL's `F8` and `F1` both give U+0328, `C7` and `CF` both
+    /// `ß`, R-ANSEL-02), or a character the target lacks was written decomposed (`é` in ANSEL is `e` + U+0301).
+    /// The text means the same; its octets would not come back.
+    NotReversible {
+        /// The input's encoding.
+        from: Encoding,
+        /// The output's encoding.
+        to: Encoding,
+        /// Each kind of change: the input's octets, the octets a transcode back would write, how many times.
+        octets: Vec<(Vec<u8>, Vec<u8>, usize)>,
+    },
     /// The edit tree did not re-parse to itself and the re-parsed tree was used instead. The octets are right;
     /// untouched subtrees are then not shared with the input tree. This indicates an editor bug on unusual input.
     Reparsed,
@@ -224,6 +260,26 @@ impl fmt::Display for Warning {
             }
             Warning::NotInDialect { dialect, what } => {
                 write!(f, "the file is {dialect}: not {what}")
+            }
+            Warning::NotReversible { from, to, octets } => {
+                let hex = |o: &[u8]| {
+                    o.iter()
+                        .map(|b| format!("{b:02X}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let total: usize = octets.iter().map(|(_, _, n)| n).sum();
+                let shown: Vec<String> = octets
+                    .iter()
+                    .map(|(old, back, n)| format!("{} ×{n} would come back as {}", hex(old), hex(back)))
+                    .collect();
+                write!(
+                    f,
+                    "transcoding {from} to {to} cannot be undone octet for octet: {total} character{} of the \
+                     input would not come back as written ({}); the text means the same",
+                    if total == 1 { "" } else { "s" },
+                    shown.join(", ")
+                )
             }
             Warning::Reparsed => f.write_str(
                 "the edited tree was rebuilt by re-parsing the output (its octets are right; please report this)",

@@ -86,6 +86,7 @@ mod patch;
 mod render;
 mod scope;
 mod splice;
+mod transcode_check;
 mod transform;
 mod unified;
 

@@ -19,7 +19,8 @@
 //! neither of which touches whitespace at the split (R-SERIALISING-STRUCTS-10, -11, R-LINE-CONT-04), so never
 //! inside `@@`, an escape or a multi-octet character (R-SERIALISING-STRUCTS-14), and never leave an empty
 //! payload before a `CONC` (R-SERIALISING-STRUCTS-09). Lines are filled greedily; when no allowed split fits,
-//! the line runs long up to the first allowed split (the limit is only a SHOULD).
+//! the line runs long up to the first allowed split (the limit is only a SHOULD). In ANSEL a diacritic and the
+//! letter after it are one unit for splitting: ANSEL writes the mark first, and no split follows it.
 
 use crate::splice::GreenElement;
 use gedgraft_encoding::{ansel, raw, Encoding};
@@ -69,6 +70,9 @@ pub(crate) struct Unit {
     pub text: String,
     /// Its length in octets in the file's encoding.
     pub octets: usize,
+    /// No split may follow this unit: in ANSEL it ends with a combining diacritic, which ANSEL writes *before*
+    /// the letter it marks, so the unit after it holds that letter (see [`glues_to_next`]).
+    pub glued: bool,
 }
 
 impl Unit {
@@ -78,6 +82,17 @@ impl Unit {
     fn ends_with_space(&self) -> bool {
         self.text.chars().next_back().is_some_and(is_space)
     }
+}
+
+/// Whether a unit of tree text `text` in `encoding` must stay on the line of the unit after it: in ANSEL, a
+/// combining diacritic (decoded, or a raw `F8`) comes before its base letter, so a `CONC` split after it would
+/// end a line with the mark and start the next with its letter; the 2019 lowering joins them again, but other
+/// readers see a mark with no letter (R-SERIALISING-STRUCTS-14: never split inside a character).
+pub(crate) fn glues_to_next(text: &str, encoding: Encoding) -> bool {
+    encoding == Encoding::Ansel
+        && text.chars().next_back().is_some_and(|c| {
+            ansel::stacking(c).is_some() || raw::to_octet(c).is_some_and(ansel::is_diacritic_octet)
+        })
 }
 
 /// Whitespace for the splitting rules: space and tab (ELF's `S`), and any other Unicode white space.
@@ -126,6 +141,25 @@ pub(crate) fn clusters(text: &str) -> Vec<&str> {
     out
 }
 
+/// Splits tree text of an ANSEL file into clusters in ANSEL order: the combining diacritics *before* a
+/// character, with it (`E2 65` is one cluster, `é`). Diacritics at the end, with no character after them, are
+/// a cluster of their own.
+pub(crate) fn ansel_clusters(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if !is_combining_mark(c) {
+            let end = i + c.len_utf8();
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
 /// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
 /// in ANSEL order for ANSEL), or as one Unicode escape.
 pub(crate) fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
@@ -163,7 +197,13 @@ pub(crate) fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
                 write_cluster(cluster, encoding)
             };
             let octets = octets(&text, encoding);
-            Unit { kind, text, octets }
+            let glued = glues_to_next(&text, encoding);
+            Unit {
+                kind,
+                text,
+                octets,
+                glued,
+            }
         })
         .collect()
 }
@@ -203,11 +243,17 @@ pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Uni
     for t in tokens {
         let kind = match t.kind() {
             SyntaxKind::Text => {
-                for c in clusters(t.text()) {
+                let pieces = if encoding == Encoding::Ansel {
+                    ansel_clusters(t.text())
+                } else {
+                    clusters(t.text())
+                };
+                for c in pieces {
                     out.push(Unit {
                         kind: UnitKind::Text,
                         text: c.to_string(),
                         octets: octets(c, encoding),
+                        glued: glues_to_next(c, encoding),
                     });
                 }
                 continue;
@@ -221,14 +267,19 @@ pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Uni
             kind,
             text: t.text().to_string(),
             octets: octets(t.text(), encoding),
+            glued: glues_to_next(t.text(), encoding),
         });
     }
     out
 }
 
-/// Whether a split before unit `at` is allowed (not next to whitespace).
+/// Whether a split before unit `at` is allowed: not next to whitespace, not after an ANSEL diacritic.
 fn split_allowed(units: &[Unit], at: usize) -> bool {
-    at > 0 && at < units.len() && !units[at - 1].ends_with_space() && !units[at].starts_with_space()
+    at > 0
+        && at < units.len()
+        && !units[at - 1].ends_with_space()
+        && !units[at].starts_with_space()
+        && !units[at - 1].glued
 }
 
 /// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns the
@@ -603,6 +654,22 @@ mod tests {
         assert_eq!(u[3].octets, 2);
         let u = value_units("\u{263A}", Encoding::Ansel);
         assert_eq!(u[0].text, "@#U263A@");
+    }
+
+    #[test]
+    fn ansel_clusters_put_a_diacritic_with_the_letter_after_it() {
+        assert_eq!(
+            ansel_clusters("\u{301}a\u{301}\u{308}eb\u{301}"),
+            ["\u{301}a", "\u{301}\u{308}e", "b", "\u{301}"]
+        );
+        // A mark with no letter after it on its line (before a CONC line) glues to whatever comes next, in ANSEL
+        // only; so does a raw `F8` (kept raw, R-ANSEL-02).
+        assert!(glues_to_next("a\u{301}", Encoding::Ansel));
+        assert!(!glues_to_next("a\u{301}", Encoding::Utf8));
+        assert!(glues_to_next(
+            &raw::to_char(0xF8).to_string(),
+            Encoding::Ansel
+        ));
     }
 
     #[test]

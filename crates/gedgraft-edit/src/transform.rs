@@ -1,9 +1,10 @@
 //! Whole-file edits applied during the rebuild: line-break conversion and transcoding.
 
 use crate::editor::{LineBreak, RawOctets};
-use crate::error::EditError;
+use crate::error::{EditError, Warning};
 use crate::render::{clusters, payload_tokens, token, writable, write_cluster, Unit, UnitKind};
 use crate::splice::{GreenElement, Transform};
+use crate::transcode_check::{check_reading, Reversal};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::{Parse, SyntaxKind};
 use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
@@ -161,18 +162,27 @@ pub(crate) struct Transcoder {
     to: Encoding,
     /// Nothing to do: the same encoding, and raw octets are to stay.
     identity: bool,
+    /// What would not come back by a transcode back.
+    reversal: Reversal,
 }
 
 impl Transcoder {
-    /// Checks that the whole file can be transcoded (one walk), then gives the converter.
+    /// Checks that the file's reading is not in doubt and that the whole file can be transcoded (one walk), then
+    /// gives the converter.
     pub(crate) fn new(
         parse: &Parse,
         to: Encoding,
         policy: RawOctets,
     ) -> Result<Transcoder, EditError> {
+        check_reading(parse)?;
         let from = parse.encoding();
         let identity = from == to && policy == RawOctets::Refuse;
-        let t = Transcoder { from, to, identity };
+        let t = Transcoder {
+            from,
+            to,
+            identity,
+            reversal: Reversal::default(),
+        };
         if identity {
             return Ok(t);
         }
@@ -193,6 +203,9 @@ impl Transcoder {
                     let octets = raw::octets_of(text);
                     let has_char = from == Encoding::Ansel
                         && octets.iter().all(|&o| ansel::RAW_KEPT.contains(&o));
+                    if has_char {
+                        t.reversal.ansel_raw(&octets);
+                    }
                     if !has_char && policy == RawOctets::Refuse {
                         error = Some(EditError::RawOctets {
                             line: line(),
@@ -230,10 +243,15 @@ impl Transcoder {
         }
     }
 
+    /// The warning for octets a transcode back would not restore, if there are any.
+    pub(crate) fn reversal_warning(&self) -> Option<Warning> {
+        self.reversal.warning(self.from, self.to)
+    }
+
     /// Text outside payloads in the target encoding: Unicode order, decomposed where that helps, raw octets
     /// replaced; `Err` names a character the target cannot write.
     fn plain(&self, text: &str) -> Result<String, char> {
-        let logical = self.logical(text);
+        let logical = self.logical(text, false);
         let mut out = String::new();
         for cluster in clusters(&logical) {
             match write_cluster(cluster, self.to) {
@@ -252,15 +270,16 @@ impl Transcoder {
     }
 
     /// The Unicode text of tree text in the source encoding: ANSEL order undone, raw octets that have a character
-    /// (ANSEL's irreversible ones) converted, other raw octets replaced by U+FFFD (or `#` where the target cannot
-    /// write U+FFFD; a refused raw octet never gets here).
-    fn logical(&self, text: &str) -> String {
+    /// (ANSEL's irreversible ones) converted, other raw octets replaced by U+FFFD (outside payloads `#` where the
+    /// target cannot write U+FFFD; in a payload it becomes `@#UFFFD@`, as [`RawOctets::Replace`] says; a refused
+    /// raw octet never gets here).
+    fn logical(&self, text: &str, in_payload: bool) -> String {
         let unicode = if self.from == Encoding::Ansel {
             ansel::to_unicode_order(text)
         } else {
             text.to_string()
         };
-        let replacement = if writable('\u{FFFD}', self.to) {
+        let replacement = if in_payload || writable('\u{FFFD}', self.to) {
             '\u{FFFD}'
         } else {
             '#'
@@ -278,7 +297,9 @@ impl Transcoder {
         }
         // From ANSEL, continuation lines are converted with the line they continue (see
         // `move_dangling_diacritics`), by their parent.
-        let ansel = self.from == Encoding::Ansel;
+        // To ANSEL, likewise: combining marks that start a `CONC` line belong to the letter that ends the line
+        // before (see `move_leading_marks`).
+        let ansel = self.from == Encoding::Ansel || self.to == Encoding::Ansel;
         if ansel && kind == SyntaxKind::Line.into() {
             return;
         }
@@ -327,7 +348,11 @@ impl Transcoder {
                             .unwrap_or_default()
                     }),
             );
-            move_dangling_diacritics(&mut lines);
+            if self.from == Encoding::Ansel {
+                move_dangling_diacritics(&mut lines);
+            } else {
+                move_leading_marks(&mut lines);
+            }
             let mut lines = lines.into_iter().map(|line| self.convert_line(line));
             if let Some(first) = lines.next() {
                 out.extend(first.into_iter().map(NodeOrToken::Token));
@@ -405,14 +430,18 @@ impl Transcoder {
             if run.is_empty() {
                 return;
             }
-            let logical = self.logical(run);
+            let logical = self.logical(run, true);
             for cluster in clusters(&logical) {
                 let (kind, text) = write_cluster(cluster, self.to);
                 escaped |= kind == UnitKind::Escape;
+                if kind == UnitKind::Text {
+                    self.reversal.cluster(cluster, &text, self.from, self.to);
+                }
                 units.push(Unit {
                     kind,
                     text,
                     octets: 0,
+                    glued: false,
                 });
             }
             run.clear();
@@ -435,6 +464,7 @@ impl Transcoder {
                 kind,
                 text: t.text().to_string(),
                 octets: 0,
+                glued: false,
             });
         }
         flush(&mut run, &mut units);
@@ -490,6 +520,46 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
         let moved = format!("{}{}", &text[keep.len()..], lines[i][first].text());
         lines[i - 1][last] = token(SyntaxKind::Text, keep);
         lines[i][first] = token(SyntaxKind::Text, &moved);
+    }
+}
+
+/// Moves combining marks that start a `CONC` line's payload (Unicode order: they mark the letter that ends the
+/// line before) to the end of the line before, when transcoding to ANSEL: ANSEL writes a mark *before* its
+/// letter, so left where it is the mark would land on the next line's first letter. The mirror of
+/// `move_dangling_diacritics`; `lines` are a structure's first line and its continuation lines.
+fn move_leading_marks(lines: &mut [Vec<GreenToken>]) {
+    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
+    for i in 1..lines.len() {
+        let is_conc = lines[i]
+            .iter()
+            .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
+        let Some(first) = lines[i]
+            .iter()
+            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
+            .map(|sep| sep + 1)
+            .filter(|&f| lines[i].get(f).is_some_and(is_text))
+        else {
+            continue;
+        };
+        let Some(last) = lines[i - 1]
+            .iter()
+            .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
+            .filter(|&l| is_text(&lines[i - 1][l]))
+        else {
+            continue;
+        };
+        let text = lines[i][first].text();
+        let rest = text.trim_start_matches(unicode_normalization::char::is_combining_mark);
+        if !is_conc || rest.len() == text.len() || rest.is_empty() {
+            continue;
+        }
+        let moved = format!(
+            "{}{}",
+            lines[i - 1][last].text(),
+            &text[..text.len() - rest.len()]
+        );
+        lines[i][first] = token(SyntaxKind::Text, rest);
+        lines[i - 1][last] = token(SyntaxKind::Text, &moved);
     }
 }
 

@@ -170,7 +170,7 @@ fn escape_at_then_rewrap_on_the_at_sign_file() {
     let first_changes = first.changes().to_vec();
     let middle = first.into_parse();
     let mut editor = Editor::new(&middle);
-    let rewrapped = editor.rewrap(None, None).expect("rewrap");
+    let rewrapped = editor.join_conc(None, None).expect("join");
     let second = editor.apply().expect("rewrap");
     check(&middle, &second);
     let changes = gedgraft_edit::compose_changes(&first_changes, second.changes());

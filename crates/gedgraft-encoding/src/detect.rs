@@ -75,6 +75,97 @@ pub struct Detection {
     pub notes: Vec<EncodingNote>,
 }
 
+impl Detection {
+    /// The note that puts the file's reading in doubt, if any: the octets contradict the encoding they were
+    /// decoded with (a [`EncodingNote::DECLARED_ENCODING_MISMATCH`] or [`EncodingNote::ENCODING_MISMATCH`], the
+    /// likely encoding named in its message). A caller that forced the encoding ([`DetectOptions::force`]) said
+    /// which reading is right, and detection then makes no such note.
+    ///
+    /// Whole-file rewrites (a transcode) refuse a file in doubt: the text they would write is the misread one.
+    ///
+    /// ```
+    /// use gedgraft_encoding::{detect, DetectOptions, Encoding};
+    /// let bytes = b"0 HEAD\n1 CHAR ANSI\n0 @I1@ INDI\n1 NAME Mar\xC3\xADa\n0 TRLR\n";
+    /// let note = detect(bytes, &DetectOptions::default()).doubt().cloned().unwrap();
+    /// assert!(note.message.contains("look like UTF-8"));
+    /// let forced = DetectOptions { force: Some(Encoding::Utf8), ..DetectOptions::default() };
+    /// assert!(detect(bytes, &forced).doubt().is_none());
+    /// ```
+    pub fn doubt(&self) -> Option<&EncodingNote> {
+        self.notes.iter().find(|n| {
+            n.code == EncodingNote::DECLARED_ENCODING_MISMATCH
+                || n.code == EncodingNote::ENCODING_MISMATCH
+        })
+    }
+}
+
+/// How a file declares an encoding in its header: the `HEAD.CHAR` value and the `VERS` line under it that
+/// genealogy programs read (see [`declaration`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declaration {
+    /// The `1 CHAR` payload.
+    pub char: &'static str,
+    /// The `2 VERS` payload right after it, if the value needs one (the `ANSI` code pages).
+    pub vers: Option<&'static str>,
+}
+
+/// The `HEAD.CHAR` value (and `VERS`) that declares `encoding`, as genealogy programs write and read it, and as
+/// detection reads it back (R-SPECIFIED-ENC-10…13): `UTF-8`, `UNICODE` for UTF-16, `ASCII`, `ANSEL`, `ANSI` for
+/// windows-1252, `ANSI` with `VERS 1250` (…) for the other Windows code pages, `IBMPC` for IBM437, `MACINTOSH`,
+/// and the encoding's own name for the rest (`ISO-8859-2`, `KOI8-R`, `IBM850`, …).
+///
+/// ```
+/// use gedgraft_encoding::{declaration, Encoding};
+/// assert_eq!(declaration(Encoding::Windows1252).char, "ANSI");
+/// assert_eq!(declaration(Encoding::Windows1250).vers, Some("1250"));
+/// assert_eq!(declaration(Encoding::Ibm437).char, "IBMPC");
+/// ```
+pub fn declaration(encoding: Encoding) -> Declaration {
+    let plain = |char| Declaration { char, vers: None };
+    let ansi = |vers| Declaration {
+        char: "ANSI",
+        vers: Some(vers),
+    };
+    match encoding {
+        Encoding::Utf8 => plain("UTF-8"),
+        Encoding::Utf16Le | Encoding::Utf16Be => plain("UNICODE"),
+        Encoding::Ascii => plain("ASCII"),
+        Encoding::Ansel => plain("ANSEL"),
+        Encoding::Windows1252 => plain("ANSI"),
+        Encoding::Windows1250 => ansi("1250"),
+        Encoding::Windows1251 => ansi("1251"),
+        Encoding::Windows1253 => ansi("1253"),
+        Encoding::Windows1254 => ansi("1254"),
+        Encoding::Windows1255 => ansi("1255"),
+        Encoding::Windows1256 => ansi("1256"),
+        Encoding::Windows1257 => ansi("1257"),
+        Encoding::Windows1258 => ansi("1258"),
+        Encoding::Windows874 => ansi("874"),
+        Encoding::Ibm437 => plain("IBMPC"),
+        Encoding::Macintosh => plain("MACINTOSH"),
+        other => plain(other.name()),
+    }
+}
+
+/// The encoding a `HEAD.CHAR` value (and the `VERS` line right after it) declares, read as detection reads it
+/// (normalised, upper-cased; R-SPECIFIED-ENC-10…14); `utf16` is the UTF-16 detected from the first octets, if
+/// any. `None` for a value that names no known encoding.
+///
+/// ```
+/// use gedgraft_encoding::{declared_encoding, Encoding};
+/// assert_eq!(declared_encoding("ansi", Some("1250"), None), Some(Encoding::Windows1250));
+/// assert_eq!(declared_encoding("IBM  WINDOWS", None, None), Some(Encoding::Windows1252));
+/// assert_eq!(declared_encoding("UNICODE", None, Some(Encoding::Utf16Be)), Some(Encoding::Utf16Be));
+/// ```
+pub fn declared_encoding(
+    char: &str,
+    vers: Option<&str>,
+    utf16: Option<Encoding>,
+) -> Option<Encoding> {
+    let vers = vers.map(normalise);
+    specified_encoding(&normalise(char), vers.as_deref(), utf16)
+}
+
 /// A finding about a file's encoding (a NUL octet, CESU-8, a `CHAR` the octets contradict, …).
 ///
 /// The codes are the associated constants ([`EncodingNote::NUL_OCTET`], …).
@@ -629,10 +720,12 @@ impl Stats {
                 true
             } else if ansel::is_diacritic_octet(b) {
                 // A diacritic is written before a letter: an ASCII letter, a special letter or another
-                // diacritic.
-                !body
-                    .get(i + 1)
-                    .is_some_and(|&n| n.is_ascii_alphabetic() || n >= 0xA1)
+                // diacritic, possibly at the start of the `CONC` line that continues this one.
+                let next = match body.get(i + 1) {
+                    Some(b'\r' | b'\n') => after_conc(body, i + 1),
+                    other => other.copied(),
+                };
+                !next.is_some_and(|n| n.is_ascii_alphabetic() || n >= 0xA1)
             } else {
                 false
             };
@@ -697,6 +790,31 @@ impl Stats {
             Encoding::Windows1252
         }
     }
+}
+
+/// The first payload octet of the line after the line break at `at`, if that line is a `CONC` line (`n CONC x`,
+/// leading whitespace allowed): a `CONC` line's text joins the one before with nothing between, so an ANSEL
+/// diacritic that ends a line marks the letter that starts it (gedcom4j's `issue81.ged`).
+fn after_conc(body: &[u8], at: usize) -> Option<u8> {
+    let rest = body.get(at..)?;
+    let rest = rest.strip_prefix(b"\r").unwrap_or(rest);
+    let rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+    let rest = skip(rest, |b| *b == b' ' || *b == b'\t');
+    let digits = skip(rest, u8::is_ascii_digit);
+    if digits.len() == rest.len() {
+        return None;
+    }
+    let rest = skip(digits, |b| *b == b' ' || *b == b'\t').strip_prefix(b"CONC")?;
+    skip(rest, |b| *b == b' ' || *b == b'\t')
+        .first()
+        .copied()
+        .filter(|_| rest.first() == Some(&b' '))
+}
+
+/// `octets` without the leading ones for which `f` holds.
+fn skip(octets: &[u8], f: fn(&u8) -> bool) -> &[u8] {
+    let n = octets.iter().take_while(|b| f(b)).count();
+    &octets[n..]
 }
 
 /// `ED A0`–`AF xx ED B0`–`BF xx`: a surrogate pair written as two 3-octet sequences.

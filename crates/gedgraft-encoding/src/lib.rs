@@ -29,8 +29,9 @@ pub mod raw;
 mod source_map;
 
 pub use detect::{
-    decode_document, decode_document_cow, detect, detect_and_decode, detect_trusting_utf8, Bom,
-    DetectOptions, Detection, EncodingNote, MAX_CESU_NOTES,
+    declaration, declared_encoding, decode_document, decode_document_cow, detect,
+    detect_and_decode, detect_trusting_utf8, Bom, Declaration, DetectOptions, Detection,
+    EncodingNote, MAX_CESU_NOTES,
 };
 pub use source_map::{SourceMap, SourceMapBuilder};
 

@@ -527,3 +527,71 @@ fn relabelled_corpus_files() {
         );
     }
 }
+
+/// R-SPECIFIED-ENC-10…13: the `CHAR` (and `VERS`) a transcode writes for each encoding reads back as that
+/// encoding, and is the value genealogy programs use (`ANSI`, `ANSI` + `VERS 1250`, `IBMPC`, `MACINTOSH`).
+#[test]
+fn r_specified_enc_13_every_declaration_reads_back_as_its_encoding() {
+    for &e in Encoding::all() {
+        let d = gedgraft_encoding::declaration(e);
+        let mut text = format!("0 HEAD\n1 CHAR {}\n", d.char);
+        if let Some(v) = d.vers {
+            text.push_str(&format!("2 VERS {v}\n"));
+        }
+        text.push_str("0 TRLR\n");
+        let mut bytes = Vec::new();
+        if e.is_utf16() {
+            e.encode("\u{FEFF}", &mut bytes).unwrap();
+        }
+        e.encode(&text, &mut bytes).unwrap();
+        assert_eq!(run(&bytes).used, e, "{e}: {d:?}");
+        let utf16 = Some(e).filter(|e| e.is_utf16());
+        assert_eq!(
+            gedgraft_encoding::declared_encoding(d.char, d.vers, utf16),
+            Some(e)
+        );
+    }
+    let names = |e| gedgraft_encoding::declaration(e);
+    assert_eq!(names(Encoding::Windows1252).char, "ANSI");
+    assert_eq!(names(Encoding::Windows1252).vers, None);
+    assert_eq!(names(Encoding::Windows1251).vers, Some("1251"));
+    assert_eq!(names(Encoding::Ibm437).char, "IBMPC");
+    assert_eq!(names(Encoding::Macintosh).char, "MACINTOSH");
+    assert_eq!(names(Encoding::Utf16Be).char, "UNICODE");
+}
+
+/// A file whose octets contradict its `CHAR` is in doubt until the caller forces a reading.
+#[test]
+fn doubt_is_the_mismatch_note_and_forcing_clears_it() {
+    let ansel_1252 = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n2 PLAC Alcal\xE1 de Henares\n0 TRLR\n";
+    let note = run(ansel_1252).doubt().cloned().unwrap();
+    assert_eq!(note.code, EncodingNote::DECLARED_ENCODING_MISMATCH);
+    assert!(note.message.contains("windows-1252"), "{}", note.message);
+    let forced = DetectOptions {
+        force: Some(Encoding::Windows1252),
+        ..DetectOptions::default()
+    };
+    assert!(detect(ansel_1252, &forced).doubt().is_none());
+    // Clean files and ASCII-only files are not in doubt.
+    assert!(run(b"0 HEAD\n1 CHAR ANSEL\n1 NOTE Jos\xE2e\n0 TRLR\n")
+        .doubt()
+        .is_none());
+    assert!(run(b"\xEF\xBB\xBF0 HEAD\n1 CHAR ANSEL\n0 TRLR\n")
+        .doubt()
+        .is_none());
+    // No CHAR, not UTF-8: the default reading is in doubt.
+    assert!(run(b"0 HEAD\n1 NOTE Jos\xE9\n0 TRLR\n").doubt().is_some());
+}
+
+/// R-ANSEL-03: a diacritic that ends a line before a `CONC` line marks the letter that starts it (gedcom4j's
+/// `issue81.ged`); the sniffing counts it as ANSEL, so such a file is not in doubt. Before a `CONT` line (a line
+/// break is no letter) or at the end of a word it does not fit ANSEL.
+#[test]
+fn r_ansel_03_a_diacritic_before_a_conc_line_is_plausible_ansel() {
+    let split = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE arr\xE3\n1 CONC ete\n0 @N2@ NOTE b\xE2\r\n  2  CONC e\n0 TRLR\n";
+    assert!(run(split).doubt().is_none(), "{:?}", run(split).notes);
+    let cont = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE arr\xE3\n1 CONT ete\n0 TRLR\n";
+    assert!(run(cont).doubt().is_some());
+    let word_end = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE9 y Mar\xEDa\n0 TRLR\n";
+    assert!(run(word_end).doubt().is_some());
+}

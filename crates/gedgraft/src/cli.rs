@@ -116,7 +116,7 @@ pub struct LowerArgs {
 /// comes back identical. By default the edits are shown as a unified diff and no file is changed.
 ///
 /// Edits run in this order, each on the result of the one before: `--delete`, `--set`, `--rename-tag`,
-/// `--escape-at`, `--rewrap`, then `--eol` and `--to-encoding`. Paths name structures as in the input
+/// `--escape-at`, then `--eol` and `--to-encoding`, then `--rewrap` and `--join-conc`. Paths name structures as in the input
 /// (`INDI.BIRT.DATE`, `@I1@.NAME`, `*.NOTE`).
 #[derive(Debug, Args)]
 #[command(
@@ -179,11 +179,16 @@ pub struct FixArgs {
     /// Write every bare `@` in string payloads as `@@`.
     #[arg(long)]
     pub escape_at: bool,
-    /// Re-wrap payloads that have a line longer than N octets, line break included (default 255, 510 in
-    /// UTF-16), or a needless CONC split. Runs after the other edits, --eol and --to-encoding, so it measures
-    /// the lines as they are written.
+    /// Split every payload line longer than N octets, line break included (default 255, 510 in UTF-16), with
+    /// CONC lines; no other line changes (see --join-conc). Never splits inside `@@`, an escape or a character,
+    /// nor, in ANSEL, between a diacritic and its letter. Runs after the other edits, --eol and --to-encoding,
+    /// so it measures the lines as they are written.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true)]
     pub rewrap: Option<Option<u32>>,
+    /// Join needless CONC splits: where a CONC line would fit on the line before it (within --rewrap=N's
+    /// limit, else 255 octets), lay that text out again greedily. Runs with --rewrap, last.
+    #[arg(long)]
+    pub join_conc: bool,
     /// Convert every line break to LF, CR LF or CR.
     #[arg(long, value_enum, value_name = "EOL")]
     pub eol: Option<crate::fix::Eol>,
@@ -191,8 +196,10 @@ pub struct FixArgs {
     /// line (the 2019 ELF draft).
     #[arg(long, requires = "eol")]
     pub join_lf_cr: bool,
-    /// Transcode to this encoding (UTF-8, UTF-16LE, ASCII, ANSEL, windows-1252, …); `HEAD.CHAR` is updated and
-    /// characters the encoding lacks become `@#U…@` escapes.
+    /// Transcode to this encoding (UTF-8, UTF-16LE, ASCII, ANSEL, windows-1252, …); `HEAD.CHAR` is set as
+    /// genealogy programs read it (ANSI, ANSI + VERS 1250, IBMPC, MACINTOSH, UNICODE, …) and characters the
+    /// encoding lacks become `@#U…@` escapes. A file whose octets contradict the encoding it is read with is
+    /// refused: say which reading is right with --encoding NAME.
     #[arg(long, value_name = "NAME")]
     pub to_encoding: Option<String>,
     /// With --to-encoding: write undecodable octets as U+FFFD instead of refusing the file.

@@ -40,7 +40,13 @@ enum Stage {
     Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
     EscapeAt,
-    Rewrap(Option<usize>),
+    /// Re-wrapping: the limit, whether to split long lines (`--rewrap`), whether to join needless `CONC`
+    /// splits (`--join-conc`).
+    Rewrap {
+        limit: Option<usize>,
+        split: bool,
+        join: bool,
+    },
     Whole {
         eol: Option<(LineBreak, bool)>,
         encoding: Option<(Encoding, RawOctets)>,
@@ -139,17 +145,21 @@ impl Plan {
         if args.escape_at {
             stages.push(Stage::EscapeAt);
         }
-        let rewrap = match args.rewrap {
-            Some(limit) => {
-                let limit = limit.map(|n| n as usize);
+        let rewrap = match (args.rewrap, args.join_conc) {
+            (None, false) => None,
+            (limit, join) => {
+                let limit = limit.flatten().map(|n| n as usize);
                 if let Some(n) = limit {
                     Editor::new(&probe)
                         .set_line_limit(n)
                         .map_err(|e| format!("--rewrap={n}: {e}"))?;
                 }
-                Some(Stage::Rewrap(limit))
+                Some(Stage::Rewrap {
+                    limit,
+                    split: args.rewrap.is_some(),
+                    join,
+                })
             }
-            None => None,
         };
         let eol = args.eol.map(|e| match e {
             Eol::Lf => LineBreak::Lf,
@@ -190,8 +200,12 @@ impl Plan {
     }
 }
 
+/// An edit's error as the user reads it, with what to do on the command line where that helps.
 fn edit_error(e: EditError) -> String {
-    e.to_string()
+    match &e {
+        EditError::RawOctets { .. } => format!("{e} (--replace-raw)"),
+        _ => e.to_string(),
+    }
 }
 
 /// Whether `s` lies inside (or is) a structure the scope picks.
@@ -239,8 +253,13 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
         Stage::EscapeAt => {
             editor.escape_at_signs(scope);
         }
-        Stage::Rewrap(limit) => {
-            editor.rewrap(*limit, scope).map_err(edit_error)?;
+        Stage::Rewrap { limit, split, join } => {
+            if *split {
+                editor.rewrap(*limit, scope).map_err(edit_error)?;
+            }
+            if *join {
+                editor.join_conc(*limit, scope).map_err(edit_error)?;
+            }
         }
         Stage::Whole { eol, encoding } => {
             if let Some((to, join)) = eol {
@@ -300,7 +319,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     }
     if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
         return Err(
-            "nothing to do: give an edit option (--rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --eol, \
+            "nothing to do: give an edit option (--rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
              --to-encoding) or -o OUT to write a file back through the tree"
                 .into(),
         );

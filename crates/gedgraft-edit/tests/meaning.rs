@@ -1,0 +1,396 @@
+//! Edits never change what a file means behind the user's back (DESIGN.md, meaning safety; issue 11): a
+//! transcode refuses a doubtful reading until the reading is named, the header's serialisation metadata cannot be
+//! renamed into or out of existence, `HEAD.CHAR` is written as genealogy programs read it, a transcode warns
+//! when its octets cannot come back, and ANSEL diacritics stay with their letters when lines are split.
+//! Corpus files are read from `../shared/corpus` (skipped when missing, unless `CI` is set).
+
+mod common;
+
+use common::{check, corpus, parse_as};
+use gedgraft_edit::{EditError, Editor, NewStructure, Position, RawOctets, Scope, Warning};
+use gedgraft_model::{lower, LowerOptions};
+use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::{parse, Parse};
+use unicode_normalization::UnicodeNormalization;
+
+/// A windows-1252 file whose header says ANSEL (the issue's `Alcalá`).
+const ANSEL_LABEL_1252: &[u8] =
+    b"0 HEAD\r\n1 CHAR ANSEL\r\n0 @I1@ INDI\r\n1 NAME Mar\xEDa /L\xF3pez/\r\n1 BIRT\r\n2 PLAC Alcal\xE1 de Henares\r\n0 TRLR\r\n";
+
+/// A UTF-8 file whose header says ANSI (windows-1252).
+const ANSI_LABEL_UTF8: &[u8] =
+    b"0 HEAD\n1 CHAR ANSI\n0 @I1@ INDI\n1 NAME Mar\xC3\xADa /L\xC3\xB3pez/\n0 TRLR\n";
+
+fn transcode(parse: &Parse, to: Encoding) -> Result<gedgraft_edit::Edited<'_>, EditError> {
+    let mut editor = Editor::new(parse);
+    editor.transcode(to, RawOctets::Refuse);
+    editor.apply()
+}
+
+/// Every structure's tag and payload text after lowering, in NFC (ANSEL has no precomposed letters).
+fn payloads(parse: &Parse) -> Vec<(String, Option<String>)> {
+    let lowered = lower(parse, &LowerOptions::default());
+    lowered
+        .dataset
+        .iter()
+        .map(|s| (s.tag().to_string(), s.text().map(|t| t.nfc().collect())))
+        .collect()
+}
+
+#[test]
+fn transcode_refuses_a_windows_1252_file_labelled_ansel_until_the_reading_is_named() {
+    let parse = parse(ANSEL_LABEL_1252);
+    let err = transcode(&parse, Encoding::Utf8).expect_err("in doubt");
+    let EditError::DoubtfulDecoding {
+        encoding,
+        line,
+        reason,
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!((*encoding, *line), (Encoding::Ansel, 6));
+    assert!(reason.contains("look like windows-1252"), "{reason}");
+    assert!(err.to_string().contains("--encoding NAME"), "{err}");
+    // Named: read as windows-1252, written as UTF-8 with the right CHAR.
+    let named = parse_as(ANSEL_LABEL_1252, Encoding::Windows1252);
+    let edited = transcode(&named, Encoding::Utf8).expect("named reading");
+    check(&named, &edited);
+    assert_eq!(
+        edited.bytes(),
+        "0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NAME María /López/\r\n1 BIRT\r\n2 PLAC Alcalá de Henares\r\n0 TRLR\r\n"
+            .as_bytes()
+    );
+    assert!(edited.parse().detection().doubt().is_none());
+}
+
+#[test]
+fn transcode_refuses_a_utf8_file_labelled_ansi_instead_of_double_encoding_it() {
+    let parse = parse(ANSI_LABEL_UTF8);
+    assert!(matches!(
+        transcode(&parse, Encoding::Utf8),
+        Err(EditError::DoubtfulDecoding {
+            encoding: Encoding::Windows1252,
+            line: 4,
+            ..
+        })
+    ));
+    // Even an identity transcode (nothing would be rewritten but CHAR) waits for the reading.
+    assert!(transcode(&parse, Encoding::Windows1252).is_err());
+    let named = parse_as(ANSI_LABEL_UTF8, Encoding::Utf8);
+    let edited = transcode(&named, Encoding::Utf8).expect("named reading");
+    assert_eq!(
+        edited.bytes(),
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Mar\xC3\xADa /L\xC3\xB3pez/\n0 TRLR\n"
+    );
+    assert_eq!(edited.line_counts(), (1, 1), "only the CHAR line changes");
+}
+
+#[test]
+fn r_header_02_serialisation_metadata_is_not_renamed_into_or_out_of_existence() {
+    let input = b"0 HEAD\n1 _ENC windows-1252\n1 GEDC\n2 VERS 5.5.1\n2 _F x\n1 CHAR UTF-8\n1 NOTE n\n0 @I1@ INDI\n1 _ENC x\n1 CHAR y\n0 TRLR\n";
+    let parse = parse(input);
+    for (from, to) in [
+        ("_ENC", "CHAR"),
+        ("_ENC", "GEDC"),
+        ("_ENC", "ELF"),
+        ("_ENC", "SCHMA"),
+        ("CHAR", "_ENC"),
+        ("GEDC", "_GEDC"),
+        ("VERS", "_V"),
+        ("_F", "FORM"),
+    ] {
+        let err = Editor::new(&parse)
+            .rename_tag(from, to, None)
+            .expect_err(from);
+        assert!(
+            matches!(err, EditError::Protected { .. }),
+            "{from}={to}: {err:?}"
+        );
+        assert!(err.to_string().contains("line "), "{err}");
+    }
+    // PLANG is reserved (R-TAGS-03) and never a new tag.
+    assert!(matches!(
+        Editor::new(&parse).rename_tag("_ENC", "PLANG", None),
+        Err(EditError::ReservedTag { .. })
+    ));
+    // Outside the header, and for other header structures, renames go on.
+    let mut editor = Editor::new(&parse);
+    let indi = Scope::parse("INDI").expect("scope");
+    assert_eq!(
+        editor
+            .rename_tag("_ENC", "CHAR", Some(&indi))
+            .expect("INDI"),
+        1
+    );
+    let mut editor = Editor::new(&parse);
+    assert_eq!(editor.rename_tag("NOTE", "_NOTE", None).expect("NOTE"), 1);
+    // Inserting a CHAR into the header, or anything into HEAD.CHAR, changes the decoding too.
+    let header = parse.document().header().expect("header");
+    let head_structure = parse.document().all_structures().next().expect("HEAD");
+    let mut editor = Editor::new(&parse);
+    assert!(matches!(
+        editor.insert(
+            &head_structure,
+            Position::FirstChild,
+            &NewStructure::new("CHAR").text("ANSEL")
+        ),
+        Err(EditError::Protected { .. })
+    ));
+    let char_structure = parse
+        .document()
+        .all_structures()
+        .find(|s| {
+            s.tag()
+                .is_some_and(|t| gedgraft_syntax::ast::AstToken::text(&t) == "CHAR")
+        })
+        .expect("CHAR");
+    assert!(matches!(
+        editor.insert(
+            &char_structure,
+            Position::LastChild,
+            &NewStructure::new("VERS").text("1250")
+        ),
+        Err(EditError::Protected { .. })
+    ));
+    drop(header);
+}
+
+/// R-SPECIFIED-ENC-10…13: `--to-encoding` writes the CHAR (and VERS) values programs read, and the output
+/// reads back as the target.
+#[test]
+fn r_specified_enc_13_transcode_writes_the_char_values_programs_read() {
+    let input = "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Zo\u{eb}\n0 TRLR\n";
+    let parse = parse(input.as_bytes());
+    let cases: [(Encoding, &str); 6] = [
+        (Encoding::Windows1252, "1 CHAR ANSI\n0 @N1@"),
+        (Encoding::Windows1250, "1 CHAR ANSI\n2 VERS 1250\n0 @N1@"),
+        (Encoding::Windows1251, "1 CHAR ANSI\n2 VERS 1251\n0 @N1@"),
+        (Encoding::Ibm437, "1 CHAR IBMPC\n0 @N1@"),
+        (Encoding::Macintosh, "1 CHAR MACINTOSH\n0 @N1@"),
+        (Encoding::Ansel, "1 CHAR ANSEL\n0 @N1@"),
+    ];
+    for (to, header) in cases {
+        let edited = transcode(&parse, to).expect("transcode");
+        check(&parse, &edited);
+        let text = String::from_utf8_lossy(edited.bytes()).into_owned();
+        assert!(
+            text.starts_with(&format!("0 HEAD\n{header}")),
+            "{to}: {text}"
+        );
+        assert_eq!(gedgraft_syntax::parse(edited.bytes()).encoding(), to);
+    }
+    let edited = transcode(&parse, Encoding::Utf16Le).expect("UTF-16");
+    assert_eq!(
+        gedgraft_syntax::parse(edited.bytes()).encoding(),
+        Encoding::Utf16Le
+    );
+    assert!(
+        gedgraft_syntax::parse(edited.bytes())
+            .detection()
+            .declared
+            .as_deref()
+            == Some("UNICODE")
+    );
+    // An existing VERS under ANSI is rewritten, not duplicated; one that names no code page goes.
+    let ansi_1250 = b"0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n0 TRLR\n";
+    let ansi = parse_as(ansi_1250, Encoding::Windows1250);
+    let edited = transcode(&ansi, Encoding::Windows1251).expect("1251");
+    assert_eq!(
+        edited.bytes(),
+        b"0 HEAD\n1 CHAR ANSI\n2 VERS 1251\n0 TRLR\n"
+    );
+    let edited = transcode(&ansi, Encoding::Utf8).expect("UTF-8");
+    assert_eq!(edited.bytes(), b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
+}
+
+#[test]
+fn transcoding_an_ansi_file_to_windows_1252_is_a_no_op() {
+    for input in [
+        &b"0 HEAD\n1 CHAR ANSI\n0 @N1@ NOTE Zo\xEB\n0 TRLR\n"[..],
+        b"0 HEAD\n1 CHAR IBM WINDOWS\n0 @N1@ NOTE Zo\xEB\n0 TRLR\n",
+        b"0 HEAD\n1 CHAR ansi\n2 VERS 1252\n0 TRLR\n",
+    ] {
+        let parse = parse(input);
+        let edited = transcode(&parse, Encoding::Windows1252).expect("no-op");
+        assert!(!edited.is_changed(), "{}", String::from_utf8_lossy(input));
+        assert_eq!(edited.bytes(), input);
+        assert!(edited.warnings().is_empty());
+    }
+}
+
+/// R-ANSEL-02: `F8` and `F1` both stand for U+0328 (and `C7`, `CF` for `ß`), so ANSEL → UTF-8 → ANSEL changes
+/// those octets; the first transcode says so, naming the octets and how many.
+#[test]
+fn r_ansel_02_a_transcode_that_cannot_come_back_warns() {
+    let input = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE \xF8a \xF8e \xC7 \xF1a\n0 TRLR\n";
+    let parse = parse(input);
+    let edited = transcode(&parse, Encoding::Utf8).expect("to UTF-8");
+    assert_eq!(
+        edited.warnings(),
+        [Warning::NotReversible {
+            from: Encoding::Ansel,
+            to: Encoding::Utf8,
+            octets: vec![(vec![0xC7], vec![0xCF], 1), (vec![0xF8], vec![0xF1], 2)],
+        }]
+    );
+    let message = edited.warnings()[0].to_string();
+    assert!(message.contains("3 characters"), "{message}");
+    assert!(message.contains("F8 ×2 would come back as F1"), "{message}");
+    let utf8 = edited.into_parse();
+    let back = transcode(&utf8, Encoding::Ansel).expect("back");
+    let differing = input
+        .iter()
+        .zip(back.bytes())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!((back.bytes().len(), differing), (input.len(), 3));
+    // The other way: a precomposed letter ANSEL writes decomposed comes back decomposed.
+    let parse =
+        gedgraft_syntax::parse("0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jos\u{e9}\n0 TRLR\n".as_bytes());
+    let edited = transcode(&parse, Encoding::Ansel).expect("to ANSEL");
+    assert_eq!(
+        edited.warnings(),
+        [Warning::NotReversible {
+            from: Encoding::Utf8,
+            to: Encoding::Ansel,
+            octets: vec![(vec![0xC3, 0xA9], vec![0x65, 0xCC, 0x81], 1)],
+        }]
+    );
+    // Reversible transcodes do not warn.
+    let parse =
+        gedgraft_syntax::parse("0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jos\u{e9}\n0 TRLR\n".as_bytes());
+    assert!(transcode(&parse, Encoding::Windows1252)
+        .expect("1252")
+        .warnings()
+        .is_empty());
+}
+
+/// The issue's real file: 52 octets of gedcom4j's ANSEL.GED do not come back.
+#[test]
+fn r_ansel_02_the_corpus_ansel_file_warns_about_its_52_octets() {
+    let Some(bytes) = corpus("gedcom4j/sample/ANSEL.GED") else {
+        return;
+    };
+    let parse = parse(&bytes);
+    assert!(
+        parse.detection().doubt().is_none(),
+        "a clean ANSEL file is not in doubt"
+    );
+    let edited = transcode(&parse, Encoding::Utf8).expect("to UTF-8");
+    let [Warning::NotReversible { octets, .. }] = edited.warnings() else {
+        panic!("{:?}", edited.warnings());
+    };
+    assert_eq!(octets.iter().map(|(_, _, n)| n).sum::<usize>(), 52);
+    let utf8 = edited.into_parse();
+    let back = transcode(&utf8, Encoding::Ansel).expect("back");
+    let differing = bytes
+        .iter()
+        .zip(back.bytes())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(differing, 52);
+}
+
+/// Lines of `bytes` that end with an ANSEL diacritic and are followed by a `CONC` line.
+fn marks_before_conc(bytes: &[u8]) -> usize {
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .windows(2)
+        .filter(|w| {
+            w[0].last()
+                .is_some_and(|&o| (0xE0..=0xFE).contains(&o) && o != 0xFD)
+                && w[1].windows(6).any(|x| x == b" CONC ")
+        })
+        .count()
+}
+
+/// R-SERIALISING-STRUCTS-14 and R-ANSEL-03: a re-wrap never puts a split between an ANSEL diacritic and the
+/// letter after it, and the result lowers to the same text.
+#[test]
+fn r_serialising_structs_14_rewrap_keeps_ansel_marks_with_their_letters() {
+    let note: Vec<u8> = b"\xE2a\xE2e\xE2i\xE2o\xE2u\xE8a\xE8e\xF0c".repeat(12);
+    let mut input = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE ".to_vec();
+    input.extend_from_slice(&note);
+    input.extend_from_slice(b"\n0 TRLR\n");
+    let parse = parse(&input);
+    assert!(parse.detection().doubt().is_none());
+    for limit in 32..48 {
+        let mut editor = Editor::new(&parse);
+        assert_eq!(editor.rewrap(Some(limit), None).expect("rewrap"), 1);
+        let edited = editor.apply().expect("apply");
+        check(&parse, &edited);
+        assert_eq!(marks_before_conc(edited.bytes()), 0, "limit {limit}");
+        assert!(edited.bytes().windows(6).filter(|w| w == b" CONC ").count() > 3);
+        assert_eq!(payloads(&parse), payloads(edited.parse()), "limit {limit}");
+    }
+    // `--set` and the same layout: a new ANSEL value is split between letters only.
+    let mut editor = Editor::new(&parse);
+    editor.set_line_limit(32).expect("limit");
+    let n1 = parse.document().record_by_xref("N1").expect("N1");
+    editor.set_payload(&n1, &"áéíóú".repeat(10)).expect("set");
+    let edited = editor.apply().expect("apply");
+    assert_eq!(marks_before_conc(edited.bytes()), 0);
+    assert!(edited.bytes().windows(6).any(|w| w == b" CONC "));
+}
+
+/// The issue's real file: `--rewrap=32` on ANSEL.GED used to end 56 lines with a diacritic.
+#[test]
+fn r_serialising_structs_14_rewrap_of_the_corpus_ansel_file_keeps_marks_with_letters() {
+    let Some(bytes) = corpus("gedcom4j/sample/ANSEL.GED") else {
+        return;
+    };
+    let parse = parse(&bytes);
+    let mut editor = Editor::new(&parse);
+    assert!(editor.rewrap(Some(32), None).expect("rewrap") > 0);
+    let edited = editor.apply().expect("apply");
+    check(&parse, &edited);
+    assert_eq!(marks_before_conc(edited.bytes()), 0);
+    assert_eq!(payloads(&parse), payloads(edited.parse()));
+}
+
+/// `rewrap` changes only the lines over the limit; joining needless splits is `join_conc`'s job.
+#[test]
+fn rewrap_touches_only_long_lines() {
+    let mut input = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..23 {
+        input.push_str(&format!(
+            "0 @N{i}@ NOTE {}\n",
+            "long ".repeat(60).trim_end()
+        ));
+        input.push_str(&format!(
+            "0 @S{i}@ NOTE short\n1 CONC needless\n1 CONC ly split\n"
+        ));
+    }
+    input.push_str("0 TRLR\n");
+    let parse = parse(input.as_bytes());
+    let mut editor = Editor::new(&parse);
+    assert_eq!(editor.rewrap(None, None).expect("rewrap"), 23);
+    let edited = editor.apply().expect("apply");
+    assert_eq!(edited.line_counts(), (23, 46));
+    assert_eq!(payloads(&parse), payloads(edited.parse()));
+    let mut editor = Editor::new(&parse);
+    assert_eq!(editor.join_conc(None, None).expect("join"), 23);
+    let edited = editor.apply().expect("apply");
+    assert_eq!(edited.line_counts(), (69, 23));
+    assert_eq!(payloads(&parse), payloads(edited.parse()));
+}
+
+/// R-ANSEL-03 the other way: a UTF-8 file split between a letter and its combining mark (`e` | `CONC` U+0301)
+/// transcoded to ANSEL keeps the mark on its letter: ANSEL writes it before the letter, on the first line.
+#[test]
+fn r_ansel_03_transcode_to_ansel_keeps_a_mark_split_off_by_conc_with_its_letter() {
+    let input =
+        "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jose\n1 CONC \u{301} y Mar\u{ed}a\n1 CONT x\n0 TRLR\n";
+    let parse = parse(input.as_bytes());
+    let edited = transcode(&parse, Encoding::Ansel).expect("to ANSEL");
+    check(&parse, &edited);
+    assert_eq!(
+        edited.bytes(),
+        b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2e\n1 CONC  y Mar\xE2ia\n1 CONT x\n0 TRLR\n"
+    );
+    assert_eq!(payloads(&parse), payloads(edited.parse()));
+}
