@@ -8,7 +8,8 @@
 //!    arguments at once): [rename a tag](Editor::rename_tag), [set a string payload](Editor::set_payload) or
 //!    [a pointer](Editor::set_pointer), [set or remove an identifier](Editor::set_xref) (pointers follow),
 //!    [insert](Editor::insert) or [delete](Editor::delete) a structure, [escape bare `@`s](Editor::escape_at_signs),
-//!    [re-wrap long or needlessly split payloads](Editor::rewrap), [convert line breaks](Editor::convert_line_breaks),
+//!    [split long payload lines](Editor::rewrap), [join needless `CONC` splits](Editor::join_conc),
+//!    [convert line breaks](Editor::convert_line_breaks),
 //!    [transcode](Editor::transcode). Paths ([`Scope`]) limit edits; a path that matches nothing is reported.
 //! 2. [`Editor::apply`] rejects overlapping edits, then rebuilds the tree in one iterative pass, splicing new
 //!    green subtrees in: every untouched subtree is the very same green node as before. It writes the octets,

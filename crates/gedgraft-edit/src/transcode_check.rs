@@ -27,10 +27,13 @@ pub(crate) fn check_reading(parse: &Parse) -> Result<(), EditError> {
     })
 }
 
+/// Input octets and the octets a transcode back would write instead.
+type Pair = (Vec<u8>, Vec<u8>);
+
 /// The input octets a transcode writes so that a transcode back would give other octets, counted.
 #[derive(Debug, Default)]
 pub(crate) struct Reversal {
-    counts: RefCell<BTreeMap<(Vec<u8>, Vec<u8>), usize>>,
+    counts: RefCell<BTreeMap<Pair, usize>>,
 }
 
 impl Reversal {

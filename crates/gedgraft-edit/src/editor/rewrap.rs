@@ -64,11 +64,12 @@ impl Editor<'_> {
     /// metadata. Returns how many structures will be rewritten. Running it twice changes nothing the second time.
     ///
     /// ```
-    /// let long = format!("0 HEAD\n0 @N1@ NOTE {}\n1 CONC cd\n0 TRLR\n", "ab".repeat(20));
+    /// let long = format!("0 HEAD\n0 @N1@ NOTE {}\n1 CONC cd\n0 TRLR\n", "x".repeat(40));
     /// let parse = gedgraft_syntax::parse(long.as_bytes());
     /// let mut editor = gedgraft_edit::Editor::new(&parse);
     /// assert_eq!(editor.rewrap(Some(32), None).unwrap(), 1);
-    /// let want = format!("0 HEAD\n0 @N1@ NOTE {}\n1 CONC {}\n1 CONC cd\n0 TRLR\n", "ab".repeat(10), "ab".repeat(10));
+    /// // 32 octets a line, line break included; the needless `CONC cd` stays.
+    /// let want = format!("0 HEAD\n0 @N1@ NOTE {}\n1 CONC {}\n1 CONC cd\n0 TRLR\n", "x".repeat(19), "x".repeat(21));
     /// assert_eq!(editor.apply().unwrap().bytes(), want.as_bytes());
     /// ```
     pub fn rewrap(
