@@ -3,17 +3,18 @@
 use crate::diagnostic::Location;
 use gedgraft_encoding::SourceMap;
 
-/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR).
+/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR). Offsets are
+/// 32-bit, as in the tree (rowan's texts are under 4 GiB): four octets a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
-        let mut starts = vec![0];
+        let mut starts = vec![0u32];
         let mut pos = 0;
         while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
             let e = pos + i;
@@ -22,7 +23,7 @@ impl LineIndex {
             } else {
                 e + 1
             };
-            starts.push(next);
+            starts.push(u32::try_from(next).unwrap_or(u32::MAX));
             pos = next;
         }
         LineIndex { starts }
@@ -33,12 +34,18 @@ impl LineIndex {
         self.starts.len()
     }
 
+    /// The 1-based line of a text offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+        self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+
     /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
     /// A byte-order mark does not count as a column.
     pub fn locate(&self, text: &str, map: &SourceMap, offset: usize) -> Location {
         let offset = offset.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let mut line_start = self.starts[line - 1];
+        let line = self.line_of(offset);
+        let mut line_start = self.starts[line - 1] as usize;
         if line == 1 && text.starts_with('\u{FEFF}') {
             line_start = line_start
                 .max('\u{FEFF}'.len_utf8())
