@@ -150,14 +150,14 @@ fn r_line_strings_06_blank_lines_and_indentation_are_warnings() {
     let found: Vec<_> = p
         .diagnostics()
         .iter()
-        .map(|d| (d.code, d.class, d.location.line))
+        .map(|d| (d.code, d.class, d.location.line, d.count, d.last_line))
         .collect();
+    // The two blank lines are one run: one diagnostic at the first, counting both.
     assert_eq!(
         found,
         [
-            (codes::BLANK_LINE, Class::Warning, 2),
-            (codes::BLANK_LINE, Class::Warning, 3),
-            (codes::LEADING_WHITESPACE, Class::Warning, 4)
+            (codes::BLANK_LINE, Class::Warning, 2, 2, 3),
+            (codes::LEADING_WHITESPACE, Class::Warning, 4, 1, 4)
         ]
     );
     round_trips(input);
@@ -327,6 +327,52 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
     let many = parse_chunks(&early, "UTF-8", &chunk_starts(early.as_bytes(), 4));
     assert_eq!(many.green, one.green);
     assert_eq!(many.diagnostics, one.diagnostics);
+}
+
+/// A run of one code on neighbouring lines is one diagnostic, also where chunk cuts fall inside the run (every
+/// `0 CONT` line here may start a chunk): the parallel parse joins it as one pass does.
+#[test]
+fn runs_of_one_code_are_one_diagnostic_across_chunk_cuts() {
+    use crate::parser::{chunk_starts, parse_chunks};
+    let mut text = String::from("0 HEAD\n");
+    for i in 0..200 {
+        text.push_str(&"0 CONT y\n".repeat(1 + i % 5));
+        text.push_str(&"\n".repeat(i % 3));
+        text.push_str("0 NOTE x\n");
+    }
+    text.push_str("0 TRLR\n");
+    let one = parse_chunks(&text, "UTF-8", &[0]);
+    let conts: u32 = one
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == codes::CONTINUATION_AT_LEVEL_0)
+        .map(|d| d.count)
+        .sum();
+    assert_eq!(conts, (0..200).map(|i| 1 + i % 5).sum::<u32>());
+    assert_eq!(
+        one.diagnostics.len(),
+        200 + (0..200).filter(|i| i % 3 != 0).count(),
+        "one per run of `0 CONT` lines, one per run of blank lines"
+    );
+    for n in [2, 3, 7, 50] {
+        let many = parse_chunks(&text, "UTF-8", &chunk_starts(text.as_bytes(), n));
+        assert_eq!(many.diagnostics, one.diagnostics, "{n} chunks");
+    }
+    let located = parse(text.as_bytes());
+    let first = &located.diagnostics()[0];
+    assert_eq!(
+        (first.location.line, first.count, first.last_line),
+        (2, 1, 2)
+    );
+    let second = &located.diagnostics()[1];
+    assert_eq!(
+        (second.location.line, second.count, second.last_line),
+        (4, 2, 5)
+    );
+    assert_eq!(
+        second.run_note().as_deref(),
+        Some("and 1 more like this on lines 4\u{2013}5")
+    );
 }
 
 #[test]
