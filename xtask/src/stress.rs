@@ -174,6 +174,26 @@ fn one_code(n: usize) -> Vec<u8> {
     records(n, |i| format!("0 @N{i}@ NOTE\n2 _X\n"))
 }
 
+/// `cargo xtask fuzz-seeds [--out DIR] [--size-kb K]`: writes every stress input at about K KB (default 60)
+/// into DIR (default `fuzz/corpus/parse_roundtrip`), so that the fuzz targets start from long lines, deep
+/// nesting, many records and long runs (run them with `-max_len` above the seeds' size).
+pub fn write_seeds(rest: &[String]) -> Result<ExitCode, String> {
+    let mut args = Args::new(rest);
+    let out = args.value("--out")?;
+    let size_kb: usize = args.parsed("--size-kb", 60)?;
+    args.finish()?;
+    let dir = out.map_or_else(
+        || crate::workspace_root().join("fuzz/corpus/parse_roundtrip"),
+        PathBuf::from,
+    );
+    for case in CASES {
+        let path = dir.join(format!("stress-{}.ged", case.name));
+        write_file(&path, &(case.generate)(size_kb * 1000))?;
+        println!("{}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Line breaks per the 2019 draft (LF, CR LF, CR) plus one: the line count of the budget.
 fn line_count(bytes: &[u8]) -> u64 {
     let mut lines = 1;
