@@ -4,7 +4,8 @@ use gedgraft_syntax::{dump, Parse};
 use std::fmt::Write;
 
 /// The dump of `parse` followed by one line per diagnostic:
-/// `CODE (CLASS, SEVERITY) at LINE:COLUMN, byte OFFSET..END: MESSAGE`.
+/// `CODE (CLASS, SEVERITY) at LINE:COLUMN, byte OFFSET..END: MESSAGE`, and for a run of one code on neighbouring
+/// lines `  (and N more like this on lines A–B)`.
 pub fn dump_with_diagnostics(parse: &Parse) -> String {
     let mut out = dump(parse);
     out.push_str("--- diagnostics ---\n");
@@ -24,6 +25,9 @@ pub fn dump_with_diagnostics(parse: &Parse) -> String {
             d.end_offset,
             d.message
         );
+        if let Some(note) = d.run_note() {
+            let _ = writeln!(out, "  ({note})");
+        }
     }
     out
 }

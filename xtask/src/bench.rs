@@ -375,7 +375,7 @@ fn cached_sample(size_mb: f64, crlf: bool, quiet: bool) -> Result<PathBuf, Strin
     Ok(path)
 }
 
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => crate::workspace_root().join("target"),
@@ -529,7 +529,7 @@ struct SampleInfo<'a> {
     cores: usize,
 }
 
-fn mb_s(len: usize, time: Duration) -> f64 {
+pub(crate) fn mb_s(len: usize, time: Duration) -> f64 {
     len as f64 / 1e6 / time.as_secs_f64().max(1e-9)
 }
 
@@ -592,7 +592,7 @@ fn print_text(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
 }
 
 /// A JSON string literal.
-fn json_string(text: &str) -> String {
+pub(crate) fn json_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

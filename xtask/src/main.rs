@@ -4,11 +4,15 @@
 //! - `bench [--size-mb N] [--runs N] [--json] [--sample PATH]`: throughput and peak memory of parse and write-back against a
 //!   line-splitting baseline.
 //! - `corpus [--dir PATH]`: parses every file of `../shared/corpus` and checks the round trip.
+//! - `stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]`: time and peak memory
+//!   of every command on the pathological inputs of issue #12 at two sizes.
+//! - `fuzz-seeds [--out DIR] [--size-kb K]`: those inputs, small, as seeds for the fuzz targets.
 
 mod bench;
 mod corpus;
 mod gen_sample;
 mod rowan_floor;
+mod stress;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,6 +34,14 @@ commands:
   corpus [--dir PATH]
       parse every file of ../shared/corpus (or PATH), check the round trip, print a table;
       exits non-zero if any round trip fails
+  stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]
+      pathological inputs (blank lines, random octets, CR LF, deep nesting, ...) at N and 2N MB (default 2):
+      wall time and peak memory of each command of the release binary (or PATH) in a fresh process capped at
+      M MB of address space (default 4000) and S seconds (default 60), the growth per doubling (goal <= 2.3x)
+      and peak memory against 8 x file + 64 x lines + 64 MiB; failing rows say FAIL
+  fuzz-seeds [--out DIR] [--size-kb K]
+      write the stress inputs at about K KB (default 60) as fuzz seeds into DIR
+      (default fuzz/corpus/parse_roundtrip)
 ";
 
 fn main() -> ExitCode {
@@ -43,6 +55,8 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "bench-child" => bench::run_child(rest),
         "corpus" => corpus::run(rest),
+        "stress" => stress::run(rest),
+        "fuzz-seeds" => stress::write_seeds(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(ExitCode::SUCCESS)

@@ -225,8 +225,16 @@ impl Writer {
         self.string(&d.message);
         let _ = write!(
             self.out,
-            ", \"offset\": {}, \"line\": {}, \"column\": {}}}",
+            ", \"offset\": {}, \"line\": {}, \"column\": {}",
             d.location.offset, d.location.line, d.location.column
         );
+        if d.count > 1 {
+            let _ = write!(
+                self.out,
+                ", \"count\": {}, \"last_line\": {}",
+                d.count, d.last_line
+            );
+        }
+        self.out.push('}');
     }
 }

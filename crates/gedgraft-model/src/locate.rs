@@ -48,6 +48,10 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
         let offset = usize::from(d.range.start()).min(total);
         d.location = lines.locate(offset, None, map);
     }
+    // The lowering reports each problem once (runs are counted by the syntax layer only).
+    for d in diagnostics.iter_mut() {
+        d.last_line = d.location.line;
+    }
 }
 
 /// The line state of the walk.

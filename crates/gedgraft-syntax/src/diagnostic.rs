@@ -3,9 +3,14 @@
 //! Diagnostics live beside the tree, never in it. Each has a stable kebab-case [`code`](Diagnostic::code), a
 //! [`Class`] following the 2019 draft's error classes, and a position in the *original file*: byte offsets in
 //! the input octets and a 1-based line and column.
+//!
+//! A run of problems of one code on neighbouring lines (a thousand blank lines, a line of undecodable octets
+//! after another) is one diagnostic with a [`count`](Diagnostic::count): the first of the run gives its
+//! position and message, [`last_line`](Diagnostic::last_line) the line of the last. So a file of blank lines costs
+//! one diagnostic, not one per line (memory stays within a few octets per line whatever the input).
 
 use std::fmt;
-use text_size::TextRange;
+use text_size::{TextRange, TextSize};
 
 /// The 2019 draft's classes of problems (§ Parsing lines, § Errors in structures).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -86,6 +91,13 @@ pub struct Diagnostic {
     pub location: Location,
     /// Where the range ends in the original file (byte offset in the input octets).
     pub end_offset: usize,
+    /// How many problems this diagnostic stands for: 1, or the length of a run of problems of this code on
+    /// neighbouring lines (each on the line of the one before or the next line), of which this is the first.
+    pub count: u32,
+    /// The 1-based line of the last problem of the run (`location.line` when `count` is 1).
+    pub last_line: usize,
+    /// Where the last problem of the run starts in the tree's text.
+    last_start: TextSize,
 }
 
 impl Diagnostic {
@@ -103,7 +115,36 @@ impl Diagnostic {
             range,
             location: Location::default(),
             end_offset: 0,
+            count: 1,
+            last_line: 0,
+            last_start: range.start(),
         }
+    }
+
+    /// Counts `other`, a problem of the same code that follows this run, as one more of the run.
+    pub(crate) fn absorb(&mut self, other: &Diagnostic) {
+        self.count = self.count.saturating_add(other.count);
+        self.last_start = other.last_start;
+    }
+
+    /// Where the last problem of the run starts in the tree's text (`range.start()` when `count` is 1).
+    pub fn last_start(&self) -> TextSize {
+        self.last_start
+    }
+
+    /// For a run (`count` > 1), what the human output adds: `and 4 more like this on lines 7–11` (or `on line 7`
+    /// when the run is on one line); `None` for a single problem.
+    pub fn run_note(&self) -> Option<String> {
+        if self.count <= 1 {
+            return None;
+        }
+        let (first, last) = (self.location.line, self.last_line.max(self.location.line));
+        let lines = if first == last {
+            format!("on line {first}")
+        } else {
+            format!("on lines {first}\u{2013}{last}")
+        };
+        Some(format!("and {} more like this {lines}", self.count - 1))
     }
 
     /// The severity, from the class.

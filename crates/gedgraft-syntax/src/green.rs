@@ -3,7 +3,9 @@
 //! rowan's `GreenNodeBuilder` interns every token, unique payloads included, and slows down on large files.
 //! Here short tokens of kinds that repeat (levels, delimiters, tags, separators, line breaks, leading whitespace)
 //! go through a small direct-mapped cache: one hash and one comparison per token, bounded memory, and a miss
-//! only costs an allocation. Payload texts and pointers are not looked up: outside the repeated lines the line
+//! only costs an allocation. Short runs of undecodable octets (`RAW`) and of malformed-line text go through it
+//! too: rare in real files, but random octets are one such token every two octets, and a shared token costs
+//! its place in the parent only. Payload texts and pointers are not looked up: outside the repeated lines the line
 //! cache already shares, few of them repeat (about one in seven in the benchmark sample), and looking each one
 //! up costs two cache misses on a large file (the slot, then the token it evicts). Child buffers are reused
 //! between nodes.
@@ -96,6 +98,8 @@ impl GreenFactory {
                     | SyntaxKind::Whitespace
                     | SyntaxKind::Bom
                     | SyntaxKind::EscapedAt
+                    | SyntaxKind::Raw
+                    | SyntaxKind::ErrorText
             );
         if !shareable {
             return GreenToken::new(kind.into(), text);

@@ -4,17 +4,18 @@ use crate::diagnostic::Location;
 use gedgraft_encoding::SourceMap;
 use std::ops::Range;
 
-/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR).
+/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR). Offsets are
+/// 32-bit, as in the tree (rowan's texts are under 4 GiB): four octets a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
-        let mut starts = vec![0];
+        let mut starts = vec![0u32];
         let mut pos = 0;
         while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
             let e = pos + i;
@@ -23,7 +24,7 @@ impl LineIndex {
             } else {
                 e + 1
             };
-            starts.push(next);
+            starts.push(u32::try_from(next).unwrap_or(u32::MAX));
             pos = next;
         }
         LineIndex { starts }
@@ -38,10 +39,10 @@ impl LineIndex {
     /// line [`LineIndex::locate`] gives the number of. `text` is the text this index was made from.
     pub fn line_range(&self, text: &str, offset: usize) -> Range<usize> {
         let offset = offset.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts.get(line - 1).copied().unwrap_or(0);
-        let end = match self.starts.get(line) {
-            Some(&next)
+        let line = self.line_of(offset);
+        let start = self.start(line - 1).unwrap_or(0);
+        let end = match self.start(line) {
+            Some(next)
                 if text
                     .as_bytes()
                     .get(start..next)
@@ -49,18 +50,29 @@ impl LineIndex {
             {
                 next - 2
             }
-            Some(&next) => next.saturating_sub(1).max(start),
+            Some(next) => next.saturating_sub(1).max(start),
             None => text.len(),
         };
         start..end
+    }
+
+    /// The start offset of the line at 0-based index `index`.
+    fn start(&self, index: usize) -> Option<usize> {
+        self.starts.get(index).map(|&s| s as usize)
+    }
+
+    /// The 1-based line of a text offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+        self.starts.partition_point(|&s| s <= offset).max(1)
     }
 
     /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
     /// A byte-order mark does not count as a column.
     pub fn locate(&self, text: &str, map: &SourceMap, offset: usize) -> Location {
         let offset = offset.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let mut line_start = self.starts[line - 1];
+        let line = self.line_of(offset);
+        let mut line_start = self.starts[line - 1] as usize;
         if line == 1 && text.starts_with('\u{FEFF}') {
             line_start = line_start
                 .max('\u{FEFF}'.len_utf8())

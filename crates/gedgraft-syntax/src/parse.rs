@@ -128,6 +128,11 @@ impl Parse {
         for d in &mut self.diagnostics {
             d.location = index.locate(text, &self.source_map, usize::from(d.range.start()));
             d.end_offset = self.source_map.file_offset(usize::from(d.range.end()));
+            d.last_line = if d.count > 1 {
+                index.line_of(usize::from(d.last_start()))
+            } else {
+                d.location.line
+            };
         }
         self.diagnostics.sort_by_key(|d| d.range.start());
     }

@@ -177,6 +177,10 @@ struct ChunkOutput {
     trailer_seen: bool,
     /// Whether the chunk ran to the end of the text (trailing text after its trailer).
     consumed_rest: bool,
+    /// Whether the first diagnostic is on the chunk's first line, and the last on its last line: a run of
+    /// one code may go on across the cut ([`merge_chunks`] joins it as a one-pass parse would have).
+    first_diag_on_first_line: bool,
+    last_diag_on_last_line: bool,
 }
 
 fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOutput {
@@ -208,6 +212,8 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> 
         seen_line: parser.seen_first_line,
         trailer_seen: parser.trailer_seen,
         consumed_rest: parser.consumed_rest,
+        first_diag_on_first_line: parser.first_diag_line == Some(parser.base + start),
+        last_diag_on_last_line: parser.diag_line.is_some() && parser.diag_line == parser.line_start,
     }
 }
 
@@ -216,9 +222,17 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
     let mut children = Vec::new();
     let mut diagnostics = Vec::new();
     let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
+    let mut run_goes_on = false;
     for chunk in chunks {
         children.extend(chunk.children);
-        diagnostics.extend(chunk.diagnostics);
+        let mut found = chunk.diagnostics.into_iter();
+        if run_goes_on && chunk.first_diag_on_first_line {
+            if let Some(first) = found.next() {
+                push_or_count(&mut diagnostics, first);
+            }
+        }
+        diagnostics.extend(found);
+        run_goes_on = chunk.last_diag_on_last_line;
         max_depth = max_depth.max(chunk.max_depth);
         seen_line |= chunk.seen_line;
         trailer_seen |= chunk.trailer_seen;
@@ -254,6 +268,15 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
         green,
         diagnostics,
         max_depth,
+    }
+}
+
+/// Pushes `d`, or counts it in the last diagnostic when that one is of the same code and class (the caller
+/// knows the two are on the same or neighbouring lines).
+fn push_or_count(diagnostics: &mut Vec<Diagnostic>, d: Diagnostic) {
+    match diagnostics.last_mut() {
+        Some(last) if last.code == d.code && last.class == d.class => last.absorb(&d),
+        _ => diagnostics.push(d),
     }
 }
 
@@ -320,6 +343,12 @@ struct Parser<'t> {
     tokens: Vec<LineToken>,
     prev_level: Option<usize>,
     continuation_level: Option<usize>,
+    /// The start of the line being parsed and of the one before it (whole-text offsets).
+    line_start: Option<usize>,
+    prev_line_start: Option<usize>,
+    /// The start of the line of the last diagnostic, and of the first.
+    diag_line: Option<usize>,
+    first_diag_line: Option<usize>,
     seen_first_line: bool,
     trailer_seen: bool,
     /// How many level-0 trailer lines were read.
@@ -345,6 +374,10 @@ impl<'t> Parser<'t> {
             tokens: Vec::new(),
             prev_level: None,
             continuation_level: None,
+            line_start: None,
+            prev_line_start: None,
+            diag_line: None,
+            first_diag_line: None,
             seen_first_line: false,
             trailer_seen: false,
             trailers: 0,
@@ -362,12 +395,24 @@ impl<'t> Parser<'t> {
         start: usize,
         end: usize,
     ) {
-        self.diagnostics.push(Diagnostic::new(
+        let d = Diagnostic::new(
             code,
             class,
             message,
             range(self.base + start, self.base + end),
-        ));
+        );
+        // One diagnostic per run of one code on neighbouring lines: a run of blank lines costs one.
+        let neighbour = self.diag_line.is_some()
+            && (self.diag_line == self.line_start || self.diag_line == self.prev_line_start);
+        if neighbour {
+            push_or_count(&mut self.diagnostics, d);
+        } else {
+            self.diagnostics.push(d);
+        }
+        self.diag_line = self.line_start;
+        if self.first_diag_line.is_none() {
+            self.first_diag_line = self.line_start;
+        }
     }
 
     /// Parses the lines from `pos` up to `end` (a line start, or the end of the text).
@@ -511,6 +556,8 @@ impl<'t> Parser<'t> {
     }
 
     fn line(&mut self, start: usize, line_end: usize, break_end: usize, key: Option<LineKey>) {
+        self.prev_line_start = self.line_start;
+        self.line_start = Some(self.base + start);
         if let Some((facts, template)) = key
             .as_ref()
             .and_then(|key| self.line_cache.get(self.text, key))

@@ -80,7 +80,8 @@ fn misplaced_continuations_are_reported() {
 /// nests nor sets the previous level, and no saturated number anywhere.
 #[test]
 fn r_lines_03_out_of_range_level_is_one_clear_error() {
-    let input = "0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n99999999999999999999 NOTE x\n2 DATE 1\n0 TRLR\n";
+    // Not neighbours: a run of one code on neighbouring lines is one diagnostic with a count.
+    let input = "0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n1 SEX M\n99999999999999999999 NOTE x\n2 DATE 1\n0 TRLR\n";
     let p = parse(input.as_bytes());
     let codes_seen: Vec<(&str, usize)> = p
         .diagnostics()
@@ -91,7 +92,7 @@ fn r_lines_03_out_of_range_level_is_one_clear_error() {
         codes_seen,
         [
             (codes::LEVEL_OUT_OF_RANGE, 4),
-            (codes::LEVEL_OUT_OF_RANGE, 5)
+            (codes::LEVEL_OUT_OF_RANGE, 6)
         ]
     );
     let messages: Vec<&str> = p.diagnostics().iter().map(|d| d.message.as_str()).collect();
@@ -102,23 +103,34 @@ fn r_lines_03_out_of_range_level_is_one_clear_error() {
     );
     assert!(!messages.iter().any(|m| m.contains("18446744073709551615")));
     assert_eq!(p.diagnostics()[0].class, Class::MalformedLine);
-    // The bad lines are errors inside the NAME structure; `2 DATE` still nests under `1 NAME`.
-    let name = p
+    // Each bad line is an error inside the structure before it; `2 DATE` still nests under `1 SEX`.
+    let subs: Vec<_> = p
         .document()
         .record_by_xref("I1")
         .unwrap()
         .substructures()
-        .next()
-        .unwrap();
-    assert_eq!(name.tag().unwrap().text(), "NAME");
-    let errors = name
-        .syntax()
-        .children()
-        .filter(|n| n.kind() == SyntaxKind::Error)
-        .count();
-    assert_eq!(errors, 2);
+        .collect();
+    let tags: Vec<String> = subs
+        .iter()
+        .map(|s| s.tag().unwrap().text().to_string())
+        .collect();
+    assert_eq!(tags, ["NAME", "SEX"]);
+    for s in &subs {
+        let errors = s
+            .syntax()
+            .children()
+            .filter(|n| n.kind() == SyntaxKind::Error)
+            .count();
+        assert_eq!(errors, 1, "{}", s.syntax());
+    }
     assert_eq!(
-        name.substructures().next().unwrap().tag().unwrap().text(),
+        subs[1]
+            .substructures()
+            .next()
+            .unwrap()
+            .tag()
+            .unwrap()
+            .text(),
         "DATE"
     );
     round_trips(input.as_bytes());
@@ -288,14 +300,14 @@ fn r_line_strings_06_blank_lines_and_indentation_are_warnings() {
     let found: Vec<_> = p
         .diagnostics()
         .iter()
-        .map(|d| (d.code, d.class, d.location.line))
+        .map(|d| (d.code, d.class, d.location.line, d.count, d.last_line))
         .collect();
+    // The two blank lines are one run: one diagnostic at the first, counting both.
     assert_eq!(
         found,
         [
-            (codes::BLANK_LINE, Class::Warning, 2),
-            (codes::BLANK_LINE, Class::Warning, 3),
-            (codes::LEADING_WHITESPACE, Class::Warning, 4)
+            (codes::BLANK_LINE, Class::Warning, 2, 2, 3),
+            (codes::LEADING_WHITESPACE, Class::Warning, 4, 1, 4)
         ]
     );
     round_trips(input);
@@ -474,6 +486,52 @@ fn chunked_parse_builds_the_same_tree_as_one_pass() {
             .iter()
             .any(|d| d.code == codes::RECORD_AFTER_TRAILER));
     }
+}
+
+/// A run of one code on neighbouring lines is one diagnostic, also where chunk cuts fall inside the run (every
+/// `0 CONT` line here may start a chunk): the parallel parse joins it as one pass does.
+#[test]
+fn runs_of_one_code_are_one_diagnostic_across_chunk_cuts() {
+    use crate::parser::{chunk_starts, parse_chunks};
+    let mut text = String::from("0 HEAD\n");
+    for i in 0..200 {
+        text.push_str(&"0 CONT y\n".repeat(1 + i % 5));
+        text.push_str(&"\n".repeat(i % 3));
+        text.push_str("0 NOTE x\n");
+    }
+    text.push_str("0 TRLR\n");
+    let one = parse_chunks(&text, "UTF-8", &[0]);
+    let conts: u32 = one
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == codes::CONTINUATION_AT_LEVEL_0)
+        .map(|d| d.count)
+        .sum();
+    assert_eq!(conts, (0..200).map(|i| 1 + i % 5).sum::<u32>());
+    assert_eq!(
+        one.diagnostics.len(),
+        200 + (0..200).filter(|i| i % 3 != 0).count(),
+        "one per run of `0 CONT` lines, one per run of blank lines"
+    );
+    for n in [2, 3, 7, 50] {
+        let many = parse_chunks(&text, "UTF-8", &chunk_starts(text.as_bytes(), n));
+        assert_eq!(many.diagnostics, one.diagnostics, "{n} chunks");
+    }
+    let located = parse(text.as_bytes());
+    let first = &located.diagnostics()[0];
+    assert_eq!(
+        (first.location.line, first.count, first.last_line),
+        (2, 1, 2)
+    );
+    let second = &located.diagnostics()[1];
+    assert_eq!(
+        (second.location.line, second.count, second.last_line),
+        (4, 2, 5)
+    );
+    assert_eq!(
+        second.run_note().as_deref(),
+        Some("and 1 more like this on lines 4\u{2013}5")
+    );
 }
 
 #[test]

@@ -4,7 +4,6 @@ use crate::cli::{CheckArgs, Format};
 use crate::input::{self, Loaded};
 use gedgraft_model::{lower, LowerOptions};
 use gedgraft_syntax::{Diagnostic, Severity};
-use serde_json::json;
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -32,11 +31,15 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         let diagnostics = lowered.all_diagnostics(&loaded.parse);
         any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let stopped = lowered.stopped_at.as_ref();
-        let report = match args.format {
-            Format::Json => format!("{}\n", json_report(&loaded, &diagnostics, stopped)),
-            Format::Human => human_report(&loaded, &diagnostics, stopped, args.no_warnings),
-        };
-        crate::output::emit(&report)?;
+        match args.format {
+            Format::Json => json_report(&loaded, &diagnostics, stopped, crate::output::emit)?,
+            Format::Human => crate::output::emit(&human_report(
+                &loaded,
+                &diagnostics,
+                stopped,
+                args.no_warnings,
+            ))?,
+        }
         if i + 1 == args.files.len() {
             drop(diagnostics);
             input::keep_until_exit((loaded, lowered));
@@ -51,41 +54,85 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     })
 }
 
-/// The JSON object for one file; with `--strict`, `stopped` is the error checking stopped at (or null).
+/// Writes the JSON object of one file and its line break through `emit`, a piece at a time (a file with millions
+/// of diagnostics is never one string in memory); with `--strict`, `stopped` is the error checking stopped at
+/// (or null). Keys in this order: `file`, `encoding` (`detected`, `declared`, `used`), `diagnostics`, `stopped`.
 pub fn json_report(
     loaded: &Loaded,
     diagnostics: &[&Diagnostic],
     stopped: Option<&Diagnostic>,
-) -> serde_json::Value {
-    let parse = &loaded.parse;
-    let detection = parse.detection();
-    let list: Vec<_> = diagnostics.iter().map(|d| diagnostic_json(d)).collect();
-    let mut report = json!({
-        "file": loaded.path.display().to_string(),
-        "encoding": {
-            "detected": detection.detected.map(|e| e.name()),
-            "declared": detection.declared,
-            "used": detection.used.name(),
-        },
-        "dialect": parse.dialect().to_string(),
-        "diagnostics": list,
-    });
-    if let Some(d) = stopped {
-        report["stopped"] = diagnostic_json(d);
+    mut emit: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    /// Output is handed on in pieces of about this size.
+    const PIECE: usize = 1 << 16;
+    let detection = loaded.parse.detection();
+    let mut out = String::with_capacity(PIECE + 512);
+    out.push_str("{\"file\":");
+    json_string(&mut out, &loaded.path.display().to_string());
+    out.push_str(",\"encoding\":{\"detected\":");
+    json_option(&mut out, detection.detected.map(|e| e.name()));
+    out.push_str(",\"declared\":");
+    json_option(&mut out, detection.declared.as_deref());
+    out.push_str(",\"used\":");
+    json_string(&mut out, detection.used.name());
+    out.push_str("},\"dialect\":");
+    json_string(&mut out, &loaded.parse.dialect().to_string());
+    out.push_str(",\"diagnostics\":[");
+    for (i, d) in diagnostics.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        diagnostic_json(&mut out, d);
+        if out.len() >= PIECE {
+            emit(&out)?;
+            out.clear();
+        }
     }
-    report
+    out.push(']');
+    if let Some(d) = stopped {
+        out.push_str(",\"stopped\":");
+        diagnostic_json(&mut out, d);
+    }
+    out.push_str("}\n");
+    emit(&out)
 }
 
-fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
-    json!({
-        "code": d.code,
-        "severity": d.severity().as_str(),
-        "class": d.class.as_str(),
-        "message": d.message,
-        "offset": d.location.offset,
-        "line": d.location.line,
-        "column": d.location.column,
-    })
+/// One diagnostic as a JSON object; `count` and `last_line` only for a run of more than one.
+fn diagnostic_json(out: &mut String, d: &Diagnostic) {
+    out.push_str("{\"code\":");
+    json_string(out, d.code);
+    out.push_str(",\"severity\":");
+    json_string(out, d.severity().as_str());
+    out.push_str(",\"class\":");
+    json_string(out, d.class.as_str());
+    out.push_str(",\"message\":");
+    json_string(out, &d.message);
+    let loc = d.location;
+    let _ = write!(
+        out,
+        ",\"offset\":{},\"line\":{},\"column\":{}",
+        loc.offset, loc.line, loc.column
+    );
+    if d.count > 1 {
+        let _ = write!(out, ",\"count\":{},\"last_line\":{}", d.count, d.last_line);
+    }
+    out.push('}');
+}
+
+/// A JSON string (serde_json's escaping).
+fn json_string(out: &mut String, text: &str) {
+    match serde_json::to_string(text) {
+        Ok(quoted) => out.push_str(&quoted),
+        Err(_) => out.push_str("null"),
+    }
+}
+
+/// A JSON string or `null`.
+fn json_option(out: &mut String, text: Option<&str>) {
+    match text {
+        Some(t) => json_string(out, t),
+        None => out.push_str("null"),
+    }
 }
 
 /// The human report for one file: each diagnostic with its source line and a caret, then a summary.
@@ -99,15 +146,21 @@ pub fn human_report(
     let mut out = String::new();
     let (mut errors, mut warnings) = (0, 0);
     for &d in diagnostics {
+        // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
+        let n = u64::from(d.count.max(1));
         match d.severity() {
-            Severity::Error => errors += 1,
-            Severity::Warning => warnings += 1,
+            Severity::Error => errors += n,
+            Severity::Warning => warnings += n,
         }
         if no_warnings && d.severity() == Severity::Warning {
             continue;
         }
         let loc = d.location;
-        let _ = writeln!(out, "{}[{}]: {}", d.severity().as_str(), d.code, d.message);
+        let _ = write!(out, "{}[{}]: {}", d.severity().as_str(), d.code, d.message);
+        if let Some(note) = d.run_note() {
+            let _ = write!(out, " ({note})");
+        }
+        out.push('\n');
         let _ = writeln!(
             out,
             "  --> {}:{}:{} (byte {})",

@@ -581,3 +581,42 @@ fn a_closed_output_pipe_is_not_a_panic() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue #12 (memory per line): a run of one code on neighbouring lines is one diagnostic with a count, in
+/// JSON (`count`, `last_line`, only for runs) and in the human output; a single problem has no count.
+#[test]
+fn check_reports_a_run_of_blank_lines_once_with_its_count() {
+    let out = gedgraft(&["check", "--format", "json", "blank-runs.ged"]);
+    let lines = json_lines(&stdout(&out));
+    let diagnostics = lines[0]["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let d = &diagnostics[0];
+    assert_eq!(d["code"], "blank-line");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(
+        (d["count"].as_u64(), d["last_line"].as_u64()),
+        (Some(3), Some(4))
+    );
+    let out = gedgraft(&["check", "--format", "json", "warnings.ged"]);
+    let lines = json_lines(&stdout(&out));
+    for d in lines[0]["diagnostics"].as_array().expect("diagnostics") {
+        assert!(
+            d.get("count").is_none() && d.get("last_line").is_none(),
+            "{d}"
+        );
+    }
+    let human = stdout(&gedgraft(&["check", "blank-runs.ged"]));
+    assert!(
+        human.contains(
+            "warning[blank-line]: blank line (ignored) (and 2 more like this on lines 2\u{2013}4)"
+        ),
+        "{human}"
+    );    // The summary counts each blank line of the run.
+    assert!(
+        human.contains("blank-runs.ged: 0 errors, 3 warnings"),
+        "{human}"
+    );
+}
