@@ -445,16 +445,23 @@ fn print_table(binary: &Path, n: usize, timeout: u64, cap_mb: u64, rows: &[Row])
                 value
             }
         };
+        let both = |ratio: f64| {
+            if row.runs.iter().any(|r| r.failure.is_some()) {
+                "—".to_string()
+            } else {
+                format!("{ratio:.2}")
+            }
+        };
         println!(
-            "{:<12} {:<20} {:>8} {:>8} {:>6.2}  {:>9} {:>9} {:>6.2} {:>9.1}  {:>7}  {}",
+            "{:<12} {:<20} {:>8} {:>8} {:>6}  {:>9} {:>9} {:>6} {:>9.1}  {:>7}  {}",
             row.case,
             row.command,
             shown(&row.runs[0], format!("{:.2}", row.runs[0].seconds)),
             shown(&row.runs[1], format!("{:.2}", row.runs[1].seconds)),
-            row.time_ratio(),
+            both(row.time_ratio()),
             shown(&row.runs[0], format!("{:.1}", mib(row.runs[0].peak))),
             shown(&row.runs[1], format!("{:.1}", mib(row.runs[1].peak))),
-            row.memory_ratio(),
+            both(row.memory_ratio()),
             mib(row.budget[1]),
             shown(
                 &row.runs[1],
