@@ -136,8 +136,7 @@ mod tests {
         assert!(!shallow.contains("[depth"));
         let at_cap = large
             .lines()
-            .filter(|l| l.starts_with(&" ".repeat(2 * MAX_INDENT)))
-            .next()
+            .find(|l| l.starts_with(&" ".repeat(2 * MAX_INDENT)))
             .expect("a line at the cap");
         assert!(
             !at_cap.contains("[depth"),

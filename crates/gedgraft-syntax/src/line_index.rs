@@ -70,9 +70,41 @@ impl LineIndex {
     /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
     /// A byte-order mark does not count as a column.
     pub fn locate(&self, text: &str, map: &SourceMap, offset: usize) -> Location {
+        self.locate_after(text, map, offset, None)
+    }
+
+    /// [`LineIndex::locate`], counting the column from `before` (an earlier text offset and its location) when
+    /// that is on the same line: locating offsets in ascending order then costs the length of the text once,
+    /// not once per offset (many diagnostics on one long line).
+    pub fn locate_after(
+        &self,
+        text: &str,
+        map: &SourceMap,
+        offset: usize,
+        before: Option<(usize, Location)>,
+    ) -> Location {
         let offset = offset.min(text.len());
         let line = self.line_of(offset);
-        let mut line_start = self.starts[line - 1] as usize;
+        let first_column = self.start(line - 1).map_or(0, |s| {
+            if line == 1 && text.starts_with('\u{FEFF}') {
+                s + '\u{FEFF}'.len_utf8()
+            } else {
+                s
+            }
+        });
+        if let Some((at, location)) = before {
+            let counted = (location.line == line && first_column <= at && at <= offset)
+                .then(|| text.get(at..offset))
+                .flatten();
+            if let Some(between) = counted {
+                return Location {
+                    offset: map.file_offset(offset),
+                    line,
+                    column: location.column + between.chars().count(),
+                };
+            }
+        }
+        let mut line_start = self.start(line - 1).unwrap_or(0);
         if line == 1 && text.starts_with('\u{FEFF}') {
             line_start = line_start
                 .max('\u{FEFF}'.len_utf8())
@@ -126,6 +158,27 @@ mod tests {
         assert_eq!(line(text.len()), "0 TRLR");
         assert_eq!(line(usize::MAX), "0 TRLR");
         assert_eq!(LineIndex::new("").line_range("", 0), 0..0);
+    }
+
+    #[test]
+    fn locating_after_an_earlier_offset_gives_the_same_locations() {
+        for text in [
+            "\u{FEFF}0 HEAD\r\n1 NOTE é @#x@ ü\r\n\n\r0 TRLR",
+            "0 HEAD\n1 NOTE aé@#x@b\n",
+            "",
+        ] {
+            let index = LineIndex::new(text);
+            let map = SourceMap::identity(text.len());
+            let offsets: Vec<usize> = (0..=text.len() + 1)
+                .filter(|&i| i > text.len() || text.is_char_boundary(i))
+                .collect();
+            let mut before = None;
+            for &at in &offsets {
+                let hinted = index.locate_after(text, &map, at, before);
+                assert_eq!(hinted, index.locate(text, &map, at), "{text:?} at {at}");
+                before = Some((at.min(text.len()), hinted));
+            }
+        }
     }
 
     #[test]

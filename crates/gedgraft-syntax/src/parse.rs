@@ -125,8 +125,13 @@ fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
 impl Parse {
     fn locate_diagnostics(&mut self, text: &str) {
         let index = self.line_index.get_or_init(|| LineIndex::new(text));
+        // In file order, each column counted on from the one before on its line (linear, however many there are).
+        self.diagnostics.sort_by_key(|d| d.range.start());
+        let mut before = None;
         for d in &mut self.diagnostics {
-            d.location = index.locate(text, &self.source_map, usize::from(d.range.start()));
+            let at = usize::from(d.range.start());
+            d.location = index.locate_after(text, &self.source_map, at, before);
+            before = Some((at.min(text.len()), d.location));
             d.end_offset = self.source_map.file_offset(usize::from(d.range.end()));
             d.last_line = if d.count > 1 {
                 index.line_of(usize::from(d.last_start()))
@@ -134,7 +139,6 @@ impl Parse {
                 d.location.line
             };
         }
-        self.diagnostics.sort_by_key(|d| d.range.start());
     }
 
     /// The root of the tree.

@@ -614,7 +614,7 @@ fn check_reports_a_run_of_blank_lines_once_with_its_count() {
             "warning[blank-line]: blank line (ignored) (and 2 more like this on lines 2\u{2013}4)"
         ),
         "{human}"
-    );    // The summary counts each blank line of the run.
+    ); // The summary counts each blank line of the run.
     assert!(
         human.contains("blank-runs.ged: 0 errors, 3 warnings"),
         "{human}"
