@@ -490,31 +490,14 @@ impl Transcoder {
 /// the diacritic has to travel with its letter first. `lines` are a structure's first line and the
 /// continuation lines right after it, as token lists in the source (ANSEL) order.
 fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
-    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
     for i in 1..lines.len() {
-        let is_conc = lines[i]
-            .iter()
-            .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
-        // The next line's payload must start with text for the diacritic to go in front of.
-        let Some(first) = lines[i]
-            .iter()
-            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
-            .map(|sep| sep + 1)
-            .filter(|&f| lines[i].get(f).is_some_and(is_text))
-        else {
+        let Some((last, first)) = conc_seam(lines, i) else {
             continue;
         };
-        // This line's payload must end with text that ends with diacritics, and keep some text.
-        let Some(last) = lines[i - 1]
-            .iter()
-            .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
-            .filter(|&l| is_text(&lines[i - 1][l]))
-        else {
-            continue;
-        };
+        // This line's payload ends with text that ends with diacritics, and keeps some text.
         let text = lines[i - 1][last].text();
         let keep = text.trim_end_matches(|c| ansel::stacking(c).is_some());
-        if !is_conc || keep.len() == text.len() || keep.is_empty() {
+        if keep.len() == text.len() || keep.is_empty() {
             continue;
         }
         let moved = format!("{}{}", &text[keep.len()..], lines[i][first].text());
@@ -528,29 +511,13 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
 /// letter, so left where it is the mark would land on the next line's first letter. The mirror of
 /// `move_dangling_diacritics`; `lines` are a structure's first line and its continuation lines.
 fn move_leading_marks(lines: &mut [Vec<GreenToken>]) {
-    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
     for i in 1..lines.len() {
-        let is_conc = lines[i]
-            .iter()
-            .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
-        let Some(first) = lines[i]
-            .iter()
-            .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
-            .map(|sep| sep + 1)
-            .filter(|&f| lines[i].get(f).is_some_and(is_text))
-        else {
-            continue;
-        };
-        let Some(last) = lines[i - 1]
-            .iter()
-            .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
-            .filter(|&l| is_text(&lines[i - 1][l]))
-        else {
+        let Some((last, first)) = conc_seam(lines, i) else {
             continue;
         };
         let text = lines[i][first].text();
         let rest = text.trim_start_matches(unicode_normalization::char::is_combining_mark);
-        if !is_conc || rest.len() == text.len() || rest.is_empty() {
+        if rest.len() == text.len() || rest.is_empty() {
             continue;
         }
         let moved = format!(
@@ -561,6 +528,31 @@ fn move_leading_marks(lines: &mut [Vec<GreenToken>]) {
         lines[i][first] = token(SyntaxKind::Text, rest);
         lines[i - 1][last] = token(SyntaxKind::Text, &moved);
     }
+}
+
+/// Where line `i`, a `CONC` line, joins the line before: the index of the text token that ends line `i - 1`'s
+/// payload and of the text token that starts line `i`'s payload. `None` if line `i` is not a `CONC` line or
+/// either side is not text at the seam.
+fn conc_seam(lines: &[Vec<GreenToken>], i: usize) -> Option<(usize, usize)> {
+    let is_text = |t: &GreenToken| t.kind() == SyntaxKind::Text.into();
+    let line = lines.get(i)?;
+    let before = lines.get(i.checked_sub(1)?)?;
+    let is_conc = line
+        .iter()
+        .any(|t| t.kind() == SyntaxKind::Tag.into() && t.text() == "CONC");
+    if !is_conc {
+        return None;
+    }
+    let first = line
+        .iter()
+        .position(|t| t.kind() == SyntaxKind::PayloadSep.into())
+        .map(|sep| sep + 1)
+        .filter(|&f| line.get(f).is_some_and(is_text))?;
+    let last = before
+        .iter()
+        .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
+        .filter(|&l| is_text(&before[l]))?;
+    Some((last, first))
 }
 
 /// Visits every token of a green tree with its kind, text and offset.

@@ -126,7 +126,8 @@ fn no_command_panics_on_pathological_inputs() {
 fn r_lines_03_out_of_range_levels_are_quoted_as_written() {
     let dir = temp_dir("levels");
     // Not neighbours: a run of one code on neighbouring lines is one diagnostic with a count.
-    let input = b"0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n1 SEX M\n99999999999999999999 X\n0 TRLR\n";
+    let input =
+        b"0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n1 SEX M\n99999999999999999999 X\n0 TRLR\n";
     std::fs::write(dir.join("levels.ged"), input).expect("write input");
     let out = gedgraft(&dir, &["check", "levels.ged"]);
     assert_eq!(out.status.code(), Some(1));
