@@ -1,0 +1,383 @@
+//! Applying a batch: overlap checks, the one-pass rebuild, new identifiers, pointers that follow, and the written octets.
+
+use super::*;
+
+impl<'p> Editor<'p> {
+    /// Applies every edit in one pass and gives the new file, its changed ranges and warnings.
+    ///
+    /// Fails, changing nothing, if two edits overlap ([`EditError::Overlap`]), an identifier given by the batch
+    /// is already taken ([`EditError::DuplicateXref`]) or a transcode cannot be done.
+    ///
+    /// ```
+    /// use gedgraft_edit::{EditError, Editor};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let indi = parse.document().record_by_xref("I1").unwrap();
+    /// let mut editor = Editor::new(&parse);
+    /// editor.delete(&indi).unwrap();
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap(); // inside the deleted record
+    /// assert!(matches!(editor.apply(), Err(EditError::Overlap { .. })));
+    /// ```
+    pub fn apply(self) -> Result<Edited<'p>, EditError> {
+        self.apply_with(true)
+    }
+
+    /// Applies every edit like [`apply`](Editor::apply), but leaves the new file unparsed until
+    /// [`Edited::parse`] is first called: the octets, the changes, the warnings and the
+    /// [diff](Edited::unified_diff) come from the spliced tree alone. Use it when only the octets and the diff are
+    /// wanted (as `gedgraft fix` does); it saves a parse of the whole output.
+    ///
+    /// The difference: `apply` checks that the output parses back to the spliced tree and reports
+    /// [`Warning::Reparsed`] if not (an editor bug; the octets are right either way). This does the same check in
+    /// debug builds only; in release builds, a parse made later simply holds the re-parsed tree.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap();
+    /// let edited = editor.apply_lazily().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 _NAME Bob\n0 TRLR\n");
+    /// assert_eq!(edited.line_counts(), (1, 1));
+    /// assert!(edited.parse().diagnostics().is_empty()); // parsed now
+    /// ```
+    pub fn apply_lazily(self) -> Result<Edited<'p>, EditError> {
+        self.apply_with(cfg!(debug_assertions))
+    }
+
+    /// Applies the edits; `parse_now`: parse the output at once and check it against the spliced tree.
+    pub(crate) fn apply_with(mut self, parse_now: bool) -> Result<Edited<'p>, EditError> {
+        self.check_new_ids()?;
+        splice::resolve_texts(self.parse.green(), &mut self.splices);
+        self.resolve_pointers();
+        let mut encoding = self.parse.encoding();
+        let mut bom_encoding = self.parse.detection().bom.map(|b| b.encoding);
+        let mut transcoder = None;
+        if let Some((to, raw)) = self.transcode {
+            if !self.splices.is_empty() {
+                return Err(EditError::InvalidOption {
+                    message:
+                        "a transcode cannot be combined with other edits (a line-break conversion \
+                              excepted); apply the other edits first"
+                            .into(),
+                });
+            }
+            dialect::check_transcode(self.parse, to)?;
+            let t = Transcoder::new(self.parse, to, raw)?;
+            self.charset_splices(to)?;
+            splice::resolve_texts(self.parse.green(), &mut self.splices);
+            if bom_encoding.is_some() || to.is_utf16() {
+                if to.is_utf16() || to == Encoding::Utf8 {
+                    if bom_encoding.is_none() {
+                        self.splices.push(Splice {
+                            parent: NodeKey {
+                                root: true,
+                                start: 0,
+                            },
+                            children: 0..0,
+                            text: 0..0,
+                            with: vec![NodeOrToken::Token(token(SyntaxKind::Bom, "\u{FEFF}"))],
+                            edit: self.edits.len().saturating_sub(1),
+                            known_change: true,
+                        });
+                    }
+                    bom_encoding = Some(to);
+                } else {
+                    bom_encoding = None;
+                }
+            }
+            encoding = to;
+            transcoder = Some(t);
+        }
+        if let Some(eol) = self.eol {
+            for s in &mut self.splices {
+                crate::transform::convert_breaks(&mut s.with, eol.to);
+            }
+        }
+        let parse = self.parse;
+        let noop = no_op_splices(parse.green(), &self.splices);
+        let mut index = 0;
+        self.splices.retain(|_| {
+            index += 1;
+            !noop.get(index - 1).copied().unwrap_or(false)
+        });
+        let edits = &self.edits;
+        check_overlaps(&self.splices, |i| {
+            edits.get(i).cloned().unwrap_or_else(|| "an edit".into())
+        })?;
+        // Text offsets are file offsets in the new file too when they are in the old one, the file stays UTF-8
+        // without a byte-order mark, and the new text holds no raw characters (new text never does).
+        let identity = parse.source_map().is_identity()
+            && parse.encoding() == Encoding::Utf8
+            && encoding == Encoding::Utf8
+            && bom_encoding.is_none()
+            && parse.detection().bom.is_none()
+            && self.splices.iter().all(|s| {
+                splice::texts(s.with.iter().map(splice::element_ref))
+                    .all(|t| !gedgraft_encoding::raw::contains_raw(t))
+            });
+        // Changes in the old file's octets, with the new octet length (computed before the splices are consumed).
+        let map = parse.source_map();
+        let mut changes: Vec<(usize, usize, usize)> = Vec::with_capacity(self.splices.len());
+        let mut scratch = Vec::new();
+        for s in &self.splices {
+            scratch.clear();
+            for e in &s.with {
+                write_element(e, encoding, bom_encoding, &mut scratch)?;
+            }
+            changes.push((
+                map.file_offset(s.text.start as usize),
+                map.file_offset(s.text.end as usize),
+                scratch.len(),
+            ));
+        }
+        drop(scratch);
+        let mut transform = FileTransform {
+            eol: self.eol.map(|e| crate::transform::EolState::new(e, parse)),
+            transcode: transcoder,
+            drop_bom: bom_encoding.is_none() && parse.detection().bom.is_some(),
+        };
+        let active = transform.eol.is_some() || transform.transcode.is_some() || transform.drop_bom;
+        let splices = std::mem::take(&mut self.splices);
+        let rebuilt = splice::rebuild(
+            parse.green(),
+            splices,
+            if active { Some(&mut transform) } else { None },
+        )?;
+        let green = rebuilt.green;
+        let mut bytes = Vec::with_capacity(map.file_len());
+        if let Err(e) = write_green(&green, encoding, bom_encoding, &mut bytes) {
+            splice::drop_deep(green);
+            return Err(EditError::Unencodable {
+                character: e.character,
+                encoding: e.encoding,
+                line: 0,
+                place: "the edited text",
+            });
+        }
+        if let Some(eol) = &transform.eol {
+            changes.extend(eol.changes.iter().copied());
+        }
+        self.warnings.extend(
+            transform
+                .transcode
+                .as_ref()
+                .and_then(Transcoder::reversal_warning),
+        );
+        let whole = transform.transcode.is_some();
+        let new_parse = if parse_now {
+            let (new_parse, kept) = Parse::from_edited(green.clone(), &bytes, encoding);
+            if !kept {
+                self.warnings.push(Warning::Reparsed);
+            }
+            Some(new_parse)
+        } else {
+            None
+        };
+        let changes: Vec<Change> = if whole {
+            let old_len = map.file_len();
+            if same_octets(parse, &bytes) {
+                Vec::new()
+            } else {
+                vec![Change {
+                    input: 0..old_len,
+                    output: 0..bytes.len(),
+                }]
+            }
+        } else {
+            merge_changes(changes)
+        };
+        Ok(Edited::new(
+            parse,
+            NewFile {
+                green,
+                new_depth: rebuilt.new_depth,
+                encoding,
+                parse: new_parse,
+                map: identity.then(|| gedgraft_encoding::SourceMap::identity(bytes.len())),
+                bytes,
+            },
+            changes,
+            self.warnings,
+            self.count + usize::from(whole) + self.eol.map_or(0, |_| 1),
+        ))
+    }
+
+    /// Checks the identifiers this batch gives against those the file keeps (R-POINTER-CONV: unique).
+    fn check_new_ids(&mut self) -> Result<(), EditError> {
+        if self.new_ids.is_empty() {
+            return Ok(());
+        }
+        let new_ids = std::mem::take(&mut self.new_ids);
+        for (id, start) in &new_ids {
+            let Some(&at) = self.xrefs().get(id) else {
+                continue;
+            };
+            let freed = self.retarget.contains_key(id) || self.removed_ids.contains(id);
+            if Some(at) != *start && !freed {
+                return Err(EditError::DuplicateXref { id: id.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Retargets pointers to changed identifiers and warns about dangling ones, in one walk.
+    fn resolve_pointers(&mut self) {
+        if self.retarget.is_empty() && self.removed_ids.is_empty() && self.pointed.is_empty() {
+            return;
+        }
+        let mut deleted: Vec<(u32, u32)> = self
+            .splices
+            .iter()
+            .filter(|s| s.with.is_empty() && s.text.start < s.text.end)
+            .map(|s| (s.text.start, s.text.end))
+            .collect();
+        deleted.sort_unstable();
+        let inside_deleted = |at: u32| {
+            let i = deleted.partition_point(|d| d.0 <= at);
+            i > 0 && at < deleted[i - 1].1
+        };
+        let removed: HashSet<String> = self.removed_ids.iter().cloned().collect();
+        let mut dangling: HashMap<String, usize> = HashMap::new();
+        let mut new_splices = Vec::new();
+        let retarget = &self.retarget;
+        splice::walk_nodes(self.parse.green(), 0, |n, at| {
+            if !is_structure_kind(n.kind()) {
+                return n.kind() == SyntaxKind::Document.into();
+            }
+            for (index, t, t_at) in first_line_green(n, at) {
+                if t.kind() != SyntaxKind::Pointer.into() || inside_deleted(t_at) {
+                    continue;
+                }
+                let target = strip_ats(t.text());
+                if let Some((new, edit)) = retarget.get(target) {
+                    // Only identifiers that change are retargeted.
+                    let new = token(SyntaxKind::Pointer, &format!("@{new}@"));
+                    new_splices.push(Splice::replace_token(at, index, t, t_at, new, *edit));
+                } else if removed.contains(target) {
+                    *dangling.entry(target.to_string()).or_default() += 1;
+                }
+            }
+            true
+        });
+        self.splices.extend(new_splices);
+        let mut ids: Vec<_> = dangling.into_iter().collect();
+        let pointed = std::mem::take(&mut self.pointed);
+        for id in pointed {
+            let exists = (self.xrefs().contains_key(&id) && !removed.contains(&id))
+                || self.added_ids.contains(&id)
+                || self.retarget.values().any(|(n, _)| *n == id);
+            let gone = self.retarget.contains_key(&id);
+            if (!exists || gone) && !ids.iter().any(|(i, _)| *i == id) {
+                ids.push((id, 1));
+            }
+        }
+        ids.sort();
+        for (id, count) in ids {
+            self.warnings.push(Warning::DanglingPointers { id, count });
+        }
+    }
+}
+
+/// Which splices change nothing: their new elements spell the very text of the children they replace. Lengths
+/// are compared first; the rest are checked in one walk down the paths to their nodes.
+fn no_op_splices(root: &GreenNodeData, splices: &[Splice]) -> Vec<bool> {
+    let mut noop = vec![false; splices.len()];
+    let mut candidates: Vec<usize> = Vec::new();
+    for (i, s) in splices.iter().enumerate() {
+        if s.known_change {
+            continue;
+        }
+        let new_len: u64 = s
+            .with
+            .iter()
+            .map(|e| u64::from(u32::from(e.text_len())))
+            .sum();
+        if new_len != u64::from(s.text.end.saturating_sub(s.text.start)) {
+            continue;
+        }
+        if s.text.start == s.text.end {
+            noop[i] = true; // nothing replaced by nothing
+        } else if s.parent.root {
+            noop[i] = same_children_text(root, s);
+        } else {
+            candidates.push(i);
+        }
+    }
+    if candidates.is_empty() {
+        return noop;
+    }
+    candidates.sort_by_key(|&i| splices[i].parent.start);
+    let mut starts: Vec<u32> = candidates
+        .iter()
+        .map(|&i| splices[i].parent.start)
+        .collect();
+    starts.dedup();
+    let mut next = 0;
+    splice::visit_starts(root, &starts, |node, at| {
+        while let Some(&i) = candidates.get(next) {
+            match splices[i].parent.start.cmp(&at) {
+                std::cmp::Ordering::Less => next += 1,
+                std::cmp::Ordering::Equal => {
+                    noop[i] = same_children_text(node, &splices[i]);
+                    next += 1;
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+    });
+    noop
+}
+
+/// Whether a splice's new elements spell the text of the children of `node` it replaces.
+fn same_children_text(node: &GreenNodeData, s: &Splice) -> bool {
+    let old = node
+        .children()
+        .skip(s.children.start)
+        .take(s.children.end.saturating_sub(s.children.start));
+    let new = s.with.iter().map(splice::element_ref);
+    splice::same_text(splice::texts(old), splice::texts(new))
+}
+
+/// Whether `parse` writes exactly `bytes` (compared piece by piece, without a second copy of the file).
+fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
+    let encoding = parse.encoding();
+    let bom = parse.detection().bom.map_or(encoding, |b| b.encoding);
+    let mut rest = bytes;
+    let mut piece = Vec::new();
+    for t in gedgraft_syntax::green_tokens(parse.green()) {
+        piece.clear();
+        if gedgraft_syntax::write_token(t, encoding, bom, &mut piece).is_err() {
+            return false;
+        }
+        match rest.strip_prefix(&piece[..]) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Writes one green element's octets.
+fn write_element(
+    e: &GreenElement,
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+    out: &mut Vec<u8>,
+) -> Result<(), EditError> {
+    let result = match e {
+        NodeOrToken::Node(n) => write_green(n, encoding, bom_encoding, out),
+        NodeOrToken::Token(t) => {
+            let enc = if t.kind() == SyntaxKind::Bom.into() {
+                bom_encoding.unwrap_or(encoding)
+            } else {
+                encoding
+            };
+            enc.encode(t.text(), out)
+        }
+    };
+    result.map_err(|e| EditError::Unencodable {
+        character: e.character,
+        encoding: e.encoding,
+        line: 0,
+        place: "new text",
+    })
+}
