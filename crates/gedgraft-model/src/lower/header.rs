@@ -1,0 +1,215 @@
+//! Header metadata (2019 § Parsing serialisation metadata): CHAR, ELF, GEDC, PLANG, SCHMA and the header line.
+
+use super::*;
+
+impl<'p> Builder<'p> {
+    pub(super) fn header(&mut self, header: Node<'p>, header_line: usize) {
+        self.check_header_line(header);
+        let mut seen: Vec<(&str, usize)> = Vec::new();
+        let mut kept: Vec<(Node<'p>, usize, Mode)> = Vec::new();
+        let mut line = header_line;
+        for (element, start) in header.elements() {
+            let sub = match element {
+                NodeOrToken::Token(t) => {
+                    line += usize::from(is_line_break(t));
+                    continue;
+                }
+                NodeOrToken::Node(n) => Node::new(n, start),
+            };
+            let sub_line = line;
+            line += count_line_breaks(sub);
+            if !sub.is_structure() {
+                continue;
+            }
+            let tag = sub.tag().unwrap_or("");
+            if !SERIALISATION_METADATA.contains(&tag) {
+                kept.push((sub, sub_line, Mode::Normal));
+                continue;
+            }
+            self.check_metadata_tree(sub, tag);
+            if tag != "SCHMA" {
+                if let Some((_, first)) = seen.iter().find(|(t, _)| *t == tag) {
+                    // R-PARSING-METADATA-04
+                    self.report(
+                        codes::DUPLICATE_METADATA,
+                        Class::NonConformant,
+                        format!(
+                            "a second {tag} in the header (the first is on line {first}); ignored"
+                        ),
+                        sub.line().content,
+                    );
+                    continue;
+                }
+                seen.push((tag, sub_line));
+            }
+            match tag {
+                "ELF" => self.elf_version(sub),
+                "GEDC" => self.gedcom_version(sub),
+                "PLANG" => self.default_language(sub),
+                "SCHMA" => kept.push((sub, sub_line, Mode::Literal)),
+                // R-PARSING-METADATA-05: CHAR was used when the file was decoded.
+                _ => self.character_set(sub),
+            }
+        }
+        // Metadata structures and schemas are lowered once the default language is known, in file order. The
+        // header's part comes first, so its local ids are the global ones.
+        for (sub, line, mode) in kept {
+            self.line = line;
+            let id = StructureId::new(self.lower_tree(sub, mode, false) as usize);
+            match mode {
+                Mode::Normal => self.metadata.other.push(id),
+                Mode::Literal => self.metadata.schemas.push(id),
+            }
+        }
+    }
+
+    /// R-HEADER-01: no xref, payload or continuation lines on the header. A first line other than `0 HEAD` is
+    /// already the syntax layer's `first-line-not-head`.
+    fn check_header_line(&mut self, header: Node<'p>) {
+        let start = header.start;
+        let reported = self
+            .parse
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == syntax_codes::FIRST_LINE_NOT_HEAD && d.range.start() == start);
+        let line = header.line();
+        let has_payload = !line.raw_payload().trim_matches([' ', '\t']).is_empty();
+        if !reported && (line.xref.is_some() || has_payload) {
+            self.report(
+                codes::BAD_HEADER,
+                Class::MalformedStructure,
+                "the header record must be exactly `0 HEAD`, with no cross-reference identifier or payload"
+                    .into(),
+                line.content,
+            );
+        }
+        for line in header.continuation_lines() {
+            self.report(
+                codes::BAD_HEADER,
+                Class::MalformedStructure,
+                "the header record has no payload to continue".into(),
+                line.content,
+            );
+        }
+    }
+
+    /// R-PARSING-METADATA-02: inside serialisation metadata, no xrefs, pointers or continuation lines
+    /// (misplaced `HEAD`/`CONT`/`CONC`/`TRLR` structures are the syntax layer's).
+    fn check_metadata_tree(&mut self, root: Node<'p>, root_tag: &str) {
+        // Pre-order over the root and its descendant nodes, as `SyntaxNode::descendants`.
+        let mut pending = vec![root];
+        let mut stack = Vec::new();
+        loop {
+            let s = match pending.pop() {
+                Some(s) => s,
+                None => {
+                    let Some(children) = stack.last_mut() else {
+                        break;
+                    };
+                    match Iterator::next(children) {
+                        Some((NodeOrToken::Node(n), start)) => Node::new(n, start),
+                        Some((NodeOrToken::Token(_), _)) => continue,
+                        None => {
+                            stack.pop();
+                            continue;
+                        }
+                    }
+                }
+            };
+            stack.push(s.elements());
+            if !s.is_structure() {
+                continue;
+            }
+            let line = s.line();
+            let tag = line.tag_text();
+            let mut problems = Vec::new();
+            if line.xref.is_some() {
+                problems.push("has a cross-reference identifier");
+            }
+            if line.pointer.is_some() {
+                problems.push("has a pointer payload");
+            }
+            for problem in problems {
+                self.report(
+                    codes::BAD_METADATA_STRUCTURE,
+                    Class::NonConformant,
+                    format!("{tag} in the serialisation metadata structure {root_tag} {problem}"),
+                    line.content,
+                );
+            }
+            for cont in s.continuation_lines() {
+                let cont_tag = cont.tag_text();
+                self.report(
+                    codes::BAD_METADATA_STRUCTURE,
+                    Class::NonConformant,
+                    format!(
+                        "{cont_tag} line in the serialisation metadata structure {root_tag}: continuation lines \
+                         and escapes are not interpreted in serialisation metadata"
+                    ),
+                    cont.content,
+                );
+            }
+        }
+    }
+
+    /// A version number from a metadata payload (taken literally, R-HEADER-04).
+    pub(super) fn version(&mut self, line: &LineInfo<'_>, what: &str) -> Option<Version> {
+        let text = line.raw_payload();
+        let version = Version::parse(&text);
+        if version.is_none() {
+            self.report(
+                codes::BAD_VERSION_NUMBER,
+                Class::NonConformant,
+                format!("{what} `{text}` is not a version number (digits.digits or digits.digits.digits)"),
+                line.payload_range(),
+            );
+        }
+        version
+    }
+
+    /// R-PARSING-METADATA-06, R-SERIALISATION-VERSION-02..04.
+    fn elf_version(&mut self, s: Node<'p>) {
+        let line = s.line();
+        let Some(v) = self.version(&line, "the ELF serialisation version") else {
+            return;
+        };
+        self.metadata.elf_version = Some(v);
+        if v.major != 1 {
+            self.report(
+                codes::UNSUPPORTED_ELF_VERSION,
+                Class::NonConformant,
+                format!(
+                    "ELF version {v} has major version {}; this parser reads ELF 1.x",
+                    v.major
+                ),
+                line.payload_range(),
+            );
+        } else if v.minor != 0 {
+            self.report(
+                codes::UNKNOWN_ELF_VERSION,
+                Class::Warning,
+                format!("unknown ELF version {v}; read as ELF 1.0"),
+                line.payload_range(),
+            );
+        }
+    }
+
+    /// The default payload language (`1 PLANG`).
+    fn default_language(&mut self, s: Node<'p>) {
+        let line = s.line();
+        let text = literal_text(&line.raw_payload(), self.finishing);
+        if text.is_empty() {
+            self.report(
+                codes::BAD_LANGUAGE_TAG,
+                Class::NonConformant,
+                "PLANG has no language tag; ignored".into(),
+                line.content,
+            );
+            return;
+        }
+        self.default_language.clone_from(&text);
+        self.metadata.default_language = Some(text);
+    }
+
+    // ----- The second pass (2019 § Second pass) -----
+}
