@@ -2,56 +2,35 @@
 //! file (R-TAGGED-STRUCTS-03, -05), so whole-file edits, selections and the lowering reach them; octets after
 //! the trailer that are not lines stay as they are. Snapshots are in `snapshots/cli/` at the workspace root.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[macro_use]
+mod common;
+
+use common::{gedgraft_in, stderr, stdout, stdout_lossy, write};
+use std::path::PathBuf;
 
 /// An appended export, then a saved web page and a DOS end-of-file mark.
 const APPENDED: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann /Old/\n0 TRLR\n0 @I9@ INDI\n\
 1 NAME Bob /Late/\n2 GIVN Bob\n0 @F1@ FAM\n1 HUSB @I9@\n0 TRLR\n<html>\n1 NAME not a record\n</html>\n\x1a";
 
+/// A fresh directory for one test, holding `f.ged` with `APPENDED`.
 fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-after-trailer")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    std::fs::write(dir.join("f.ged"), APPENDED).expect("write input");
+    let dir = common::temp_dir("gedgraft-after-trailer", test);
+    write(&dir, "f.ged", APPENDED);
     dir
-}
-
-fn gedgraft(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft")
-}
-
-fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
 }
 
 #[test]
 fn rename_tag_reaches_records_after_the_trailer_and_not_the_junk() {
     let dir = temp_dir("rename");
-    let out = gedgraft(&dir, &["fix", "--rename-tag", "NAME=_NAM", "f.ged"]);
+    let out = gedgraft_in(&dir, &["fix", "--rename-tag", "NAME=_NAM", "f.ged"]);
     assert_eq!(out.status.code(), Some(0));
-    let diff = String::from_utf8(out.stdout).expect("UTF-8 diff");
+    let diff = stdout(&out);
     assert!(diff.contains("+1 _NAM Bob /Late/\n"), "{diff}");
     assert!(!diff.contains("_NAM not a record"), "{diff}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "f.ged: would change: 2 edits, -2 +2 lines\n"
-    );
-    insta::with_settings!({
-        snapshot_path => snapshot_dir(),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!("after_trailer_rename_tag", diff);
-    });
+    assert_eq!(stderr(&out), "f.ged: would change: 2 edits, -2 +2 lines\n");
+    assert_cli_snapshot!("after_trailer_rename_tag", diff);
     // Written: only the two NAME lines change; the junk is kept octet for octet.
-    let out = gedgraft(
+    let out = gedgraft_in(
         &dir,
         &["fix", "--rename-tag", "NAME=_NAM", "f.ged", "-o", "out.ged"],
     );
@@ -66,15 +45,10 @@ fn rename_tag_reaches_records_after_the_trailer_and_not_the_junk() {
 #[test]
 fn selections_and_the_lowering_reach_records_after_the_trailer() {
     let dir = temp_dir("select");
-    let out = gedgraft(&dir, &["fix", "--delete", "@I9@.NAME.GIVN", "f.ged"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("-2 GIVN Bob\n"));
-    let out = gedgraft(&dir, &["lower", "f.ged"]);
+    let out = gedgraft_in(&dir, &["fix", "--delete", "@I9@.NAME.GIVN", "f.ged"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout_lossy(&out).contains("-2 GIVN Bob\n"));
+    let out = gedgraft_in(&dir, &["lower", "f.ged"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let xrefs: Vec<&str> = json["records"]
         .as_array()
@@ -92,7 +66,7 @@ fn selections_and_the_lowering_reach_records_after_the_trailer() {
     assert!(codes.contains(&"record-after-trailer"), "{codes:?}");
     assert!(codes.contains(&"content-after-trailer"), "{codes:?}");
     // check reports the first record after the trailer with its line.
-    let out = gedgraft(&dir, &["check", "f.ged"]);
+    let out = gedgraft_in(&dir, &["check", "f.ged"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("error[record-after-trailer]"));
+    assert!(stdout_lossy(&out).contains("error[record-after-trailer]"));
 }

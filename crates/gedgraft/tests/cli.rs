@@ -2,75 +2,13 @@
 //! `fix` and `--help`. Small inputs live in `tests/data/`; corpus files are read from `../shared/corpus`
 //! (skipped when missing, unless `CI` is set). Snapshots are in `snapshots/cli/` at the workspace root.
 
+#[macro_use]
+mod common;
+
+use common::{corpus_file, data_dir, exit_code, gedgraft, stderr, stdout};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// This crate's `tests/data` directory; commands run there so that paths in the output are short and stable.
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-/// `snapshots/cli` at the workspace root. Absolute, because insta resolves a relative `snapshot_path` from
-/// the workspace it finds with `cargo metadata`, and puts snapshots in the wrong folder when that fails.
-fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
-}
-
-/// The shared corpus beside the workspace.
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
-
-/// A corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
-fn corpus_file(name: &str) -> Option<PathBuf> {
-    let path = corpus_dir().join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus file {} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    None
-}
-
-/// Runs `gedgraft ARGS` in the data directory.
-fn gedgraft(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .args(args)
-        .current_dir(data_dir())
-        .output()
-        .expect("run gedgraft")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn exit_code(out: &Output) -> i32 {
-    out.status
-        .code()
-        .expect("exit code (not killed by a signal)")
-}
-
-macro_rules! assert_cli_snapshot {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => snapshot_dir(),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        });
-    };
-}
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn check_human_output_for_a_file_with_errors_exits_1() {
@@ -572,13 +510,8 @@ fn a_closed_output_pipe_is_not_a_panic() {
     let mut first = [0u8; 16];
     child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe is closed
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"));
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -4,79 +4,19 @@
 //! `GEDC` with `VERS` and no `FORM`. Small inputs live in `tests/data/`; corpus files are read from
 //! `../shared/corpus` (skipped when missing, unless `CI` is set). Snapshots are in `snapshots/cli/`.
 
+#[macro_use]
+mod common;
+
+use common::{corpus_file, data_dir, exit_code, gedgraft_in, stderr, stdout, temp_dir, write};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// This crate's `tests/data` directory.
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-/// `snapshots/cli` at the workspace root (absolute: see `cli.rs`).
-fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
-}
-
-/// A corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
-fn corpus_file(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus file {} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    None
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 /// A fresh directory for one test, holding `name` with `bytes`.
 fn temp_file(test: &str, name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-dialect")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    std::fs::write(dir.join(name), bytes).expect("write input");
+    let dir = temp_dir("gedgraft-dialect", test);
+    write(&dir, name, bytes);
     dir
-}
-
-/// Runs `gedgraft ARGS` in `dir`.
-fn gedgraft_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn exit_code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-macro_rules! assert_cli_snapshot {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => snapshot_dir(),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        });
-    };
 }
 
 /// The JSON objects `check --format json` printed, one per file.

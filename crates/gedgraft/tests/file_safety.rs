@@ -4,11 +4,15 @@
 //! is set and root is missing, and print a notice otherwise.
 #![cfg(unix)]
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use tempfile::TempDir;
+
+use common::{exit_code, fix_command, fix_in, stderr, stdout_lossy};
 
 /// A file with a bare `@` for `--escape-at` to change.
 const SAMPLE: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n0 TRLR\n";
@@ -20,24 +24,6 @@ fn temp_dir() -> TempDir {
         .prefix("file-safety-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .expect("temp dir")
-}
-
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
-    command.arg("fix").args(args).current_dir(dir);
-    command
-}
-
-fn gedgraft(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().expect("run gedgraft fix")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code, not a signal")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The names in `dir`, sorted: shows that no temporary file was left behind.
@@ -95,11 +81,11 @@ fn case_1a_backup_name_is_a_hard_link_to_the_file() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     fs::hard_link(d.join("a.ged"), d.join("a.ged.orig")).expect("ln");
-    let out = gedgraft(
+    let out = fix_in(
         d,
         &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
     assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), SAMPLE);
     assert_eq!(entries(d), ["a.ged", "a.ged.orig"]);
@@ -111,11 +97,11 @@ fn case_1b_backup_name_is_a_symlink_to_the_file() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     std::os::unix::fs::symlink("a.ged", d.join("a.ged.orig")).expect("ln -s");
-    let out = gedgraft(
+    let out = fix_in(
         d,
         &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
     assert!(!is_symlink(&d.join("a.ged.orig")), "the link was replaced");
     assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), SAMPLE);
@@ -130,11 +116,11 @@ fn case_1c_backup_name_is_a_symlink_to_another_file_which_is_not_touched() {
     fs::write(d.join("victim.txt"), b"someone else's file\n").expect("write");
     fs::set_permissions(d.join("victim.txt"), fs::Permissions::from_mode(0o644)).expect("chmod");
     std::os::unix::fs::symlink("victim.txt", d.join("a.ged.orig")).expect("ln -s");
-    let out = gedgraft(
+    let out = fix_in(
         d,
         &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         fs::read(d.join("victim.txt")).expect("victim"),
         b"someone else's file\n"
@@ -182,7 +168,7 @@ fn case_1d_disk_full_never_replaces_an_earlier_backup_with_a_partial_one() {
         d,
         &["--escape-at", "--in-place", "--backup", ".orig", "a.ged"],
     );
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), big);
     assert_eq!(
         fs::read(d.join("a.ged.orig")).expect("backup"),
@@ -202,7 +188,7 @@ fn case_1d_disk_full_never_replaces_an_earlier_backup_with_a_partial_one() {
             "a.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged.orig")).expect("backup"), big);
     assert_eq!(
         fs::read(d.join("a.ged")).expect("file"),
@@ -217,15 +203,15 @@ fn case_1e_an_empty_backup_suffix_is_refused() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     for suffix in ["", "/x"] {
-        let out = gedgraft(
+        let out = fix_in(
             d,
             &["--escape-at", "--in-place", "--backup", suffix, "a.ged"],
         );
-        assert_eq!(code(&out), 2, "{suffix:?}");
+        assert_eq!(exit_code(&out), 2, "{suffix:?}");
         assert!(stderr(&out).contains("backup suffix"), "{}", stderr(&out));
     }
-    let out = gedgraft(d, &["--escape-at", "--in-place", "--backup=", "a.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(d, &["--escape-at", "--in-place", "--backup=", "a.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
     assert_eq!(entries(d), ["a.ged"]);
 }
@@ -251,8 +237,8 @@ fn case_2a_output_to_a_character_device_is_refused() {
     );
     std::os::unix::fs::symlink("mynull", d.join("link")).expect("ln -s");
     for target in ["mynull", "link"] {
-        let out = gedgraft(d, &["--escape-at", "a.ged", "-o", target]);
-        assert_eq!(code(&out), 2, "{target}");
+        let out = fix_in(d, &["--escape-at", "a.ged", "-o", target]);
+        assert_eq!(exit_code(&out), 2, "{target}");
         let err = stderr(&out);
         assert!(
             err.contains("cannot write") && err.contains("character device"),
@@ -271,8 +257,8 @@ fn case_2b_output_to_a_fifo_is_refused() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     run("mkfifo", &[&d.join("fifo")]);
-    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "fifo"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(d, &["--escape-at", "a.ged", "-o", "fifo"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("fifo: it is a FIFO"),
         "{}",
@@ -291,8 +277,8 @@ fn case_2c_output_to_a_socket_or_a_directory_is_refused() {
     let _socket = std::os::unix::net::UnixListener::bind(d.join("socket")).expect("bind");
     fs::create_dir(d.join("sub")).expect("mkdir");
     for (target, what) in [("socket", "a socket"), ("sub", "a directory")] {
-        let out = gedgraft(d, &["--escape-at", "a.ged", "-o", target]);
-        assert_eq!(code(&out), 2, "{target}");
+        let out = fix_in(d, &["--escape-at", "a.ged", "-o", target]);
+        assert_eq!(exit_code(&out), 2, "{target}");
         assert!(stderr(&out).contains(what), "{}", stderr(&out));
     }
     assert!(fs::symlink_metadata(d.join("socket"))
@@ -308,8 +294,8 @@ fn case_2d_output_dash_is_standard_output() {
     let dir = temp_dir();
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
-    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "-"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(d, &["--escape-at", "a.ged", "-o", "-"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(out.stdout, ESCAPED);
     assert!(stderr(&out).contains("a.ged: changed"), "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
@@ -322,8 +308,8 @@ fn case_2e_output_dev_stdout_writes_through_standard_output() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     // Into a pipe.
-    let out = gedgraft(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(out.stdout, ESCAPED);
     // Appended to a file (`>> log`): the earlier content stays, and the log is the same file.
     fs::write(d.join("log"), b"earlier content\n").expect("write");
@@ -332,11 +318,11 @@ fn case_2e_output_dev_stdout_writes_through_standard_output() {
         .append(true)
         .open(d.join("log"))
         .expect("open log");
-    let out = command(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"])
+    let out = fix_command(d, &["--escape-at", "a.ged", "-o", "/dev/stdout"])
         .stdout(Stdio::from(log))
         .output()
         .expect("run");
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let mut expected = b"earlier content\n".to_vec();
     expected.extend_from_slice(ESCAPED);
     assert_eq!(fs::read(d.join("log")).expect("log"), expected);
@@ -363,7 +349,7 @@ fn case_3_in_place_keeps_owner_and_group() {
     let plain = nobody("plain.ged", 0o640);
     let setuid = nobody("setuid.ged", 0o4755);
     assert_ne!(plain.uid(), 0, "chown worked");
-    let out = gedgraft(
+    let out = fix_in(
         d,
         &[
             "--escape-at",
@@ -374,7 +360,7 @@ fn case_3_in_place_keeps_owner_and_group() {
             "setuid.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     for (name, before) in [("plain.ged", &plain), ("setuid.ged", &setuid)] {
         let after = fs::metadata(d.join(name)).expect("meta");
         assert_eq!(fs::read(d.join(name)).expect("file"), ESCAPED);
@@ -417,7 +403,7 @@ fn case_3_in_place_refuses_when_the_owner_cannot_be_kept() {
         .current_dir(d)
         .output()
         .expect("run setpriv (util-linux)");
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("cannot write a.ged: cannot keep the owner and group (0:0)"),
         "{}",
@@ -448,7 +434,7 @@ fn case_4_a_private_file_stays_private() {
         .current_dir(d)
         .output()
         .expect("run sh");
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
     let mode = fs::metadata(d.join("a.ged")).expect("meta").mode();
     assert_eq!(mode & 0o7777, 0o600);
@@ -485,8 +471,8 @@ fn case_6_in_place_refuses_a_fifo() {
     let d = dir.path();
     run("mkfifo", &[&d.join("fifo.ged")]);
     // Refused before reading: reading would wait for a writer.
-    let out = gedgraft(d, &["--escape-at", "--in-place", "fifo.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(d, &["--escape-at", "--in-place", "fifo.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("cannot edit fifo.ged in place: it is a FIFO"),
         "{}",
@@ -513,8 +499,8 @@ fn case_6_in_place_refuses_a_device() {
             Path::new("3"),
         ],
     );
-    let out = gedgraft(d, &["--escape-at", "--in-place", "null.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(d, &["--escape-at", "--in-place", "null.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("character device"),
         "{}",
@@ -532,11 +518,11 @@ fn case_6_in_place_through_a_symlink_replaces_the_file_and_backs_it_up_beside_it
     fs::create_dir(d.join("real")).expect("mkdir");
     fs::write(d.join("real/a.ged"), SAMPLE).expect("write");
     std::os::unix::fs::symlink("real/a.ged", d.join("link.ged")).expect("ln -s");
-    let out = gedgraft(
+    let out = fix_in(
         d,
         &["--escape-at", "--in-place", "--backup", ".orig", "link.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(is_symlink(&d.join("link.ged")), "the link stays");
     assert_eq!(fs::read(d.join("real/a.ged")).expect("file"), ESCAPED);
     assert_eq!(fs::read(d.join("real/a.ged.orig")).expect("backup"), SAMPLE);
@@ -550,8 +536,8 @@ fn case_6_in_place_breaks_hard_links_as_sed_does() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     fs::hard_link(d.join("a.ged"), d.join("other-name.ged")).expect("ln");
-    let out = gedgraft(d, &["--escape-at", "--in-place", "a.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(d, &["--escape-at", "--in-place", "a.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
     assert_eq!(fs::read(d.join("other-name.ged")).expect("other"), SAMPLE);
 }
@@ -562,7 +548,7 @@ fn fix_help_documents_the_file_rules() {
         .args(["fix", "--help"])
         .output()
         .expect("run");
-    let help = String::from_utf8_lossy(&out.stdout).replace(char::is_whitespace, " ");
+    let help = stdout_lossy(&out).replace(char::is_whitespace, " ");
     let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     for rule in [
         "`-` writes to standard output",

@@ -2,75 +2,27 @@
 //! `--backup`, `-o`, `--check` exit statuses, many files per call, and clear errors (exit status 2) for bad
 //! option values. Corpus files are read from `../shared/corpus` (skipped when missing, unless `CI` is set).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{corpus_file, exit_code, fix_in, stderr, stdout_lossy, temp_dir, write};
+use std::process::Command;
+
+/// The folder of this file's scratch directories under Cargo's temporary directory.
+const SUITE: &str = "gedgraft-fix";
 
 const SAMPLE: &[u8] = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NAME Bob /Smith/\r\n1 EMAIL bob@example.com\r\n1 NOTE a\r\n0 @I2@ INDI\r\n1 NAME Ann\r\n0 TRLR\r\n";
 
-/// A fresh directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-fix")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write input");
-    path
-}
-
-fn gedgraft(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .arg("fix")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft fix")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn corpus_file(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus file {} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    None
-}
-
 #[test]
 fn the_default_is_a_diff_and_no_file_changes() {
-    let dir = temp_dir("diff");
+    let dir = temp_dir(SUITE, "diff");
     let file = write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &["--rename-tag", "NAME=_NAME", "--escape-at", "family.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
-        stdout(&out),
+        stdout_lossy(&out),
         "--- a/family.ged (UTF-8)\n+++ b/family.ged (UTF-8)\n@@ -1,9 +1,9 @@\n 0 HEAD\n 1 CHAR UTF-8\n 0 @I1@ INDI\n\
          -1 NAME Bob /Smith/\n-1 EMAIL bob@example.com\n+1 _NAME Bob /Smith/\n+1 EMAIL bob@@example.com\n 1 NOTE a\n \
          0 @I2@ INDI\n-1 NAME Ann\n+1 _NAME Ann\n 0 TRLR\n"
@@ -88,14 +40,14 @@ fn the_default_is_a_diff_and_no_file_changes() {
 
 #[test]
 fn in_place_rewrites_atomically_and_keeps_permissions() {
-    let dir = temp_dir("in-place");
+    let dir = temp_dir(SUITE, "in-place");
     let file = write(&dir, "family.ged", SAMPLE);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
     }
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "--in-place",
@@ -104,8 +56,8 @@ fn in_place_rewrites_atomically_and_keeps_permissions() {
             "family.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(stdout(&out), "", "no diff with --in-place");
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout_lossy(&out), "", "no diff with --in-place");
     let written = std::fs::read(&file).expect("read");
     let expected = String::from_utf8(SAMPLE.to_vec()).expect("utf8").replace(
         "1 NAME Ann\r\n",
@@ -127,9 +79,9 @@ fn in_place_rewrites_atomically_and_keeps_permissions() {
 
 #[test]
 fn backup_keeps_the_original() {
-    let dir = temp_dir("backup");
+    let dir = temp_dir(SUITE, "backup");
     let file = write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "--in-place",
@@ -140,7 +92,7 @@ fn backup_keeps_the_original() {
             "family.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(dir.join("family.ged.orig")).expect("backup"),
         SAMPLE
@@ -148,19 +100,19 @@ fn backup_keeps_the_original() {
     let written = String::from_utf8(std::fs::read(&file).expect("read")).expect("utf8");
     assert!(!written.contains("@I2@") && written.ends_with("1 NOTE a\r\n0 TRLR\r\n"));
     // --backup needs --in-place.
-    let out = gedgraft(&dir, &["--backup", ".orig", "--escape-at", "family.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["--backup", ".orig", "--escape-at", "family.ged"]);
+    assert_eq!(exit_code(&out), 2);
 }
 
 #[test]
 fn output_file_with_and_without_edits() {
-    let dir = temp_dir("output");
+    let dir = temp_dir(SUITE, "output");
     write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(&dir, &["family.ged", "-o", "copy.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["family.ged", "-o", "copy.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(std::fs::read(dir.join("copy.ged")).expect("copy"), SAMPLE);
-    let out = gedgraft(&dir, &["family.ged", "--eol", "lf", "-o", "lf.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["family.ged", "--eol", "lf", "-o", "lf.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let lf = std::fs::read(dir.join("lf.ged")).expect("lf");
     assert_eq!(
         lf,
@@ -174,8 +126,8 @@ fn output_file_with_and_without_edits() {
     );
     // One input only.
     write(&dir, "other.ged", SAMPLE);
-    let out = gedgraft(&dir, &["family.ged", "other.ged", "-o", "x.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["family.ged", "other.ged", "-o", "x.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("exactly one input file"),
         "{}",
@@ -186,33 +138,33 @@ fn output_file_with_and_without_edits() {
 
 #[test]
 fn check_exit_statuses() {
-    let dir = temp_dir("check");
+    let dir = temp_dir(SUITE, "check");
     let file = write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(&dir, &["--check", "--escape-at", "family.ged"]);
-    assert_eq!(code(&out), 1, "an edit would change the file");
-    assert_eq!(stdout(&out), "");
+    let out = fix_in(&dir, &["--check", "--escape-at", "family.ged"]);
+    assert_eq!(exit_code(&out), 1, "an edit would change the file");
+    assert_eq!(stdout_lossy(&out), "");
     assert!(stderr(&out).contains("family.ged: would change: 1 edit, -1 +1 lines"));
     assert_eq!(std::fs::read(&file).expect("read"), SAMPLE);
-    let out = gedgraft(&dir, &["--check", "--eol", "crlf", "family.ged"]);
-    assert_eq!(code(&out), 0, "already CR LF: {}", stderr(&out));
+    let out = fix_in(&dir, &["--check", "--eol", "crlf", "family.ged"]);
+    assert_eq!(exit_code(&out), 0, "already CR LF: {}", stderr(&out));
     assert!(stderr(&out).contains("family.ged: unchanged"));
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &["--check", "--escape-at", "family.ged", "-o", "x.ged"],
     );
-    assert_eq!(code(&out), 2, "--check and -o conflict");
+    assert_eq!(exit_code(&out), 2, "--check and -o conflict");
 }
 
 #[test]
 fn many_files_and_errors_naming_the_file() {
-    let dir = temp_dir("many");
+    let dir = temp_dir(SUITE, "many");
     write(&dir, "a.ged", SAMPLE);
     write(&dir, "b.ged", b"0 HEAD\n1 NOTE x@y\n0 TRLR\n");
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &["--in-place", "--escape-at", "a.ged", "missing.ged", "b.ged"],
     );
-    assert_eq!(code(&out), 2, "one file could not be read");
+    assert_eq!(exit_code(&out), 2, "one file could not be read");
     let err = stderr(&out);
     assert!(err.contains("missing.ged"), "{err}");
     assert!(err.contains("a.ged: changed: 1 edit"), "{err}");
@@ -221,8 +173,8 @@ fn many_files_and_errors_naming_the_file() {
         .expect("b")
         .contains("x@@y"));
     // An edit the library refuses names the file and leaves it alone.
-    let out = gedgraft(&dir, &["--in-place", "--delete", "HEAD", "a.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["--in-place", "--delete", "HEAD", "a.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("a.ged: cannot delete the header"),
         "{}",
@@ -232,9 +184,9 @@ fn many_files_and_errors_naming_the_file() {
 
 #[test]
 fn unmatched_paths_are_reported() {
-    let dir = temp_dir("unmatched");
+    let dir = temp_dir(SUITE, "unmatched");
     write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "--set",
@@ -246,35 +198,35 @@ fn unmatched_paths_are_reported() {
             "family.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
         err.contains("family.ged: warning: selector `@I9@` matched nothing"),
         "{err}"
     );
     assert!(err.contains("family.ged: unchanged"), "{err}");
-    let out = gedgraft(&dir, &["--set", "FAM.NOTE=x", "family.ged"]);
+    let out = fix_in(&dir, &["--set", "FAM.NOTE=x", "family.ged"]);
     assert!(stderr(&out).contains("warning: selector `FAM.NOTE` matched nothing"));
 }
 
 #[test]
 fn set_paths_may_name_identifiers_with_equals_signs() {
-    let dir = temp_dir("equals");
+    let dir = temp_dir(SUITE, "equals");
     write(&dir, "family.ged", b"0 HEAD\n0 @a=b@ NOTE x\n0 TRLR\n");
-    let out = gedgraft(&dir, &["--set", "@a=b@=y=z", "family.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--set", "@a=b@=y=z", "family.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("+0 @a=b@ NOTE y=z\n"),
+        stdout_lossy(&out).contains("+0 @a=b@ NOTE y=z\n"),
         "{}",
-        stdout(&out)
+        stdout_lossy(&out)
     );
 }
 
 #[test]
 fn select_limits_the_edits() {
-    let dir = temp_dir("select");
+    let dir = temp_dir(SUITE, "select");
     write(&dir, "family.ged", SAMPLE);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "--select",
@@ -286,15 +238,15 @@ fn select_limits_the_edits() {
             "family.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let diff = stdout(&out);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let diff = stdout_lossy(&out);
     assert!(diff.contains("-1 NAME Ann\n+1 _NAME Z\n"), "{diff}");
     assert!(!diff.contains("-1 NAME Bob"), "{diff}");
 }
 
 #[test]
 fn bad_option_values_exit_2_with_a_clear_message() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir(SUITE, "bad");
     write(&dir, "family.ged", SAMPLE);
     for (args, message) in [
         (
@@ -325,8 +277,8 @@ fn bad_option_values_exit_2_with_a_clear_message() {
     ] {
         let mut all = args.to_vec();
         all.push("family.ged");
-        let out = gedgraft(&dir, &all);
-        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        let out = fix_in(&dir, &all);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
     }
     for args in [
@@ -337,8 +289,8 @@ fn bad_option_values_exit_2_with_a_clear_message() {
     ] {
         let mut all = args.to_vec();
         all.push("family.ged");
-        let out = gedgraft(&dir, &all);
-        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        let out = fix_in(&dir, &all);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
     }
     assert_eq!(std::fs::read(dir.join("family.ged")).expect("read"), SAMPLE);
 }
@@ -348,10 +300,10 @@ fn transcoding_a_utf16_corpus_file() {
     let Some(input) = corpus_file("gedcom7code-test-files/5/char_utf16le-2.ged") else {
         return;
     };
-    let dir = temp_dir("transcode");
+    let dir = temp_dir(SUITE, "transcode");
     let bytes = std::fs::read(&input).expect("read");
     write(&dir, "u16.ged", &bytes);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "--to-encoding",
@@ -363,7 +315,7 @@ fn transcoding_a_utf16_corpus_file() {
             "u8.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let text = String::from_utf8(std::fs::read(dir.join("u8.ged")).expect("out")).expect("utf8");
     assert!(
         text.starts_with("\u{FEFF}0 HEAD\r\n"),
@@ -373,12 +325,12 @@ fn transcoding_a_utf16_corpus_file() {
         text.contains("1 CHAR UTF-8\r\n1 NOTE UTF-16LE with BOM: ¶ ☺ 𒍅\r\n"),
         "{text}"
     );
-    let out = gedgraft(&dir, &["--to-encoding", "ascii", "u8.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--to-encoding", "ascii", "u8.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("+1 NOTE UTF-16LE with BOM: @#UB6@ @#U263A@ @#U12345@\n"),
+        stdout_lossy(&out).contains("+1 NOTE UTF-16LE with BOM: @#UB6@ @#U263A@ @#U12345@\n"),
         "{}",
-        stdout(&out)
+        stdout_lossy(&out)
     );
 }
 
@@ -388,8 +340,8 @@ fn fix_help_lists_the_edit_options() {
         .args(["fix", "--help"])
         .output()
         .expect("run");
-    assert_eq!(code(&out), 0);
-    let help = stdout(&out);
+    assert_eq!(exit_code(&out), 0);
+    let help = stdout_lossy(&out);
     for option in [
         "--rename-tag",
         "--select",
@@ -412,10 +364,10 @@ fn fix_help_lists_the_edit_options() {
 
 #[test]
 fn set_pointer_and_set_xref_retarget_pointers() {
-    let dir = temp_dir("set-pointer-xref");
+    let dir = temp_dir(SUITE, "set-pointer-xref");
     let input = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @I2@ INDI\n0 @F1@ FAM\n1 HUSB @I2@\n0 TRLR\n";
     let path = write(&dir, "a.ged", input);
-    let out = gedgraft(
+    let out = fix_in(
         &dir,
         &[
             "a.ged",
@@ -427,7 +379,7 @@ fn set_pointer_and_set_xref_retarget_pointers() {
             "b.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("@F9@"),
         "a dangling new pointer is reported: {}",
@@ -439,8 +391,8 @@ fn set_pointer_and_set_xref_retarget_pointers() {
         b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F9@\n0 @G1@ INDI\n0 @F1@ FAM\n1 HUSB @G1@\n0 TRLR\n"
     );
     // A duplicate identifier is refused and the file is left alone.
-    let out = gedgraft(&dir, &["a.ged", "--set-xref", "@I2@=I1", "--in-place"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["a.ged", "--set-xref", "@I2@=I1", "--in-place"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("already has the identifier"),
         "{}",
@@ -453,7 +405,7 @@ fn set_pointer_and_set_xref_retarget_pointers() {
 fn rewrap_applies_to_the_transcoded_text() {
     // 200 × é: 400 octets of UTF-8, but 1 200 of ASCII once each é is the escape `@#UE9@`. Re-wrapping must
     // measure the lines the new encoding writes, so it runs after the transcode (and after --eol).
-    let dir = temp_dir("rewrap-after-transcode");
+    let dir = temp_dir(SUITE, "rewrap-after-transcode");
     let note = "é".repeat(200);
     let input = format!("0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE {note}\n0 TRLR\n");
     write(&dir, "in.ged", input.as_bytes());
@@ -467,8 +419,8 @@ fn rewrap_applies_to_the_transcoded_text() {
             "out.ged",
         ];
         args.extend_from_slice(extra);
-        let out = gedgraft(&dir, &args);
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = fix_in(&dir, &args);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         let output = std::fs::read(dir.join("out.ged")).expect("output");
         let longest = output
             .split_inclusive(|&b| b == b'\n')

@@ -4,20 +4,17 @@
 //! regression fails the test instead of taking the machine's memory. Speed is not asserted here (operation
 //! counts in the crates' unit tests do that).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::temp_dir;
+use std::path::Path;
 use std::process::{Command, Output};
+
+/// The folder of this file's scratch directories under Cargo's temporary directory.
+const SUITE: &str = "gedgraft-pathological";
 
 /// Address space each child process may use, in KiB (`ulimit -v`): the inputs are a few megabytes.
 const MEMORY_CAP_KIB: u64 = 3_000_000;
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-pathological")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
 
 /// Runs `gedgraft ARGS` in `dir` with its memory capped.
 fn gedgraft(dir: &Path, args: &[&str]) -> Output {
@@ -79,7 +76,7 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
 
 #[test]
 fn no_command_panics_on_pathological_inputs() {
-    let dir = temp_dir("commands");
+    let dir = temp_dir(SUITE, "commands");
     let commands: [&[&str]; 8] = [
         &["check"],
         &["check", "--format", "json"],
@@ -124,7 +121,7 @@ fn no_command_panics_on_pathological_inputs() {
 /// saturated number.
 #[test]
 fn r_lines_03_out_of_range_levels_are_quoted_as_written() {
-    let dir = temp_dir("levels");
+    let dir = temp_dir(SUITE, "levels");
     // Not neighbours: a run of one code on neighbouring lines is one diagnostic with a count.
     let input =
         b"0 HEAD\n0 @I1@ INDI\n1 NAME A\n4294967296 Y\n1 SEX M\n99999999999999999999 X\n0 TRLR\n";
@@ -147,7 +144,7 @@ fn r_lines_03_out_of_range_levels_are_quoted_as_written() {
 /// Item 10: past 64 levels the dump shows the depth as a number instead of indenting further.
 #[test]
 fn dump_of_a_deep_file_shows_deep_depths_as_numbers() {
-    let dir = temp_dir("dump");
+    let dir = temp_dir(SUITE, "dump");
     std::fs::write(dir.join("deep.ged"), deep(1_000)).expect("write input");
     let out = gedgraft(&dir, &["dump", "deep.ged"]);
     assert_eq!(out.status.code(), Some(0));

@@ -8,57 +8,14 @@
 //!
 //! Snapshots are in `snapshots/cli/` at the workspace root.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[macro_use]
+mod common;
 
-/// A fresh directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-review-diff")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+use common::{exit_code, fix_in, stderr, stdout, temp_dir};
+use std::process::Command;
 
-/// `snapshots/cli` at the workspace root (absolute: see `cli.rs`).
-fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
-}
-
-macro_rules! assert_cli_snapshot {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => snapshot_dir(),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        });
-    };
-}
-
-/// Runs `gedgraft fix ARGS` in `dir`.
-fn fix(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .arg("fix")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft fix")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("the review diff is UTF-8")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+/// The folder of this file's scratch directories under Cargo's temporary directory.
+const SUITE: &str = "gedgraft-review-diff";
 
 /// An ANSEL file: `é` is `E2 65` (the mark before its letter), `ü` is `E8 75`.
 const ANSEL: &[u8] =
@@ -71,10 +28,10 @@ const WINDOWS_1252: &[u8] =
 
 #[test]
 fn ansel_to_utf8_shows_every_line_whose_octets_change() {
-    let dir = temp_dir("ansel_review");
+    let dir = temp_dir(SUITE, "ansel_review");
     std::fs::write(dir.join("f.ged"), ANSEL).expect("write a file");
-    let out = fix(&dir, &["--to-encoding", "UTF-8", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--to-encoding", "UTF-8", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let diff = stdout(&out);
     // The CHAR line and the two lines holding ANSEL letters: three lines, not one.
     assert!(diff.starts_with("--- a/f.ged (ANSEL)\n+++ b/f.ged (UTF-8)\n"));
@@ -85,9 +42,9 @@ fn ansel_to_utf8_shows_every_line_whose_octets_change() {
 
 #[test]
 fn windows_1252_read_as_such_to_utf8_shows_the_changed_lines() {
-    let dir = temp_dir("cp1252_review");
+    let dir = temp_dir(SUITE, "cp1252_review");
     std::fs::write(dir.join("f.ged"), WINDOWS_1252).expect("write a file");
-    let out = fix(
+    let out = fix_in(
         &dir,
         &[
             "--encoding",
@@ -97,7 +54,7 @@ fn windows_1252_read_as_such_to_utf8_shows_the_changed_lines() {
             "f.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let diff = stdout(&out);
     assert!(diff.contains("# octets only: line 4: windows-1252 E9 → UTF-8 C3 A9 (and 1 more line)"));
     assert_eq!(stderr(&out), "f.ged: would change: 1 edit, -3 +3 lines\n");
@@ -106,20 +63,20 @@ fn windows_1252_read_as_such_to_utf8_shows_the_changed_lines() {
 
 #[test]
 fn line_break_conversions_show_every_line_with_its_break() {
-    let dir = temp_dir("eol_review");
+    let dir = temp_dir(SUITE, "eol_review");
     std::fs::write(dir.join("f.ged"), b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n").expect("write a file");
-    let out = fix(&dir, &["--eol", "crlf", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--eol", "crlf", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(stderr(&out), "f.ged: would change: 1 edit, -3 +3 lines\n");
     assert_cli_snapshot!("review_diff_eol_crlf", stdout(&out));
 }
 
 #[test]
 fn an_edit_that_changes_no_octet_of_other_lines_shows_no_note() {
-    let dir = temp_dir("plain_review");
+    let dir = temp_dir(SUITE, "plain_review");
     std::fs::write(dir.join("f.ged"), ANSEL).expect("write a file");
-    let out = fix(&dir, &["--rename-tag", "NOTE=_NOTE", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--rename-tag", "NOTE=_NOTE", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let diff = stdout(&out);
     assert!(diff.starts_with("--- a/f.ged (ANSEL)\n+++ b/f.ged (ANSEL)\n"));
     assert!(!diff.contains("# octets only"));
@@ -129,18 +86,18 @@ fn an_edit_that_changes_no_octet_of_other_lines_shows_no_note() {
 /// Applies `--patch`'s output for `args` to a copy of `input` with the real `patch -p1` and `git apply`, and
 /// checks both give the octets `fix -o` writes. Returns the patch.
 fn patch_reproduces_output(test: &str, input: &[u8], args: &[&str]) -> Vec<u8> {
-    let dir = temp_dir(test);
+    let dir = temp_dir(SUITE, test);
     std::fs::write(dir.join("f.ged"), input).expect("write a file");
     let mut with_output = args.to_vec();
     with_output.extend(["f.ged", "-o", "want.ged"]);
-    let out = fix(&dir, &with_output);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &with_output);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let want = std::fs::read(dir.join("want.ged")).expect("read a file");
     assert_ne!(want, input, "the edit changes the file");
     let mut with_patch = args.to_vec();
     with_patch.extend(["--patch", "f.ged"]);
-    let out = fix(&dir, &with_patch);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &with_patch);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let patch = out.stdout;
     std::fs::write(dir.join("p.diff"), &patch).expect("write a file");
     assert_eq!(
@@ -269,13 +226,13 @@ fn patch_of_a_cr_only_file_replaces_its_one_long_line() {
 
 #[test]
 fn patch_of_a_utf16_file_is_refused_and_nothing_is_printed() {
-    let dir = temp_dir("utf16");
+    let dir = temp_dir(SUITE, "utf16");
     let text = "0 HEAD\n1 CHAR UNICODE\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n";
     let mut input = vec![0xFF, 0xFE];
     input.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
     std::fs::write(dir.join("f.ged"), &input).expect("write a file");
-    let out = fix(&dir, &["--rename-tag", "NAME=_NAM", "--patch", "f.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["--rename-tag", "NAME=_NAM", "--patch", "f.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(out.stdout.is_empty());
     assert!(
         stderr(&out).starts_with("gedgraft: f.ged: --patch cannot write a patch for a UTF-16 file"),
@@ -284,20 +241,20 @@ fn patch_of_a_utf16_file_is_refused_and_nothing_is_printed() {
     );
     // Transcoding a UTF-8 file to UTF-16 is refused too.
     std::fs::write(dir.join("g.ged"), b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n").expect("write a file");
-    let out = fix(&dir, &["--to-encoding", "UTF-16LE", "--patch", "g.ged"]);
-    assert_eq!(code(&out), 2);
+    let out = fix_in(&dir, &["--to-encoding", "UTF-16LE", "--patch", "g.ged"]);
+    assert_eq!(exit_code(&out), 2);
     assert!(out.stdout.is_empty());
 }
 
 #[test]
 fn patch_conflicts_with_writing_options() {
-    let dir = temp_dir("conflicts");
+    let dir = temp_dir(SUITE, "conflicts");
     std::fs::write(dir.join("f.ged"), b"0 HEAD\n0 TRLR\n").expect("write a file");
     for extra in [&["-o", "x.ged"][..], &["--in-place"], &["--check"]] {
         let mut args = vec!["--patch", "--eol", "crlf", "f.ged"];
         args.extend(extra);
-        let out = fix(&dir, &args);
-        assert_eq!(code(&out), 2, "{extra:?}");
+        let out = fix_in(&dir, &args);
+        assert_eq!(exit_code(&out), 2, "{extra:?}");
         assert!(
             stderr(&out).contains("cannot be used with"),
             "{}",

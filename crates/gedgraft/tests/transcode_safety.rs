@@ -5,8 +5,14 @@
 //! a diacritic and its letter) and `--join-conc` joins. Snapshots are in `snapshots/cli/` at the workspace root;
 //! corpus files are read from `../shared/corpus` (skipped when missing, unless `CI` is set).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[macro_use]
+mod common;
+
+use common::{corpus_file, exit_code, fix_in, stderr, stdout_lossy, temp_dir, write};
+use std::process::Command;
+
+/// The folder of this file's scratch directories under Cargo's temporary directory.
+const SUITE: &str = "gedgraft-transcode-safety";
 
 /// A windows-1252 file whose header says ANSEL.
 const ANSEL_LABEL_1252: &[u8] =
@@ -16,86 +22,17 @@ const ANSEL_LABEL_1252: &[u8] =
 const ANSI_LABEL_UTF8: &[u8] =
     b"0 HEAD\n1 CHAR ANSI\n0 @I1@ INDI\n1 NAME Mar\xC3\xADa /L\xC3\xB3pez/\n0 TRLR\n";
 
-fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
-}
-
-macro_rules! assert_cli_snapshot {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => snapshot_dir(),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        });
-    };
-}
-
-/// A fresh directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("gedgraft-transcode-safety")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write input");
-    path
-}
-
-fn fix(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .arg("fix")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft fix")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn corpus_file(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus file {} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    None
-}
-
 #[test]
 fn to_encoding_refuses_a_windows_1252_file_labelled_ansel() {
-    let dir = temp_dir("ansel_label");
+    let dir = temp_dir(SUITE, "ansel_label");
     write(&dir, "f.ged", ANSEL_LABEL_1252);
-    let out = fix(&dir, &["--to-encoding", "UTF-8", "f.ged", "-o", "out.ged"]);
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--to-encoding", "UTF-8", "f.ged", "-o", "out.ged"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(!dir.join("out.ged").exists(), "nothing is written");
-    assert_eq!(stdout(&out), "");
+    assert_eq!(stdout_lossy(&out), "");
     assert_cli_snapshot!("transcode_safety_ansel_label_refused", stderr(&out));
     // Named: read as windows-1252, the output says UTF-8 and keeps `Alcalá`.
-    let out = fix(
+    let out = fix_in(
         &dir,
         &[
             "--encoding",
@@ -107,7 +44,7 @@ fn to_encoding_refuses_a_windows_1252_file_labelled_ansel() {
             "out.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(dir.join("out.ged")).expect("out"),
         "0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NAME María /López/\r\n1 BIRT\r\n2 PLAC Alcalá de Henares\r\n0 TRLR\r\n"
@@ -117,10 +54,10 @@ fn to_encoding_refuses_a_windows_1252_file_labelled_ansel() {
 
 #[test]
 fn to_encoding_in_place_refuses_a_utf8_file_labelled_ansi() {
-    let dir = temp_dir("ansi_label");
+    let dir = temp_dir(SUITE, "ansi_label");
     let path = write(&dir, "f.ged", ANSI_LABEL_UTF8);
-    let out = fix(&dir, &["--to-encoding", "UTF-8", "--in-place", "f.ged"]);
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--to-encoding", "UTF-8", "--in-place", "f.ged"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(&path).expect("read"),
         ANSI_LABEL_UTF8,
@@ -128,9 +65,9 @@ fn to_encoding_in_place_refuses_a_utf8_file_labelled_ansi() {
     );
     assert_cli_snapshot!("transcode_safety_ansi_label_refused", stderr(&out));
     // The diff mode refuses too, and shows nothing.
-    let out = fix(&dir, &["--to-encoding", "UTF-8", "f.ged"]);
-    assert_eq!((code(&out), stdout(&out).as_str()), (2, ""));
-    let out = fix(
+    let out = fix_in(&dir, &["--to-encoding", "UTF-8", "f.ged"]);
+    assert_eq!((exit_code(&out), stdout_lossy(&out).as_str()), (2, ""));
+    let out = fix_in(
         &dir,
         &[
             "--encoding",
@@ -141,7 +78,7 @@ fn to_encoding_in_place_refuses_a_utf8_file_labelled_ansi() {
             "f.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(&path).expect("read"),
         b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Mar\xC3\xADa /L\xC3\xB3pez/\n0 TRLR\n",
@@ -151,13 +88,13 @@ fn to_encoding_in_place_refuses_a_utf8_file_labelled_ansi() {
 
 #[test]
 fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
-    let dir = temp_dir("raw");
+    let dir = temp_dir(SUITE, "raw");
     write(
         &dir,
         "f.ged",
         b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE a\xFFb\n0 TRLR\n",
     );
-    let out = fix(
+    let out = fix_in(
         &dir,
         &[
             "--to-encoding",
@@ -168,13 +105,13 @@ fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
             "out.ged",
         ],
     );
-    assert_eq!(code(&out), 2, "in doubt: {}", stderr(&out));
+    assert_eq!(exit_code(&out), 2, "in doubt: {}", stderr(&out));
     assert!(
         stderr(&out).contains("f.ged: line 3: the file's encoding is in doubt"),
         "{}",
         stderr(&out)
     );
-    let out = fix(
+    let out = fix_in(
         &dir,
         &[
             "--encoding",
@@ -186,7 +123,7 @@ fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
             "out.ged",
         ],
     );
-    assert_eq!(code(&out), 2);
+    assert_eq!(exit_code(&out), 2);
     assert!(
         stderr(&out).contains("octet FF could not be decoded as UTF-8"),
         "{}",
@@ -194,7 +131,7 @@ fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
     );
     assert!(stderr(&out).contains("(--replace-raw)"), "{}", stderr(&out));
     assert!(!dir.join("out.ged").exists());
-    let out = fix(
+    let out = fix_in(
         &dir,
         &[
             "--encoding",
@@ -207,7 +144,7 @@ fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
             "out.ged",
         ],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(dir.join("out.ged")).expect("out"),
         b"0 HEAD\n1 CHAR ASCII\n0 @N1@ NOTE a@#UFFFD@b\n0 TRLR\n"
@@ -216,7 +153,7 @@ fn to_encoding_with_a_named_reading_still_refuses_raw_octets_unless_replaced() {
 
 #[test]
 fn rename_tag_to_char_in_the_header_is_refused() {
-    let dir = temp_dir("rename_char");
+    let dir = temp_dir(SUITE, "rename_char");
     let input = b"0 HEAD\n1 _ENC windows-1252\n0 @I1@ INDI\n1 NAME Zo\xC3\xAB\n0 TRLR\n";
     let path = write(&dir, "f.ged", input);
     for rename in [
@@ -226,33 +163,33 @@ fn rename_tag_to_char_in_the_header_is_refused() {
         "_ENC=SCHMA",
         "_ENC=PLANG",
     ] {
-        let out = fix(&dir, &["--rename-tag", rename, "--in-place", "f.ged"]);
-        assert_eq!(code(&out), 2, "{rename}: {}", stderr(&out));
+        let out = fix_in(&dir, &["--rename-tag", rename, "--in-place", "f.ged"]);
+        assert_eq!(exit_code(&out), 2, "{rename}: {}", stderr(&out));
         assert_eq!(std::fs::read(&path).expect("read"), input);
     }
-    let out = fix(&dir, &["--rename-tag", "_ENC=CHAR", "f.ged"]);
-    assert_eq!(stdout(&out), "");
+    let out = fix_in(&dir, &["--rename-tag", "_ENC=CHAR", "f.ged"]);
+    assert_eq!(stdout_lossy(&out), "");
     assert_cli_snapshot!("transcode_safety_rename_to_char_refused", stderr(&out));
 }
 
 #[test]
 fn to_encoding_writes_the_char_values_programs_read() {
-    let dir = temp_dir("char_values");
+    let dir = temp_dir(SUITE, "char_values");
     write(
         &dir,
         "f.ged",
         "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Zo\u{eb}\n0 TRLR\n".as_bytes(),
     );
-    let out = fix(&dir, &["--to-encoding", "windows-1250", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_cli_snapshot!("transcode_safety_char_ansi_vers_1250", stdout(&out));
+    let out = fix_in(&dir, &["--to-encoding", "windows-1250", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_cli_snapshot!("transcode_safety_char_ansi_vers_1250", stdout_lossy(&out));
     for (to, char_line) in [
         ("IBM437", "1 CHAR IBMPC\n0 @N1@"),
         ("macintosh", "1 CHAR MACINTOSH\n0 @N1@"),
         ("windows-1252", "1 CHAR ANSI\n0 @N1@"),
     ] {
-        let out = fix(&dir, &["--to-encoding", to, "f.ged", "-o", "out.ged"]);
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = fix_in(&dir, &["--to-encoding", to, "f.ged", "-o", "out.ged"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         let written = std::fs::read(dir.join("out.ged")).expect("out");
         assert!(
             written.starts_with(format!("0 HEAD\n{char_line}").as_bytes()),
@@ -261,11 +198,11 @@ fn to_encoding_writes_the_char_values_programs_read() {
         );
     }
     // windows-1252 on a file declared ANSI: nothing to do.
-    let out = fix(
+    let out = fix_in(
         &dir,
         &["--to-encoding", "windows-1252", "--in-place", "out.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(stderr(&out), "out.ged: unchanged\n");
 }
 
@@ -274,19 +211,19 @@ fn ansel_to_utf8_warns_about_the_octets_that_cannot_come_back() {
     let Some(ansel) = corpus_file("gedcom4j/sample/ANSEL.GED") else {
         return;
     };
-    let dir = temp_dir("ansel_round_trip");
+    let dir = temp_dir(SUITE, "ansel_round_trip");
     std::fs::copy(&ansel, dir.join("ANSEL.GED")).expect("copy");
-    let out = fix(
+    let out = fix_in(
         &dir,
         &["--to-encoding", "UTF-8", "ANSEL.GED", "-o", "utf8.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_cli_snapshot!("transcode_safety_ansel_not_reversible", stderr(&out));
-    let out = fix(
+    let out = fix_in(
         &dir,
         &["--to-encoding", "ANSEL", "utf8.ged", "-o", "back.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let original = std::fs::read(dir.join("ANSEL.GED")).expect("original");
     let back = std::fs::read(dir.join("back.ged")).expect("back");
     let differing = original.iter().zip(&back).filter(|(a, b)| a != b).count();
@@ -327,13 +264,13 @@ fn without_lines(value: &mut serde_json::Value) {
 /// R-SERIALISING-STRUCTS-14: `--rewrap=32` on an ANSEL NOTE of `E2 61 E2 65 …` keeps each mark with its letter.
 #[test]
 fn rewrap_never_splits_an_ansel_mark_from_its_letter() {
-    let dir = temp_dir("ansel_rewrap");
+    let dir = temp_dir(SUITE, "ansel_rewrap");
     let mut input = b"0 HEAD\r\n1 CHAR ANSEL\r\n0 @N1@ NOTE ".to_vec();
     input.extend_from_slice(&b"\xE2a\xE2e\xE2i\xE2o\xE2u".repeat(8));
     input.extend_from_slice(b"\r\n0 TRLR\r\n");
     write(&dir, "f.ged", &input);
-    let out = fix(&dir, &["--rewrap=32", "f.ged", "-o", "out.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = fix_in(&dir, &["--rewrap=32", "f.ged", "-o", "out.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let written = std::fs::read(dir.join("out.ged")).expect("out");
     assert_eq!(marks_before_conc(&written), 0);
     assert!(written.windows(6).filter(|w| w == b" CONC ").count() >= 3);
@@ -353,8 +290,8 @@ fn rewrap_never_splits_an_ansel_mark_from_its_letter() {
     );
     if let Some(ansel) = corpus_file("gedcom4j/sample/ANSEL.GED") {
         std::fs::copy(&ansel, dir.join("ANSEL.GED")).expect("copy");
-        let out = fix(&dir, &["--rewrap=32", "ANSEL.GED", "-o", "rewrapped.ged"]);
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = fix_in(&dir, &["--rewrap=32", "ANSEL.GED", "-o", "rewrapped.ged"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         let written = std::fs::read(dir.join("rewrapped.ged")).expect("out");
         assert_eq!(marks_before_conc(&written), 0);
         assert!(
@@ -367,24 +304,24 @@ fn rewrap_never_splits_an_ansel_mark_from_its_letter() {
 /// `--rewrap` shows only the long lines; `--join-conc` is asked for separately.
 #[test]
 fn rewrap_splits_only_and_join_conc_joins() {
-    let dir = temp_dir("join_conc");
+    let dir = temp_dir(SUITE, "join_conc");
     let long = "word ".repeat(12);
     let input = format!(
         "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE {}\n0 @N2@ NOTE fine\n1 CONC ly split\n0 TRLR\n",
         long.trim_end()
     );
     write(&dir, "f.ged", input.as_bytes());
-    let out = fix(&dir, &["--rewrap=40", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_cli_snapshot!("transcode_safety_rewrap_splits_only", stdout(&out));
-    let out = fix(&dir, &["--join-conc", "f.ged"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_cli_snapshot!("transcode_safety_join_conc", stdout(&out));
-    let out = fix(
+    let out = fix_in(&dir, &["--rewrap=40", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_cli_snapshot!("transcode_safety_rewrap_splits_only", stdout_lossy(&out));
+    let out = fix_in(&dir, &["--join-conc", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_cli_snapshot!("transcode_safety_join_conc", stdout_lossy(&out));
+    let out = fix_in(
         &dir,
         &["--rewrap=40", "--join-conc", "f.ged", "-o", "both.ged"],
     );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let both = String::from_utf8(std::fs::read(dir.join("both.ged")).expect("out")).expect("utf8");
     assert!(both.contains("0 @N2@ NOTE finely split\n"), "{both}");
     assert!(both.lines().all(|l| l.len() < 40), "{both}");

@@ -1,0 +1,117 @@
+//! Helpers shared by the CLI integration tests in `tests/`: where the test data, snapshots and corpus are,
+//! fresh scratch directories, running the `gedgraft` binary, and reading what it printed. Each test file has
+//! `mod common;` (`#[macro_use]` for `assert_cli_snapshot!`) and uses what it needs, so some items are unused
+//! in some files.
+#![allow(dead_code, unused_macros)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// This crate's `tests/data` directory; commands run there so that paths in the output are short and stable.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// `snapshots/cli` at the workspace root. Absolute, because insta resolves a relative `snapshot_path` from
+/// the workspace it finds with `cargo metadata`, and puts snapshots in the wrong folder when that fails.
+pub fn snapshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../snapshots/cli")
+}
+
+/// Asserts an insta snapshot named `$name` in [`snapshot_dir`], without the module prefix or the expression.
+macro_rules! assert_cli_snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => $crate::common::snapshot_dir(),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        });
+    };
+}
+
+/// The shared corpus beside the workspace.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// A corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
+pub fn corpus_file(name: &str) -> Option<PathBuf> {
+    let path = corpus_dir().join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "corpus file {} is missing and CI is set",
+        path.display()
+    );
+    eprintln!("{} not found: skipped", path.display());
+    None
+}
+
+/// A fresh, empty directory `suite/test` under Cargo's temporary directory (emptied if a run left it).
+pub fn temp_dir(suite: &str, test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(suite)
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write input");
+    path
+}
+
+/// Runs `gedgraft ARGS` in `dir`.
+pub fn gedgraft_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run gedgraft")
+}
+
+/// Runs `gedgraft ARGS` in the data directory ([`data_dir`]).
+pub fn gedgraft(args: &[&str]) -> Output {
+    gedgraft_in(&data_dir(), args)
+}
+
+/// The command `gedgraft fix ARGS` in `dir`, for a test that sets up its standard streams.
+pub fn fix_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
+    command.arg("fix").args(args).current_dir(dir);
+    command
+}
+
+/// Runs `gedgraft fix ARGS` in `dir`.
+pub fn fix_in(dir: &Path, args: &[&str]) -> Output {
+    fix_command(dir, args).output().expect("run gedgraft fix")
+}
+
+/// Standard output, which must be UTF-8.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Standard output, any octet that is not UTF-8 replaced.
+pub fn stdout_lossy(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Standard error, any octet that is not UTF-8 replaced.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The exit status; the process must not have been killed by a signal.
+pub fn exit_code(out: &Output) -> i32 {
+    out.status
+        .code()
+        .expect("exit code (not killed by a signal)")
+}
