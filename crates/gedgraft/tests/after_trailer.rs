@@ -34,7 +34,7 @@ fn rename_tag_reaches_records_after_the_trailer_and_not_the_junk() {
         &dir,
         &["fix", "--rename-tag", "NAME=_NAM", "f.ged", "-o", "out.ged"],
     );
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let written = std::fs::read(dir.join("out.ged")).expect("read output");
     let want = String::from_utf8_lossy(APPENDED)
         .replacen("1 NAME Ann", "1 _NAM Ann", 1)
