@@ -464,9 +464,7 @@ fn fix_file(
         } else {
             review_diff(&name, diff).into_bytes()
         };
-        stdout
-            .write_all(&text)
-            .map_err(|e| format!("cannot write the diff: {e}"))?;
+        output::write_stdout(stdout, &text)?;
     }
     if let (false, Some((removed, added))) = (args.quiet, counts) {
         lines.push(if changed {

@@ -15,30 +15,34 @@ pub fn stream(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Resu
         return Ok(());
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    match write(&mut out).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-            CLOSED.store(true, Ordering::Relaxed);
-            Ok(())
-        }
-        Err(e) => Err(format!("cannot write to standard output: {e}")),
-    }
+    settle(write(&mut out).and_then(|()| out.flush()))
 }
 
 /// Writes `text` to standard output. A closed pipe is not an error: the rest of the output is dropped and the
 /// command still finishes with its own exit status. Other write errors are reported.
 pub fn emit(text: &str) -> Result<(), String> {
+    write_stdout(&mut std::io::stdout().lock(), text.as_bytes())
+}
+
+/// Writes `bytes` to `out`, the locked standard output, and flushes it, with [`emit`]'s rule for a closed pipe
+/// (`gedgraft fix … | head`).
+pub fn write_stdout(out: &mut impl Write, bytes: &[u8]) -> Result<(), String> {
     if CLOSED.load(Ordering::Relaxed) {
         return Ok(());
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    settle(out.write_all(bytes).and_then(|()| out.flush()))
+}
+
+/// The outcome of a write to standard output: a closed pipe is remembered and is not an error; other errors
+/// are.
+fn settle(written: std::io::Result<()>) -> Result<(), String> {
+    match written {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::BrokenPipe => {
             CLOSED.store(true, Ordering::Relaxed);
             Ok(())
         }
-        Err(e) => Err(format!("cannot write to standard output: {e}")),
+        Err(e) => Err(write_error("to standard output", &e)),
     }
 }
 
@@ -79,20 +83,15 @@ pub fn stream_named(path: &Path) -> Option<Stream> {
 
 /// Writes `bytes` to `stream` (`stdout` is the locked standard output).
 pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Result<(), String> {
-    let (written, name) = match stream {
-        Stream::Stdout => (
-            stdout.write_all(bytes).and_then(|()| stdout.flush()),
-            "standard output",
-        ),
+    match stream {
+        Stream::Stdout => write_stdout(stdout, bytes),
         Stream::Stderr => {
             let mut err = std::io::stderr().lock();
-            (
-                err.write_all(bytes).and_then(|()| err.flush()),
-                "standard error",
-            )
+            err.write_all(bytes)
+                .and_then(|()| err.flush())
+                .map_err(|e| write_error("standard error", &e))
         }
-    };
-    written.map_err(|e| write_error(name, &e))
+    }
 }
 
 /// The message for a failed write to `what` (a file name or a stream), with a hint when the file size limit

@@ -500,18 +500,40 @@ fn a_closed_output_pipe_is_not_a_panic() {
     }
     text.push_str("0 TRLR\n");
     std::fs::write(&path, text).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .arg("dump")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 16];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe is closed
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-    assert!(!stderr(&out).contains("panicked"));
+    // Every command that prints more than a pipe holds (#13: `gedgraft fix … | head -1` said "Broken pipe" and
+    // exited 2); `check` exits 1 for its errors, as it would with the whole output read.
+    let path = path.to_str().expect("UTF-8 temp path");
+    let commands: [(&[&str], i32); 6] = [
+        (&["dump", path], 0),
+        (&["lower", path], 0),
+        (&["check", "--format", "json", path], 0),
+        (&["fix", "--rename-tag", "NAME=_NAME", path], 0),
+        (&["fix", "--rename-tag", "NAME=_NAME", "--patch", path], 0),
+        (&["fix", path, "-o", "-"], 0),
+    ];
+    for (args, want) in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe is closed
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{args:?}: stderr: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("panicked"), "{args:?}");
+        assert!(
+            !stderr(&out).contains("Broken pipe"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
