@@ -18,6 +18,15 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             Err(e) => {
                 eprintln!("gedgraft: {e}");
                 unreadable = true;
+                // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
+                if args.format == Format::Json {
+                    let mut line = String::from("{\"file\":");
+                    json_string(&mut line, &path.display().to_string());
+                    line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
+                    json_string(&mut line, &e);
+                    line.push_str("}}\n");
+                    crate::output::emit(&line)?;
+                }
                 continue;
             }
         };

@@ -56,12 +56,28 @@ fn check_unreadable_path_exits_2_and_names_the_path() {
 
 #[test]
 fn check_reports_readable_files_even_when_one_is_unreadable() {
-    let out = gedgraft(&["check", "--format", "json", "missing.ged", "clean.ged"]);
+    let out = gedgraft(&["check", "--format", "json", "missing.ged", "clean.ged", "."]);
     assert_eq!(exit_code(&out), 2);
     assert!(stderr(&out).contains("missing.ged"), "{}", stderr(&out));
+    // An object for every argument, in order (#13): unreadable ones carry an `io` error instead of a report.
     let lines: Vec<Value> = json_lines(&stdout(&out));
-    assert_eq!(lines.len(), 1);
-    assert_eq!(lines[0]["file"], "clean.ged");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["file"], "missing.ged");
+    assert_eq!(lines[0]["error"]["code"], "io");
+    assert!(
+        lines[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("missing.ged")),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].get("diagnostics").is_none());
+    assert_eq!(lines[1]["file"], "clean.ged");
+    assert!(lines[1]["diagnostics"].is_array());
+    assert_eq!(
+        (&lines[2]["file"], &lines[2]["error"]["code"]),
+        (&Value::from("."), &Value::from("io"))
+    );
 }
 
 #[test]
