@@ -4,7 +4,9 @@
 use super::{check_limit, concat, continuation_nodes, line_info, Editor};
 use crate::dialect;
 use crate::error::{EditError, Warning};
-use crate::render::{self, lay_out_segments, octets, token, token_units, Budget, Unit};
+use crate::render::{
+    self, lay_out_segments, octets, token, token_units, Budget, Laid, Style, Unit,
+};
 use crate::scope::Scope;
 use crate::splice::{GreenElement, Splice};
 use gedgraft_encoding::Encoding;
@@ -289,21 +291,13 @@ impl Editor<'_> {
                 return Err(reason);
             }
             changed = true;
-            let n_more = laid.more.len();
-            let new_break = line_style.line_break.clone();
-            let brk = |k: usize| -> Option<&str> {
-                if k < n_more {
-                    Some(&new_break)
-                } else {
-                    old_break.as_deref()
-                }
-            };
-            let mut with: Vec<GreenElement> = Vec::new();
-            render::push_first_payload(&mut with, &line_style.sep, &laid.first);
-            if let Some(b) = brk(0) {
-                with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
-            }
-            let concs = continuation_nodes(&laid, &line_style, info.level, brk);
+            let (mut with, concs) = relaid(
+                &laid,
+                &line_style,
+                info.level,
+                &line_style.line_break,
+                old_break.as_deref(),
+            );
             match line.index {
                 None => {
                     with.extend(concs);
@@ -387,20 +381,13 @@ impl Editor<'_> {
                 continue;
             }
             changed = true;
-            let n_more = laid.more.len();
-            let brk = |k: usize| -> Option<&str> {
-                if k < n_more {
-                    Some(&line_break)
-                } else {
-                    last_break.as_deref()
-                }
-            };
-            let mut with: Vec<GreenElement> = Vec::new();
-            render::push_first_payload(&mut with, &seg_style.sep, &laid.first);
-            if let Some(b) = brk(0) {
-                with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
-            }
-            let concs = continuation_nodes(&laid, &seg_style, info.level, brk);
+            let (mut with, concs) = relaid(
+                &laid,
+                &seg_style,
+                info.level,
+                &line_break,
+                last_break.as_deref(),
+            );
             let conc_range = match (seg_lines.get(1), seg_lines.last()) {
                 (Some(a), Some(b)) => a.index.unwrap_or(0)..b.index.unwrap_or(0) + 1,
                 _ => {
@@ -427,4 +414,30 @@ impl Editor<'_> {
         }
         Ok(changed)
     }
+}
+
+/// The elements of a re-laid payload: the first line's payload and line break, and the `CONT`/`CONC` lines
+/// after it. Every line but the last ends with `new_break`; the last keeps `last_break`, the break the text had
+/// (none at the end of a file).
+fn relaid(
+    laid: &Laid,
+    style: &Style,
+    level: usize,
+    new_break: &str,
+    last_break: Option<&str>,
+) -> (Vec<GreenElement>, Vec<GreenElement>) {
+    let n_more = laid.more.len();
+    let brk = |k: usize| {
+        if k < n_more {
+            Some(new_break)
+        } else {
+            last_break
+        }
+    };
+    let mut first: Vec<GreenElement> = Vec::new();
+    render::push_first_payload(&mut first, &style.sep, &laid.first);
+    if let Some(b) = brk(0) {
+        first.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
+    }
+    (first, continuation_nodes(laid, style, level, brk))
 }
