@@ -98,3 +98,8 @@ pub use editor::{Editor, LineBreak, NewPayload, NewStructure, Position, RawOctet
 pub use error::{EditError, Warning};
 pub use patch::octet_patch;
 pub use scope::Scope;
+
+/// The README's examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -518,3 +518,8 @@ mod tests {
         assert!(!Encoding::Windows1252.can_encode('\u{263A}'));
     }
 }
+
+/// The README's examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

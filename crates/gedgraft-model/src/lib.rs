@@ -45,3 +45,8 @@ pub use dataset::{
 };
 pub use json::{to_json, MAX_INDENT};
 pub use lower::{lower, LowerOptions, Lowered, PARALLEL_CHUNK};
+
+/// The README's examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -52,3 +52,8 @@ pub use text_size::{TextRange, TextSize};
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
