@@ -20,6 +20,7 @@ mod charset;
 mod insert;
 mod protect;
 mod rewrap;
+mod structure_edits;
 mod types;
 
 pub use types::{LineBreak, NewPayload, NewStructure, Position, RawOctets};

@@ -115,7 +115,7 @@ pub(crate) fn convert_breaks(elements: &mut [GreenElement], to: LineBreak) {
 }
 
 /// A copy of a (new, shallow or deep) green node with some tokens replaced; iterative.
-fn map_tokens(
+pub(crate) fn map_tokens(
     node: &GreenNodeData,
     f: &impl Fn(&GreenTokenData) -> Option<GreenToken>,
 ) -> GreenNode {

@@ -643,6 +643,39 @@ impl<'d> StructureRef<'d> {
             .then(|| TextRange::new(TextSize::from(s.from), TextSize::from(s.to.max(s.from))))
     }
 
+    /// The structure's node in the tree of `parse`, the parse this dataset was lowered from: the way back from
+    /// the dataset to the octets, for example to edit what a query over the dataset found. `None` for `UNDEF`
+    /// records, and when `parse` has no structure node at this structure's range (another file's parse).
+    ///
+    /// ```
+    /// use gedgraft_model::{lower, LowerOptions};
+    /// use gedgraft_syntax::ast::AstToken;
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let lowered = lower(&parse, &LowerOptions::default());
+    /// let name = lowered.dataset.record_by_xref("I1").unwrap().child("NAME").unwrap();
+    /// let node = name.syntax(&parse).unwrap();
+    /// assert_eq!(node.tag().unwrap().text(), "NAME");
+    /// ```
+    pub fn syntax(
+        &self,
+        parse: &gedgraft_syntax::Parse,
+    ) -> Option<gedgraft_syntax::ast::Structure> {
+        use gedgraft_syntax::ast::{AstNode, Structure};
+        use gedgraft_syntax::rowan::NodeOrToken;
+        let range = self.range()?;
+        let root = parse.syntax();
+        if !root.text_range().contains_range(range) {
+            return None;
+        }
+        let node = match root.covering_element(range) {
+            NodeOrToken::Node(n) => n,
+            NodeOrToken::Token(t) => t.parent()?,
+        };
+        node.ancestors()
+            .filter_map(Structure::cast)
+            .find(|s| s.syntax().text_range() == range)
+    }
+
     /// This structure and all its descendants, depth first (pre-order: their ids in order).
     pub fn descendants(&self) -> impl Iterator<Item = StructureRef<'d>> + 'd {
         let this = *self;

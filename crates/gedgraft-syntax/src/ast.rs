@@ -216,6 +216,20 @@ impl Structure {
         children(&self.0)
     }
 
+    /// This structure's substructures, their substructures and so on, depth first in file order (pre-order; the
+    /// structure itself not included). Iterative: deep files are fine.
+    ///
+    /// ```
+    /// use gedgraft_syntax::ast::AstToken;
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n1 NAME Bob\n0 TRLR\n");
+    /// let indi = parse.document().record_by_xref("I1").unwrap();
+    /// let tags: Vec<String> = indi.descendants().filter_map(|s| s.tag()).map(|t| t.text().to_string()).collect();
+    /// assert_eq!(tags, ["BIRT", "DATE", "NAME"]);
+    /// ```
+    pub fn descendants(&self) -> impl Iterator<Item = Structure> {
+        self.0.descendants().skip(1).filter_map(Structure::cast)
+    }
+
     /// Malformed lines nested in this structure.
     pub fn error_lines(&self) -> impl Iterator<Item = ErrorLine> {
         children(&self.0)
@@ -329,7 +343,20 @@ impl Level {
     /// [`MAX_LEVEL`](crate::MAX_LEVEL) (a larger one makes the line malformed, `level-out-of-range`); a token
     /// whose text is not such a level (only in a tree built by hand) gives `usize::MAX`.
     pub fn value(&self) -> usize {
-        crate::lexer::read_level(self.text()).unwrap_or(usize::MAX)
+        Level::value_of(self.text()).unwrap_or(usize::MAX)
+    }
+
+    /// The level a `LEVEL` token's text stands for (digits, up to [`MAX_LEVEL`](crate::MAX_LEVEL)), for code
+    /// that holds the text rather than the token, such as a green tree.
+    ///
+    /// ```
+    /// use gedgraft_syntax::ast::Level;
+    /// assert_eq!(Level::value_of("02"), Some(2));
+    /// assert_eq!(Level::value_of("4294967296"), None);
+    /// assert_eq!(Level::value_of("x"), None);
+    /// ```
+    pub fn value_of(text: &str) -> Option<usize> {
+        crate::lexer::read_level(text).ok()
     }
 }
 

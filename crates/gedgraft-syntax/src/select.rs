@@ -1,8 +1,10 @@
-//! A small path language for finding structures: `INDI.BIRT.DATE`, `@I1@.NAME`, `*.NOTE`.
+//! A small path language for finding structures: `INDI.BIRT.DATE`, `@I1@.NAME`, `*.NOTE`, `INDI.**.CHAN`.
 //!
 //! A path is segments separated by `.`. The first segment picks records: a tag, `*` for any record, or
 //! `@ID@` for the record with that cross-reference identifier. Each later segment picks substructures of
-//! what the previous segment picked: a tag, or `*` for any one tag.
+//! what the previous segment picked: a tag, or `*` for any one tag. `**` stands for any number of levels,
+//! none included: `INDI.**.CHAN` picks the `CHAN` of an `INDI` record and every `CHAN` deeper inside it, and
+//! `**.DATE` every `DATE` in the file. `**` is followed by a tag or `*`.
 //!
 //! ```
 //! use gedgraft_syntax::{parse, Selector};
@@ -11,29 +13,35 @@
 //! assert_eq!(dates.len(), 2);
 //! let one = Selector::parse("@I2@.*.DATE").unwrap().select(&parse.document());
 //! assert_eq!(one[0].payload().unwrap().raw_text(), "1901");
+//! assert_eq!(Selector::parse("@I1@.**.DATE").unwrap().select(&parse.document()).len(), 1);
 //! assert!(Selector::parse("INDI..DATE").is_err());
+//! assert_eq!(Selector::parse("INDI.**.DATE").unwrap().to_string(), "INDI.**.DATE");
 //! ```
 
-use crate::ast::{Document, Structure};
+use crate::ast::{AstNode, AstToken, Document, Structure};
 use std::fmt;
 
-/// A parsed path.
+/// A parsed path. [`Display`](fmt::Display) gives the path as it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selector {
-    first: First,
-    rest: Vec<Segment>,
+    path: String,
+    steps: Vec<Step>,
+}
+
+/// One segment, and whether `**` comes before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Step {
+    /// Any number of levels (none included) lie between the previous step and this one.
+    deep: bool,
+    pick: Pick,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum First {
-    Xref(String),
-    Segment(Segment),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Segment {
+enum Pick {
     Any,
     Tag(String),
+    /// Only as the first step: the record with this identifier.
+    Xref(String),
 }
 
 /// Why a path could not be parsed.
@@ -53,33 +61,12 @@ impl fmt::Display for SelectorError {
 
 impl std::error::Error for SelectorError {}
 
-impl Segment {
-    fn parse(text: &str, path: &str) -> Result<Segment, SelectorError> {
-        let err = |reason: String| SelectorError {
-            path: path.to_string(),
-            reason,
-        };
-        if text == "*" {
-            Ok(Segment::Any)
-        } else if text.is_empty() {
-            Err(err(
-                "empty segment (two dots in a row, or a dot at an end)".into()
-            ))
-        } else if text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            Ok(Segment::Tag(text.to_string()))
-        } else {
-            Err(err(format!(
-                "`{text}` is not a tag (letters, digits and `_`), `*` or `@ID@`"
-            )))
-        }
-    }
-
+impl Pick {
     fn matches(&self, s: &Structure) -> bool {
         match self {
-            Segment::Any => true,
-            Segment::Tag(tag) => s
-                .tag()
-                .is_some_and(|t| crate::ast::AstToken::text(&t) == tag),
+            Pick::Any => true,
+            Pick::Tag(tag) => s.tag().is_some_and(|t| t.text() == tag),
+            Pick::Xref(id) => s.is_record() && s.xref().is_some_and(|x| x.id() == id),
         }
     }
 }
@@ -87,81 +74,163 @@ impl Segment {
 impl Selector {
     /// Parses a path.
     pub fn parse(path: &str) -> Result<Selector, SelectorError> {
-        let err = |reason: &str| SelectorError {
+        let err = |reason: String| SelectorError {
             path: path.to_string(),
-            reason: reason.to_string(),
+            reason,
         };
-        let (first, rest) = if let Some(after) = path.strip_prefix('@') {
-            let close = after
-                .find('@')
-                .ok_or_else(|| err("`@` opens an identifier that no `@` closes"))?;
-            let id = &after[..close];
-            if id.is_empty() {
-                return Err(err("empty cross-reference identifier"));
+        let (first, rest) = match path.strip_prefix('@') {
+            Some(after) => {
+                let close = after
+                    .find('@')
+                    .ok_or_else(|| err("`@` opens an identifier that no `@` closes".into()))?;
+                let id = &after[..close];
+                if id.is_empty() {
+                    return Err(err("empty cross-reference identifier".into()));
+                }
+                let rest = &after[close + 1..];
+                let rest = match rest.strip_prefix('.') {
+                    Some(r) => Some(r),
+                    None if rest.is_empty() => None,
+                    None => return Err(err("a `.` must follow the `@ID@` segment".into())),
+                };
+                (Some(Pick::Xref(id.to_string())), rest)
             }
-            let rest = &after[close + 1..];
-            let rest = match rest.strip_prefix('.') {
-                Some(r) => Some(r),
-                None if rest.is_empty() => None,
-                None => return Err(err("a `.` must follow the `@ID@` segment")),
-            };
-            (First::Xref(id.to_string()), rest)
-        } else {
-            let (head, rest) = match path.split_once('.') {
-                Some((h, r)) => (h, Some(r)),
-                None => (path, None),
-            };
-            (First::Segment(Segment::parse(head, path)?), rest)
+            None => (None, Some(path)),
         };
-        let rest = match rest {
-            Some(r) => r
-                .split('.')
-                .map(|s| Segment::parse(s, path))
-                .collect::<Result<_, _>>()?,
-            None => Vec::new(),
-        };
-        Ok(Selector { first, rest })
+        let mut steps: Vec<Step> = first
+            .map(|pick| Step { deep: false, pick })
+            .into_iter()
+            .collect();
+        let mut deep = false;
+        for segment in rest.map(|r| r.split('.')).into_iter().flatten() {
+            match segment {
+                "**" if deep => return Err(err("`**.**` says nothing more than `**`".into())),
+                "**" => deep = true,
+                "*" => {
+                    steps.push(Step {
+                        deep,
+                        pick: Pick::Any,
+                    });
+                    deep = false;
+                }
+                "" => {
+                    return Err(err(
+                        "empty segment (two dots in a row, or a dot at an end)".into()
+                    ))
+                }
+                tag if tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+                    steps.push(Step {
+                        deep,
+                        pick: Pick::Tag(tag.to_string()),
+                    });
+                    deep = false;
+                }
+                other => {
+                    return Err(err(format!(
+                        "`{other}` is not a tag (letters, digits and `_`), `*`, `**` or `@ID@`"
+                    )))
+                }
+            }
+        }
+        if deep {
+            return Err(err(
+                "`**` must be followed by a tag or `*` (`INDI.**.DATE`); a path picks what is inside \
+                 what it names anyway"
+                    .into(),
+            ));
+        }
+        Ok(Selector {
+            path: path.to_string(),
+            steps,
+        })
     }
 
-    /// The structures the path picks, in file order.
+    /// The path as it was written.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The structures the path picks, in file order, each once.
     pub fn select(&self, document: &Document) -> Vec<Structure> {
-        let mut current: Vec<Structure> = document
-            .records()
-            .filter(|r| match &self.first {
-                First::Xref(id) => r.xref().is_some_and(|x| x.id() == id),
-                First::Segment(seg) => seg.matches(r),
-            })
-            .map(|r| (*r).clone())
-            .collect();
-        for seg in &self.rest {
-            current = current
-                .iter()
-                .flat_map(|s| {
-                    s.substructures()
-                        .filter(|c| seg.matches(c))
-                        .collect::<Vec<_>>()
-                })
-                .collect();
+        let mut steps = self.steps.iter();
+        let Some(first) = steps.next() else {
+            return Vec::new();
+        };
+        let mut current: Vec<Structure> = if first.deep {
+            document
+                .all_structures()
+                .filter(|s| first.pick.matches(s))
+                .collect()
+        } else {
+            document
+                .records()
+                .map(|r| (*r).clone())
+                .filter(|r| first.pick.matches(r))
+                .collect()
+        };
+        for step in steps {
+            let mut next: Vec<Structure> = Vec::new();
+            for s in &current {
+                if step.deep {
+                    next.extend(s.descendants().filter(|c| step.pick.matches(c)));
+                } else {
+                    next.extend(s.substructures().filter(|c| step.pick.matches(c)));
+                }
+            }
+            if step.deep {
+                // A structure inside another picked one is reached twice.
+                next.sort_by_key(|s| s.syntax().text_range().start());
+                next.dedup_by_key(|s| s.syntax().text_range().start());
+            }
+            current = next;
         }
         current
     }
 
     /// Whether `structure` is picked by the path (checked upwards from the structure).
     pub fn matches(&self, structure: &Structure) -> bool {
-        let mut node = Some(structure.clone());
-        for seg in self.rest.iter().rev() {
-            match node {
-                Some(s) if seg.matches(&s) => node = s.parent(),
-                _ => return false,
+        // The structure and its ancestors, the structure first.
+        let chain: Vec<Structure> =
+            std::iter::successors(Some(structure.clone()), Structure::parent).collect();
+        // Walk the steps from the last, which must match the structure itself: `at` holds the positions in the
+        // chain where the current step may match.
+        let mut at: Vec<usize> = vec![0];
+        for (k, step) in self.steps.iter().enumerate().rev() {
+            let mut next: Vec<usize> = Vec::new();
+            for &i in &at {
+                let Some(s) = chain.get(i) else { continue };
+                if !step.pick.matches(s) {
+                    continue;
+                }
+                let above = i + 1;
+                if k == 0 {
+                    // The first step picks records, or with `**` any structure.
+                    if step.deep || above == chain.len() {
+                        return true;
+                    }
+                    continue;
+                }
+                next.push(above);
+            }
+            // A `**` before this step lets the previous step match any ancestor further up.
+            if step.deep {
+                let lowest = next.iter().copied().min();
+                next = lowest.map_or_else(Vec::new, |lo| (lo..chain.len()).collect());
+            }
+            next.sort_unstable();
+            next.dedup();
+            at = next;
+            if at.is_empty() {
+                return false;
             }
         }
-        match node {
-            Some(s) if s.is_record() => match &self.first {
-                First::Xref(id) => s.xref().is_some_and(|x| x.id() == id),
-                First::Segment(seg) => seg.matches(&s),
-            },
-            _ => false,
-        }
+        false
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path)
     }
 }
 
@@ -169,5 +238,78 @@ impl std::str::FromStr for Selector {
     type Err = SelectorError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Selector::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 CHAN\n2 DATE 1\n1 BIRT\n2 CHAN\n3 DATE 2\n1 NAME n\n0 @F1@ FAM\n1 CHAN\n0 CHAN\n0 TRLR\n";
+
+    fn tags_of(path: &str) -> Vec<String> {
+        let parse = crate::parse(FILE);
+        Selector::parse(path)
+            .expect("path")
+            .select(&parse.document())
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}@{}",
+                    s.tag().map(|t| t.text().to_string()).unwrap_or_default(),
+                    u32::from(crate::ast::AstNode::syntax(s).text_range().start())
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn descendant_steps_pick_every_depth_once() {
+        assert_eq!(tags_of("INDI.**.CHAN").len(), 2);
+        assert_eq!(tags_of("INDI.**.DATE").len(), 2);
+        assert_eq!(tags_of("**.CHAN").len(), 4, "records too");
+        assert_eq!(tags_of("*.**.CHAN").len(), 3);
+        assert_eq!(tags_of("@I1@.**.*").len(), 6);
+        assert_eq!(tags_of("INDI.**.BIRT.**.DATE").len(), 1);
+        assert_eq!(tags_of("INDI.*.*.DATE").len(), 1);
+    }
+
+    #[test]
+    fn matches_agrees_with_select_for_every_structure() {
+        let parse = crate::parse(FILE);
+        let doc = parse.document();
+        for path in [
+            "INDI.**.CHAN",
+            "**.CHAN",
+            "*.**.DATE",
+            "@I1@.**.*",
+            "INDI.BIRT.**.DATE",
+            "INDI.**.BIRT.CHAN",
+            "**.BIRT.**.DATE",
+            "FAM.CHAN",
+            "CHAN",
+            "**.*",
+            "INDI.**.INDI",
+        ] {
+            let selector = Selector::parse(path).expect("path");
+            let picked: Vec<u32> = selector
+                .select(&doc)
+                .iter()
+                .map(|s| u32::from(crate::ast::AstNode::syntax(s).text_range().start()))
+                .collect();
+            let matching: Vec<u32> = doc
+                .all_structures()
+                .filter(|s| selector.matches(s))
+                .map(|s| u32::from(crate::ast::AstNode::syntax(&s).text_range().start()))
+                .collect();
+            assert_eq!(picked, matching, "{path}");
+        }
+    }
+
+    #[test]
+    fn bad_descendant_paths_are_refused() {
+        for path in ["INDI.**", "**", "INDI.**.**.DATE", "**.@I1@"] {
+            assert!(Selector::parse(path).is_err(), "{path}");
+        }
     }
 }

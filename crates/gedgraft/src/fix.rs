@@ -211,7 +211,7 @@ fn edit_error(e: EditError) -> String {
 /// Whether `s` lies inside (or is) a structure the scope picks.
 fn in_scope(scope: Option<&Scope>, s: &gedgraft_syntax::ast::Structure) -> bool {
     let Some(scope) = scope else { return true };
-    std::iter::successors(Some(s.clone()), |x| x.parent()).any(|x| scope.selector().matches(&x))
+    std::iter::successors(Some(s.clone()), |x| x.parent()).any(|x| scope.matches(&x))
 }
 
 /// Adds one stage's edits to an editor.

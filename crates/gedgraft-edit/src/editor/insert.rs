@@ -27,43 +27,7 @@ impl Editor<'_> {
         new: &NewStructure,
     ) -> Result<(), EditError> {
         let node = self.own(anchor)?;
-        let (parent, index, level) = match position {
-            Position::Before | Position::After => {
-                if position == Position::Before && Self::is_header(&node) {
-                    return Err(EditError::Protected {
-                        what: "nothing can go before the header".into(),
-                    });
-                }
-                if position == Position::After && Self::is_trailer(&node) {
-                    return Err(EditError::Protected {
-                        what: "nothing can go after the trailer".into(),
-                    });
-                }
-                let Some(parent) = node.parent() else {
-                    return Err(EditError::ForeignNode);
-                };
-                let i = node.index() + usize::from(position == Position::After);
-                (parent, i, line_info(&node).level)
-            }
-            Position::FirstChild | Position::LastChild => {
-                if Self::is_trailer(&node) {
-                    return Err(EditError::Protected {
-                        what: "nothing can go into the trailer".into(),
-                    });
-                }
-                let count = node.children_with_tokens().count();
-                let i = match position {
-                    Position::FirstChild => node
-                        .children_with_tokens()
-                        .position(|c| {
-                            matches!(c.kind(), SyntaxKind::Structure | SyntaxKind::Record)
-                        })
-                        .unwrap_or(count),
-                    _ => count,
-                };
-                (node.clone(), i, line_info(&node).level.saturating_add(1))
-            }
-        };
+        let (parent, index, level) = self.destination(&node, position)?;
         self.check_new(new)?;
         self.check_charset_insert(&parent, &new.tag)?;
         let line = self.line_of(u32::from(node.text_range().start()));
@@ -79,6 +43,53 @@ impl Editor<'_> {
         ));
         self.count += 1;
         Ok(())
+    }
+
+    /// Where a structure placed at `position` relative to `anchor` goes: its parent, its child index there, and
+    /// its level. Nothing may go before the header, after the trailer, or into the trailer.
+    pub(super) fn destination(
+        &self,
+        anchor: &SyntaxNode,
+        position: Position,
+    ) -> Result<(SyntaxNode, usize, usize), EditError> {
+        let node = anchor;
+        Ok(match position {
+            Position::Before | Position::After => {
+                if position == Position::Before && Self::is_header(node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go before the header".into(),
+                    });
+                }
+                if position == Position::After && Self::is_trailer(node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go after the trailer".into(),
+                    });
+                }
+                let Some(parent) = node.parent() else {
+                    return Err(EditError::ForeignNode);
+                };
+                let i = node.index() + usize::from(position == Position::After);
+                (parent, i, line_info(node).level)
+            }
+            Position::FirstChild | Position::LastChild => {
+                if Self::is_trailer(node) {
+                    return Err(EditError::Protected {
+                        what: "nothing can go into the trailer".into(),
+                    });
+                }
+                let count = node.children_with_tokens().count();
+                let i = match position {
+                    Position::FirstChild => node
+                        .children_with_tokens()
+                        .position(|c| {
+                            matches!(c.kind(), SyntaxKind::Structure | SyntaxKind::Record)
+                        })
+                        .unwrap_or(count),
+                    _ => count,
+                };
+                (node.clone(), i, line_info(node).level.saturating_add(1))
+            }
+        })
     }
 
     /// Inserts a new record just before the trailer (at the end if there is none).
