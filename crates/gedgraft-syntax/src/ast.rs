@@ -346,12 +346,13 @@ impl Level {
         Level::value_of(self.text()).unwrap_or(usize::MAX)
     }
 
-    /// The level a `LEVEL` token's text stands for (digits, up to [`MAX_LEVEL`](crate::MAX_LEVEL)), for code
-    /// that holds the text rather than the token, such as a green tree.
+    /// The level a `LEVEL` token's text stands for (`0` or digits without a leading zero, R-LINES-03, up to
+    /// [`MAX_LEVEL`](crate::MAX_LEVEL)), for code that holds the text rather than the token, such as a green tree.
     ///
     /// ```
     /// use gedgraft_syntax::ast::Level;
-    /// assert_eq!(Level::value_of("02"), Some(2));
+    /// assert_eq!(Level::value_of("2"), Some(2));
+    /// assert_eq!(Level::value_of("02"), None);
     /// assert_eq!(Level::value_of("4294967296"), None);
     /// assert_eq!(Level::value_of("x"), None);
     /// ```
