@@ -197,15 +197,42 @@ fn temp_file(dir: &Path, target: &Path, ending: &str, mode: u32) -> io::Result<N
     builder.tempfile_in(dir)
 }
 
+/// The longest file name most file systems take, in octets (`NAME_MAX`).
+const NAME_MAX: usize = 255;
+
+/// How many random characters `tempfile` puts between the prefix and the suffix.
+const RANDOM_LEN: usize = 6;
+
 /// The prefix and suffix of temporary names next to `target`: `.NAME.` and `.gedgraft` + `ending`, so that
-/// they are hidden and recognisable as ours.
+/// they are hidden and recognisable as ours. A long NAME is cut so that the temporary name stays within
+/// [`NAME_MAX`]: a file whose name is valid can always be edited in place.
 fn temp_affixes(target: &Path, ending: &str) -> (OsString, String) {
+    let suffix = format!(".gedgraft{ending}");
+    let room = NAME_MAX.saturating_sub(suffix.len() + RANDOM_LEN + 2);
     let mut prefix = OsString::from(".");
     if let Some(name) = target.file_name() {
-        prefix.push(name);
+        prefix.push(cut_name(name, room));
     }
     prefix.push(".");
-    (prefix, format!(".gedgraft{ending}"))
+    (prefix, suffix)
+}
+
+/// `name`, or its first `room` octets when it is longer (any octets but `/` and NUL make a name on Unix).
+#[cfg(unix)]
+fn cut_name(name: &std::ffi::OsStr, room: usize) -> OsString {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    std::ffi::OsStr::from_bytes(&bytes[..bytes.len().min(room)]).to_os_string()
+}
+
+/// `name`, or its first `room` characters when it is longer.
+#[cfg(not(unix))]
+fn cut_name(name: &std::ffi::OsStr, room: usize) -> OsString {
+    name.to_string_lossy()
+        .chars()
+        .take(room)
+        .collect::<String>()
+        .into()
 }
 
 /// Gives `file` the owner, group and mode of the file `meta` describes. The owner first: changing it may clear
@@ -357,6 +384,34 @@ mod tests {
         assert_eq!(copied.permissions(), meta.permissions());
         assert_eq!(copied.modified().ok(), meta.modified().ok());
         assert!(!same_file(&copied, &meta), "a copy, not a link");
+    }
+
+    /// A name of 255 octets is valid: its temporary file's name is cut to fit, so it can be edited in place.
+    #[test]
+    fn files_with_the_longest_names_can_be_replaced() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for len in [200, 234, 235, 250, 255] {
+            let target = dir.path().join("n".repeat(len));
+            fs::write(&target, b"0 HEAD\n0 TRLR\n").expect("write");
+            write_atomic(&target, b"0 HEAD\n1 NOTE x\n0 TRLR\n", Some(".o")).map_or_else(
+                |e| assert!(len + 2 > NAME_MAX, "{len}: {e}"),
+                |()| {
+                    assert_eq!(
+                        fs::read(&target).expect("read"),
+                        b"0 HEAD\n1 NOTE x\n0 TRLR\n"
+                    )
+                },
+            );
+            let temp = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
+            let name = temp.path().file_name().expect("name").len();
+            assert!(name <= NAME_MAX, "{len}: {name}");
+        }
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".gedgraft.tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
     }
 
     #[cfg(unix)]
