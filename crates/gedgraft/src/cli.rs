@@ -62,7 +62,7 @@ pub struct InputArgs {
 /// `gedgraft dump`.
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    /// The file to dump.
+    /// The file to dump (`-` reads standard input).
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
@@ -80,7 +80,7 @@ pub enum Format {
 /// `gedgraft check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The files to check.
+    /// The files to check (`-` reads standard input).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -100,7 +100,7 @@ pub struct CheckArgs {
 /// `gedgraft lower`.
 #[derive(Debug, Args)]
 pub struct LowerArgs {
-    /// The file to lower.
+    /// The file to lower (`-` reads standard input).
     pub file: PathBuf,
     /// Stop at the first error (the dataset is then empty and `stopped` names the error).
     #[arg(long)]
@@ -128,7 +128,7 @@ Exit status: 0 when all went well, 1 when --check found a file the edits would c
 not be read, edited or written, or an option is wrong."
 )]
 pub struct FixArgs {
-    /// The files to edit.
+    /// The files to edit (`-` reads standard input; write the result with -o, not --in-place).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the result to OUT instead of showing a diff (one FILE only). With no edit option the output is

@@ -382,6 +382,12 @@ fn fix_file(
     stdout: &mut impl Write,
 ) -> Result<Report, String> {
     let name = path.display().to_string();
+    if args.in_place && input::is_stdin(path) {
+        return Err(
+            "cannot edit standard input (`-`) in place: write the result with -o OUT or -o -"
+                .into(),
+        );
+    }
     if args.in_place {
         // Before reading: a FIFO would wait for a writer, and would then be replaced by a regular file.
         check_replaceable(path).map_err(|e| format!("cannot edit {name} in place: {e}"))?;

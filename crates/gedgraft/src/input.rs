@@ -45,9 +45,21 @@ pub fn load(path: &Path, args: &InputArgs) -> Result<Loaded, String> {
     load_with(path, &options)
 }
 
-/// Reads and parses one file with given options.
+/// Whether `path` is `-`, which names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads and parses one file with given options; `-` reads standard input.
 pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = if is_stdin(path) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+    };
     if u32::try_from(bytes.len()).is_err() {
         return Err(format!(
             "{}: files of 4 GiB or more are not supported",
