@@ -89,3 +89,5 @@ pub fn data_files(sub: &str) -> Vec<PathBuf> {
 }
 
 pub mod report;
+
+pub mod rows;
