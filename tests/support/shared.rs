@@ -47,6 +47,12 @@ pub fn configure(workspace_root: &std::path::Path) {
         if path.is_file() {
             println!("cargo::rustc-cfg={cfg}");
             println!("cargo::rerun-if-changed={}", path.display());
+        } else {
+            println!(
+                "cargo::warning={} is missing: the tests that read it are ignored (see README, \"Tests and \
+                 the corpus\")",
+                path.display()
+            );
         }
     }
     println!("cargo::rustc-env=GEDGRAFT_SHARED_DIR={}", shared.display());
