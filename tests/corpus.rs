@@ -1,11 +1,15 @@
 //! Every corpus file round-trips byte for byte (invariant 2) and parses without panicking.
 
 use gedgraft_syntax::parse;
-use gedgraft_tests::{corpus_files, corpus_name};
+use gedgraft_tests::{check_shared_data, corpus_files, corpus_name};
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn every_corpus_file_round_trips_byte_identically() {
-    let Some(files) = corpus_files() else { return };
+    let files = corpus_files();
     let mut failures = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).expect("read corpus file");
@@ -30,4 +34,10 @@ fn every_corpus_file_round_trips_byte_identically() {
         "round trip failed:\n{}",
         failures.join("\n")
     );
+}
+
+/// Runs always: under CI the corpus and the specs must be there, or the tests above would be ignored unseen.
+#[test]
+fn shared_data_is_there_under_ci() {
+    check_shared_data(cfg!(has_corpus), cfg!(has_spec));
 }

@@ -8,8 +8,8 @@
 //! `missing-trailer`: that is expected.
 
 use gedgraft_syntax::parse;
-use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics, present_or_skip};
-use gedgraft_tests::workspace_root;
+use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics};
+use gedgraft_tests::{spec_dir, workspace_root};
 use std::path::PathBuf;
 
 /// One ELF example of the spec.
@@ -27,7 +27,7 @@ impl Example {
 }
 
 fn spec_path() -> PathBuf {
-    workspace_root().join("../shared/spec/elf-serialisation-2019-12-11.md")
+    spec_dir().join("elf-serialisation-2019-12-11.md")
 }
 
 fn snapshot_dir() -> PathBuf {
@@ -84,19 +84,20 @@ fn extract_examples(markdown: &str) -> Vec<Example> {
     examples
 }
 
-fn examples() -> Option<Vec<Example>> {
+fn examples() -> Vec<Example> {
     let path = spec_path();
-    if !present_or_skip(&path) {
-        return None;
-    }
     let markdown = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    Some(extract_examples(&markdown))
+    extract_examples(&markdown)
 }
 
 #[test]
+#[cfg_attr(
+    not(has_spec),
+    ignore = "specs missing: see README, Tests and the corpus"
+)]
 fn spec_examples_snapshots_and_round_trips() {
-    let Some(examples) = examples() else { return };
+    let examples = examples();
     assert!(
         examples.len() >= 30,
         "only {} ELF examples found in the spec: has the example markup changed?",
@@ -120,8 +121,12 @@ fn spec_examples_snapshots_and_round_trips() {
 
 /// A snapshot whose example disappeared (the spec was edited) would otherwise linger unnoticed.
 #[test]
+#[cfg_attr(
+    not(has_spec),
+    ignore = "specs missing: see README, Tests and the corpus"
+)]
 fn every_spec_example_snapshot_has_its_example() {
-    let Some(examples) = examples() else { return };
+    let examples = examples();
     let names: Vec<String> = examples.iter().map(Example::name).collect();
     let stale: Vec<String> = std::fs::read_dir(snapshot_dir())
         .map(|rd| {
@@ -137,8 +142,12 @@ fn every_spec_example_snapshot_has_its_example() {
 
 /// R-LINES-04 (spec line 1024): `2 PLAC Москва` after a level-0 line is a malformed line.
 #[test]
+#[cfg_attr(
+    not(has_spec),
+    ignore = "specs missing: see README, Tests and the corpus"
+)]
 fn r_lines_04_spec_level_jump_example_is_malformed() {
-    let Some(examples) = examples() else { return };
+    let examples = examples();
     let example = examples
         .iter()
         .find(|e| e.text.contains("2 PLAC Москва"))
@@ -156,8 +165,12 @@ fn r_lines_04_spec_level_jump_example_is_malformed() {
 /// R-LINES-01 (spec line 961): the three example lines are well-formed; only the missing header and
 /// trailer are reported.
 #[test]
+#[cfg_attr(
+    not(has_spec),
+    ignore = "specs missing: see README, Tests and the corpus"
+)]
 fn r_lines_01_spec_cleopatra_example_has_only_fragment_diagnostics() {
-    let Some(examples) = examples() else { return };
+    let examples = examples();
     let example = examples
         .iter()
         .find(|e| e.text.starts_with("0 @I1@ INDI\n1 NAME Cleopatra"))

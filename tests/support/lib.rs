@@ -10,26 +10,43 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The shared corpus directory (`../shared/corpus` beside the workspace).
-pub fn corpus_dir() -> PathBuf {
-    workspace_root().join("../shared/corpus")
+/// Where the shared corpus and specs are found (the build script's side is there too).
+#[path = "shared.rs"]
+pub mod shared;
+
+/// The shared data directory, holding `corpus` and `spec`: `../shared` beside the workspace, or
+/// `$GEDGRAFT_SHARED` when set at build time.
+pub fn shared_dir() -> PathBuf {
+    PathBuf::from(env!("GEDGRAFT_SHARED_DIR"))
 }
 
-/// Every file of the corpus (MANIFEST.md excluded), sorted; `None` when the corpus is missing outside CI.
+/// The shared corpus directory.
+pub fn corpus_dir() -> PathBuf {
+    shared_dir().join("corpus")
+}
+
+/// The shared spec directory.
+pub fn spec_dir() -> PathBuf {
+    shared_dir().join("spec")
+}
+
+/// The check of each test crate's always-run test: under CI, the corpus and the specs must be there; and the
+/// crate must have been built with the data that is there. `has_corpus` and `has_spec` are the calling
+/// crate's cfgs (`cfg!(has_corpus)`).
 ///
 /// # Panics
-/// When the corpus is missing and the `CI` environment variable is set: CI must not pass without it.
-pub fn corpus_files() -> Option<Vec<PathBuf>> {
+/// When the check fails.
+pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
+    shared::check_shared_data(&shared_dir(), has_corpus, has_spec);
+}
+
+/// Every file of the corpus (MANIFEST.md excluded), sorted. Tests that call it carry
+/// `#[cfg_attr(not(has_corpus), ignore = "…")]`.
+///
+/// # Panics
+/// When the corpus cannot be read.
+pub fn corpus_files() -> Vec<PathBuf> {
     let dir = corpus_dir();
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the corpus is missing at {} and CI is set",
-            dir.display()
-        );
-        eprintln!("corpus not found at {}: skipped", dir.display());
-        return None;
-    }
     let mut files = Vec::new();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
@@ -45,7 +62,7 @@ pub fn corpus_files() -> Option<Vec<PathBuf>> {
         }
     }
     files.sort();
-    Some(files)
+    files
 }
 
 /// The path of `p` relative to the corpus directory, with `/` separators, for names in reports and snapshots.
@@ -72,3 +89,5 @@ pub fn data_files(sub: &str) -> Vec<PathBuf> {
 }
 
 pub mod report;
+
+pub mod rows;

@@ -55,21 +55,3 @@ pub fn assert_round_trip(parse: &Parse, input: &[u8], what: &str) {
         Err(e) => panic!("{what}: cannot write the tree back: {e}"),
     }
 }
-
-/// Whether the input file `path` exists. When it does not, panics if `CI` is set (CI must not pass without
-/// it), otherwise prints that the test is skipped.
-///
-/// # Panics
-/// When `path` is missing and `CI` is set.
-pub fn present_or_skip(path: &std::path::Path) -> bool {
-    if path.exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    false
-}

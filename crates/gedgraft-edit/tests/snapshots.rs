@@ -1,7 +1,7 @@
 //! Snapshots of the diff of each edit kind on corpus files in UTF-8 (LF and CR LF), ANSEL, UTF-16LE and
 //! windows-1252, including a `set` value longer than 255 octets with non-ASCII text and an `@`
 //! (R-SERIALISING-STRUCTS-08 to -14). Snapshots live in `snapshots/edit/` at the workspace root. Corpus files are
-//! read from `../shared/corpus` (skipped when missing, unless `CI` is set).
+//! read from `../shared/corpus` (ignored when missing; see README).
 
 mod common;
 
@@ -77,8 +77,8 @@ const EDITS: [&str; 9] = [
     "xref",
 ];
 
-fn run(case: &Case, edit: &str) -> Option<String> {
-    let bytes = corpus(case.file)?;
+fn run(case: &Case, edit: &str) -> String {
+    let bytes = corpus(case.file);
     let parse = parse(&bytes);
     let record = parse
         .document()
@@ -129,7 +129,7 @@ fn run(case: &Case, edit: &str) -> Option<String> {
         .map(|w| format!("warning: {w}\n"))
         .collect();
     let (removed, added) = edited.line_counts();
-    Some(format!(
+    format!(
         "{}: {} → {}, {} change(s), -{removed} +{added} lines\n{}{}",
         case.file,
         parse.encoding(),
@@ -137,14 +137,18 @@ fn run(case: &Case, edit: &str) -> Option<String> {
         edited.changes().len(),
         warnings.concat(),
         edited.unified_diff(&format!("a/{}", case.file), &format!("b/{}", case.file))
-    ))
+    )
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn diffs_of_every_edit_kind_on_corpus_files() {
     for case in &CASES {
         for edit in EDITS {
-            let Some(diff) = run(case, edit) else { return };
+            let diff = run(case, edit);
             insta::with_settings!({
                 snapshot_path => "../../../snapshots/edit",
                 prepend_module_to_snapshot => false,
@@ -159,9 +163,13 @@ fn diffs_of_every_edit_kind_on_corpus_files() {
 /// Bare `@`s (§ Encoding `@`s): escaped, then the needless `CONC` split re-joined in a second batch; one diff
 /// for both batches through composed changes.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn escape_at_then_rewrap_on_the_at_sign_file() {
     let name = "gedcom7code-test-files/5/atsign.ged";
-    let Some(bytes) = corpus(name) else { return };
+    let bytes = corpus(name);
     let parse = parse(&bytes);
     let mut editor = Editor::new(&parse);
     let escaped = editor.escape_at_signs(None);
@@ -192,4 +200,10 @@ fn escape_at_then_rewrap_on_the_at_sign_file() {
             format!("{escaped} `@` escaped, {rewrapped} structure(s) re-wrapped\n{diff}")
         );
     });
+}
+
+/// Runs always: under CI the corpus and the specs must be there, or the tests above would be ignored unseen.
+#[test]
+fn shared_data_is_there_under_ci() {
+    common::check_shared_data(cfg!(has_corpus), cfg!(has_spec));
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{corpus_file, corpus_files, encode_document, shared_present};
+use common::{corpus_file, corpus_files, encode_document};
 use gedgraft_encoding::{
     decode_document, detect, raw, DetectOptions, Detection, Encoding, EncodingNote,
 };
@@ -19,10 +19,11 @@ fn codes(d: &Detection) -> Vec<&'static str> {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn every_corpus_file_round_trips_octet_for_octet() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     let files = corpus_files();
     assert!(files.len() > 100, "only {} corpus files", files.len());
     for (rel, bytes) in &files {
@@ -40,10 +41,11 @@ fn every_corpus_file_round_trips_octet_for_octet() {
 
 /// Each corpus file also round-trips under every encoding, not just the detected one.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn every_corpus_file_round_trips_under_every_encoding() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     let files = corpus_files();
     for (rel, bytes) in files.iter().filter(|(_, b)| b.len() < 100_000) {
         for &e in Encoding::all() {
@@ -59,10 +61,11 @@ fn every_corpus_file_round_trips_under_every_encoding() {
 /// Clean files (whose octets match their `CHAR`) get no mismatch note, and the ones listed here get exactly
 /// the notes they deserve.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn mismatch_notes_fire_only_where_the_octets_disagree() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     let expected: &[(&str, &[&str])] = &[
         // CHAR ASCII with windows-1252 ÆØÅæøå in `2 VERS`.
         (
@@ -90,10 +93,11 @@ fn mismatch_notes_fire_only_where_the_octets_disagree() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn error_3_names_windows_1252() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     let (bytes, d) = detect_file("gedinline/src/test/resources/gedcom-files/error-3.ged");
     assert_eq!(d.used, Encoding::Ascii);
     let note = &d.notes[0];
@@ -104,10 +108,11 @@ fn error_3_names_windows_1252() {
 /// Detections the MANIFEST states: BOMs, BOM-less UTF-16 (R-DETECTED-ENC-04), `UNICODE` (R-SPECIFIED-ENC-12),
 /// ANSEL, ANSI (R-SPECIFIED-ENC-13), LATIN1 / ISO8859-1, UNICODE in an 8-bit file.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn manifest_detections() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     use Encoding::*;
     // (file, detected, BOM length, declared, used)
     type Case<'a> = (
@@ -369,10 +374,11 @@ fn manifest_detections() {
 
 /// Characters the corpus ANSEL files describe in their own notes, in ANSEL order and in Unicode order.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn ansel_corpus_characters() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     let (bytes, d) = detect_file("gedcom4j/sample/ANSEL.GED");
     let text = decode_document(&bytes, &d).text;
     for needle in [
@@ -430,10 +436,11 @@ fn ansel_corpus_characters() {
 
 /// R-ENCODINGS-10: the code-page files decode to the characters they mean.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn code_page_corpus_characters() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     for rel in [
         "fastgedcom/test/test_data/in_ansi.ged",
         "fastgedcom/test/test_data/in_iso8859-1.ged",
@@ -467,10 +474,11 @@ fn code_page_corpus_characters() {
 
 /// The source map points a known line of UTF-16 and ANSEL files at its octets.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn source_map_finds_known_lines() {
-    if !shared_present(&common::corpus_dir()) {
-        return;
-    }
     for (rel, line) in [
         ("gedcom4j/sample/willis-unicode-littleendian.ged", "0 TRLR"),
         ("gedcom4j/sample/willis-unicode-bigendian.ged", "0 TRLR"),
@@ -515,4 +523,10 @@ fn source_map_finds_known_lines() {
         assert_eq!(file_at, found, "{rel}");
         assert_eq!(decoded.map.text_offset(file_at), at, "{rel}");
     }
+}
+
+/// Runs always: under CI the corpus and the specs must be there, or the tests above would be ignored unseen.
+#[test]
+fn shared_data_is_there_under_ci() {
+    common::check_shared_data(cfg!(has_corpus), cfg!(has_spec));
 }

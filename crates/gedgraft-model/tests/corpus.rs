@@ -58,8 +58,12 @@ fn check_consistency(name: &str, d: &Dataset) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn every_corpus_file_lowers() {
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     let files = files_under(&corpus);
     assert!(files.len() > 100, "only {} corpus files", files.len());
     for path in &files {
@@ -100,8 +104,12 @@ fn every_corpus_file_lowers() {
 const MAX_SNAPSHOT_INPUT: usize = 20_000;
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn corpus_snapshots() {
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     let mut files = files_under(&corpus.join("gedcom7code-test-files/5"));
     files.extend(files_under(&corpus.join("fhiso-legacy-format")));
     assert!(files.len() >= 25, "only {} files found", files.len());
@@ -123,4 +131,10 @@ fn corpus_snapshots() {
             insta::assert_snapshot!(snapshot, json);
         });
     }
+}
+
+/// Runs always: under CI the corpus and the specs must be there, or the tests above would be ignored unseen.
+#[test]
+fn shared_data_is_there_under_ci() {
+    common::check_shared_data(cfg!(has_corpus), cfg!(has_spec));
 }

@@ -1,6 +1,6 @@
 //! Integration tests of the `gedgraft` binary: `check` (human and JSON output, exit statuses), `dump`,
 //! `fix` and `--help`. Small inputs live in `tests/data/`; corpus files are read from `../shared/corpus`
-//! (skipped when missing, unless `CI` is set). Snapshots are in `snapshots/cli/` at the workspace root.
+//! (ignored when missing; see README). Snapshots are in `snapshots/cli/` at the workspace root.
 
 #[macro_use]
 mod common;
@@ -160,10 +160,12 @@ fn check_json_has_the_documented_shape() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn check_json_reports_detected_encoding_of_a_bom_file() {
-    let Some(path) = corpus_file("gedcom7code-test-files/5/char_utf16le-2.ged") else {
-        return;
-    };
+    let path = corpus_file("gedcom7code-test-files/5/char_utf16le-2.ged");
     let out = gedgraft(&[
         "check",
         "--format",
@@ -310,14 +312,16 @@ fn dump_prints_kind_range_and_text_covering_the_file() {
 
 /// Dump offsets are octets of the input file, not of the decoded text: in UTF-16 every character is two.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn dump_offsets_are_file_offsets_in_utf16() {
     for (name, bom) in [
         ("gedcom7code-test-files/5/char_utf16le-2.ged", 2),
         ("gedcom7code-test-files/5/char_utf16be-1.ged", 0),
     ] {
-        let Some(path) = corpus_file(name) else {
-            return;
-        };
+        let path = corpus_file(name);
         let input = std::fs::read(&path).expect("read corpus file");
         let out = gedgraft(&["dump", path.to_str().expect("UTF-8 path")]);
         assert_eq!(exit_code(&out), 0, "{name}: {}", stderr(&out));
@@ -384,6 +388,10 @@ fn fix_round_trip(input: &Path, label: &str) {
 
 /// Invariant 2 through the CLI: UTF-16 (BOM and sniffed), ANSEL (CRLF and CR-only), mixed breaks, a BOM.
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
 fn fix_writes_identical_octets_for_corpus_files() {
     let names = [
         "gedcom7code-test-files/5/char_utf16le-2.ged",
@@ -394,9 +402,7 @@ fn fix_writes_identical_octets_for_corpus_files() {
         "gedcom4j/sample/5.5.1 sample 4.ged",
     ];
     for name in names {
-        let Some(path) = corpus_file(name) else {
-            return;
-        };
+        let path = corpus_file(name);
         let label = name.replace(['/', ' '], "_");
         fix_round_trip(&path, &label);
     }
@@ -590,4 +596,10 @@ fn check_reports_a_run_of_blank_lines_once_with_its_count() {
         human.contains("blank-runs.ged: 0 errors, 3 warnings"),
         "{human}"
     );
+}
+
+/// Runs always: under CI the corpus and the specs must be there, or the tests above would be ignored unseen.
+#[test]
+fn shared_data_is_there_under_ci() {
+    common::check_shared_data(cfg!(has_corpus), cfg!(has_spec));
 }

@@ -8,26 +8,27 @@ use gedgraft_syntax::encoding::{ansel, Encoding};
 use gedgraft_syntax::{parse_with, Parse, ParseOptions, Severity, SyntaxKind};
 use std::path::{Path, PathBuf};
 
-/// The shared corpus beside the workspace.
+#[path = "../../../../tests/support/shared.rs"]
+mod shared;
+
+/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
+/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
 }
 
-/// The octets of a corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
-pub fn corpus(name: &str) -> Option<Vec<u8>> {
+/// The check of the always-run test (see `tests/support/shared.rs`).
+pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
+    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
+}
+
+/// The octets of a corpus file.
+///
+/// # Panics
+/// When the file cannot be read.
+pub fn corpus(name: &str) -> Vec<u8> {
     let path = corpus_dir().join(name);
-    match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "corpus file {} is missing ({e}) and CI is set",
-                path.display()
-            );
-            eprintln!("{} not found: skipped", path.display());
-            None
-        }
-    }
+    std::fs::read(&path).unwrap_or_else(|e| panic!("corpus file {}: {e}", path.display()))
 }
 
 /// Checks that every octet outside the reported changes is the input's (comparing the runs between changes,

@@ -6,28 +6,23 @@ use std::path::{Path, PathBuf};
 
 use gedgraft_encoding::{Decoded, Detection};
 
-/// `../shared/corpus` next to the workspace root.
+#[path = "../../../../tests/support/shared.rs"]
+mod shared;
+
+/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
+/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
 }
 
-/// `../shared/spec` next to the workspace root.
+/// The shared specs, beside the corpus. Tests that read them carry `#[cfg_attr(not(has_spec), ignore = "…")]`.
 pub fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec")
+    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("spec")
 }
 
-/// Whether a shared directory is there; if not, fails under CI and otherwise prints a notice.
-pub fn shared_present(dir: &Path) -> bool {
-    if dir.is_dir() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing (CI is set)",
-        dir.display()
-    );
-    eprintln!("notice: {} not found; skipping", dir.display());
-    false
+/// The check of the always-run test (see `tests/support/shared.rs`).
+pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
+    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
 }
 
 /// Every corpus file (recursively, MANIFEST.md aside), as (path relative to the corpus, octets), sorted.

@@ -53,19 +53,18 @@ pub fn text(src: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The shared corpus directory, or `None` when it is missing outside CI.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the corpus is missing at {} and CI is set",
-        dir.display()
-    );
-    eprintln!("corpus not found at {}: skipped", dir.display());
-    None
+#[path = "../../../../tests/support/shared.rs"]
+mod shared;
+
+/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
+/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
+}
+
+/// The check of the always-run test (see `tests/support/shared.rs`).
+pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
+    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
 }
 
 /// Every file under `dir`, recursively, sorted (MANIFEST.md excluded).

@@ -31,24 +31,28 @@ macro_rules! assert_cli_snapshot {
     };
 }
 
-/// The shared corpus beside the workspace.
+#[path = "../../../../tests/support/shared.rs"]
+mod shared;
+
+/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
+/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
 }
 
-/// A corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
-pub fn corpus_file(name: &str) -> Option<PathBuf> {
+/// The check of the always-run test (see `tests/support/shared.rs`).
+pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
+    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
+}
+
+/// The path of a corpus file, which must be there.
+///
+/// # Panics
+/// When the file is missing.
+pub fn corpus_file(name: &str) -> PathBuf {
     let path = corpus_dir().join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus file {} is missing and CI is set",
-        path.display()
-    );
-    eprintln!("{} not found: skipped", path.display());
-    None
+    assert!(path.is_file(), "corpus file {} is missing", path.display());
+    path
 }
 
 /// A fresh, empty directory `suite/test` under Cargo's temporary directory (emptied if a run left it).
