@@ -1,0 +1,1 @@
+../../tests/support/shared.rs
