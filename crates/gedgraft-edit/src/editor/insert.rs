@@ -65,7 +65,7 @@ impl Editor<'_> {
             }
         };
         self.check_new(new)?;
-        self.check_charset_insert(&parent, &new.tag)?;
+        self.check_charset_insert(&parent, new)?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!("inserting `{}` near line {line}", new.tag));
         let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
