@@ -139,11 +139,14 @@ fn structures(parse: &Parse) -> Vec<Structure> {
     parse.document().all_structures().collect()
 }
 
+/// The header, the trailer, the header's structures and what lies in its serialisation metadata (`GEDC.VERS`
+/// decides the dialect): edits refuse some of them.
 fn is_frame(s: &Structure) -> bool {
     let tag = s.tag().map(|t| t.text().to_string()).unwrap_or_default();
     (s.is_record() && (tag == "HEAD" || tag == "TRLR"))
         || s.parent()
             .is_some_and(|p| p.is_record() && p.tag().is_some_and(|t| t.text() == "HEAD"))
+        || s.is_serialisation_metadata()
 }
 
 fn same_text(a: &str, b: &str) -> bool {

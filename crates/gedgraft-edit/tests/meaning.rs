@@ -399,7 +399,7 @@ fn r_ansel_03_transcode_to_ansel_keeps_a_mark_split_off_by_conc_with_its_letter(
 }
 
 /// The first structure tagged `tag` (as written).
-fn tagged<'p>(parse: &'p Parse, tag: &str) -> gedgraft_syntax::ast::Structure {
+fn tagged(parse: &Parse, tag: &str) -> gedgraft_syntax::ast::Structure {
     parse
         .document()
         .all_structures()
@@ -420,7 +420,9 @@ fn r_specified_enc_05_a_lowercase_char_line_is_guarded_like_char() {
     assert_eq!(parse.encoding(), Encoding::Utf8);
     let char_line = tagged(&parse, "char");
     let protected = |r: Result<(), EditError>| matches!(r, Err(EditError::Protected { .. }));
-    assert!(protected(Editor::new(&parse).set_payload(&char_line, "ANSEL")));
+    assert!(protected(
+        Editor::new(&parse).set_payload(&char_line, "ANSEL")
+    ));
     assert!(protected(Editor::new(&parse).delete(&char_line)));
     assert!(protected(Editor::new(&parse).insert(
         &char_line,
@@ -463,7 +465,10 @@ fn edits_that_change_the_dialect_are_refused() {
         .set_payload(&vers, "5.5.1")
         .expect_err("GEDC.VERS");
     assert!(matches!(err, EditError::Protected { .. }), "{err:?}");
-    assert!(err.to_string().contains("which version of GEDCOM or ELF"), "{err}");
+    assert!(
+        err.to_string().contains("which version of GEDCOM or ELF"),
+        "{err}"
+    );
     assert!(Editor::new(&parse).delete(&tagged(&parse, "GEDC")).is_err());
     let head = tagged(&parse, "HEAD");
     for tag in ["ELF", "GEDC"] {
@@ -478,7 +483,9 @@ fn edits_that_change_the_dialect_are_refused() {
         .is_err());
     // Other header structures are edited as before.
     let mut editor = Editor::new(&parse);
-    editor.set_payload(&tagged(&parse, "NOTE"), "m").expect("NOTE");
+    editor
+        .set_payload(&tagged(&parse, "NOTE"), "m")
+        .expect("NOTE");
     assert_eq!(
         editor.apply().expect("apply").bytes(),
         b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 NOTE m\n0 TRLR\n"

@@ -35,8 +35,8 @@
 
 use std::ops::Range;
 
-use crate::source_map::SourceMap;
 use crate::sniff::{before_junk, Stats};
+use crate::source_map::SourceMap;
 use crate::{Decoded, Encoding};
 
 /// What the caller allows or demands when the encoding is chosen. `Default` gives the 2019 rules.
@@ -315,7 +315,9 @@ fn detect_inner<'a>(
                 notes.push(EncodingNote::warning(
                     EncodingNote::UNKNOWN_DECLARED_ENCODING,
                     char_offset,
-                    format!("`{char_line}` names no known character encoding; decoding as {fallback}"),
+                    format!(
+                        "`{char_line}` names no known character encoding; decoding as {fallback}"
+                    ),
                 ));
             }
             found

@@ -182,7 +182,8 @@ impl Stats {
         let mut why = Vec::new();
         if self.ansel_bad > 0 {
             why.push(
-                "they include octets ANSEL does not have or diacritics with no letter after them".to_string(),
+                "they include octets ANSEL does not have or diacritics with no letter after them"
+                    .to_string(),
             );
         }
         let pair = self
@@ -344,7 +345,10 @@ mod tests {
         let body = b"0 HEAD\n0 TRLR\r\n\r\n<html>\xe9";
         assert_eq!(before_junk(body), b"0 HEAD\n0 TRLR\r\n");
         let body = b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n1 NAME \xe9\n\x1a";
-        assert_eq!(before_junk(body), b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n1 NAME \xe9\n");
+        assert_eq!(
+            before_junk(body),
+            b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n1 NAME \xe9\n"
+        );
         // `1 NOTE` right after the trailer is junk (the first line must be a level-0 line).
         assert_eq!(before_junk(b"0 TRLR\n1 NOTE \xe9"), b"0 TRLR\n");
         let whole: &[u8] = b"0 HEAD\n1 NOTE TRLR\n";

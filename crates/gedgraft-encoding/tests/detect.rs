@@ -629,7 +629,10 @@ fn windows_1252_that_is_valid_ansel_is_flagged() {
     let (d, message) = mismatch(amb);
     assert_eq!(codes(&d), [EncodingNote::DECLARED_ENCODING_MISMATCH]);
     assert!(message.contains("look like windows-1252"), "{message}");
-    assert!(message.contains("read as ANSEL, 3 of them make unusual letters (`éa` would be `ǎ`)"), "{message}");
+    assert!(
+        message.contains("read as ANSEL, 3 of them make unusual letters (`éa` would be `ǎ`)"),
+        "{message}"
+    );
     assert_eq!(d.doubt().map(|n| n.file_offset), Some(43));
     // With no CHAR line the default UTF-8 is wrong, and the octets look like windows-1252, not ANSEL.
     let (d, message) = mismatch(b"0 HEAD\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n");
@@ -658,6 +661,10 @@ fn r_specified_enc_05_a_lowercase_char_line_is_read_and_quoted_as_written() {
     let d = run(b"0 HEAD\n1 char ANSI\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n");
     assert_eq!(d.used, Encoding::Windows1252);
     let note = d.doubt().unwrap();
-    assert!(note.message.starts_with("`1 char ANSI` gives windows-1252"), "{}", note.message);
+    assert!(
+        note.message.starts_with("`1 char ANSI` gives windows-1252"),
+        "{}",
+        note.message
+    );
     assert!(gedgraft_encoding::is_char_tag("cHaR"));
 }

@@ -155,7 +155,9 @@ impl Dialect {
     pub fn allows_encoding(self, encoding: gedgraft_encoding::Encoding) -> bool {
         match self {
             Dialect::Gedcom7 { .. } => encoding == gedgraft_encoding::Encoding::Utf8,
-            Dialect::Gedcom555 => encoding == gedgraft_encoding::Encoding::Utf8 || encoding.is_utf16(),
+            Dialect::Gedcom555 => {
+                encoding == gedgraft_encoding::Encoding::Utf8 || encoding.is_utf16()
+            }
             _ => true,
         }
     }

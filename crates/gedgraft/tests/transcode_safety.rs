@@ -334,7 +334,10 @@ fn a_lowercase_char_line_is_guarded_and_rewritten() {
     let dir = temp_dir(SUITE, "lowercase_char");
     let renamed = b"0 HEAD\n1 _ENC ANSEL\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n";
     write(&dir, "lc3.ged", renamed);
-    let out = fix_in(&dir, &["--rename-tag", "_ENC=char", "lc3.ged", "-o", "o.ged"]);
+    let out = fix_in(
+        &dir,
+        &["--rename-tag", "_ENC=char", "lc3.ged", "-o", "o.ged"],
+    );
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(!dir.join("o.ged").exists());
     let input = b"0 HEAD\n1 char UTF-8\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n";
@@ -389,10 +392,15 @@ fn windows_1252_that_reads_as_ansel_is_in_doubt() {
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(
         std::fs::read(dir.join("o.ged")).expect("out"),
-        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Andréa /Müller/\n1 NOTE naïve\n0 TRLR\n".as_bytes()
+        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Andréa /Müller/\n1 NOTE naïve\n0 TRLR\n"
+            .as_bytes()
     );
     // No CHAR line: the hint names windows-1252, not ANSEL.
-    write(&dir, "nochar.ged", b"0 HEAD\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n");
+    write(
+        &dir,
+        "nochar.ged",
+        b"0 HEAD\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n",
+    );
     let out = gedgraft_in(&dir, &["check", "nochar.ged"]);
     let report = stdout_lossy(&out);
     assert!(report.contains("look like windows-1252"), "{report}");
@@ -453,7 +461,14 @@ fn set_refuses_new_text_while_the_reading_is_in_doubt() {
     assert_cli_snapshot!("transcode_safety_set_in_doubt_refused", stderr(&out));
     let out = fix_in(
         &dir,
-        &["--encoding", "UTF-8", "--set", "@I1@.NAME=José", "--in-place", "f.ged"],
+        &[
+            "--encoding",
+            "UTF-8",
+            "--set",
+            "@I1@.NAME=José",
+            "--in-place",
+            "f.ged",
+        ],
     );
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let written = std::fs::read(&path).expect("read");
@@ -466,13 +481,24 @@ fn set_refuses_new_text_while_the_reading_is_in_doubt() {
 fn gedcom_555_stays_utf8_or_utf16() {
     let dir = temp_dir(SUITE, "gedcom555");
     let header = "0 HEAD\n1 GEDC\n2 VERS 5.5.5\n2 FORM LINEAGE-LINKED\n3 VERS 5.5.5\n";
-    write(&dir, "u.ged", format!("{header}1 CHAR UTF-8\n0 TRLR\n").as_bytes());
-    let out = fix_in(&dir, &["--to-encoding", "windows-1252", "u.ged", "-o", "o.ged"]);
+    write(
+        &dir,
+        "u.ged",
+        format!("{header}1 CHAR UTF-8\n0 TRLR\n").as_bytes(),
+    );
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "windows-1252", "u.ged", "-o", "o.ged"],
+    );
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(!dir.join("o.ged").exists());
     let out2 = fix_in(&dir, &["--to-encoding", "UTF-16", "u.ged", "-o", "o.ged"]);
     assert_eq!(exit_code(&out2), 0, "{}", stderr(&out2));
-    write(&dir, "a.ged", format!("{header}1 CHAR ANSEL\n0 TRLR\n").as_bytes());
+    write(
+        &dir,
+        "a.ged",
+        format!("{header}1 CHAR ANSEL\n0 TRLR\n").as_bytes(),
+    );
     let check = gedgraft_in(&dir, &["check", "a.ged"]);
     assert_eq!(exit_code(&check), 1);
     assert_cli_snapshot!(

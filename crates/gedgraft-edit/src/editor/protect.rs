@@ -74,7 +74,8 @@ impl Editor<'_> {
     /// The header structure deciding the reading that `node` is or lies in, with its tag as written.
     fn reading(node: &SyntaxNode) -> Option<(Reading, String)> {
         node.ancestors().find_map(|a| {
-            if a.kind() != SyntaxKind::Structure || !a.parent().is_some_and(|p| Self::is_header(&p)) {
+            if a.kind() != SyntaxKind::Structure || !a.parent().is_some_and(|p| Self::is_header(&p))
+            {
                 return None;
             }
             let tag = Self::tag_of(&a);

@@ -115,7 +115,10 @@ impl<'p> Builder<'p> {
             self.report(
                 codes::ENCODING_NOT_ALLOWED,
                 Class::NonConformant,
-                format!("{dialect} files are {} only; CHAR says `{text}`", dialect.allowed_encodings()),
+                format!(
+                    "{dialect} files are {} only; CHAR says `{text}`",
+                    dialect.allowed_encodings()
+                ),
                 line.payload_range(),
             );
         }
