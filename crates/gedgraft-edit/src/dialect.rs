@@ -8,7 +8,8 @@
 //!   bare `@` at the start of a line string;
 //! - there is no `CONC`: a new payload is never split (a line may be as long as it needs), and
 //!   [`Editor::rewrap`] does nothing, with a warning;
-//! - the file is UTF-8: [`Editor::transcode`] to anything else is refused.
+//! - the file is UTF-8: [`Editor::transcode`] to anything else is refused (GEDCOM 5.5.5 files are UTF-8 or
+//!   UTF-16: a transcode to another encoding is refused too).
 //!
 //! [`Editor::escape_at_signs`]: crate::Editor::escape_at_signs
 //! [`Editor::rewrap`]: crate::Editor::rewrap
@@ -116,13 +117,16 @@ pub(crate) fn refuse_rewrap(parse: &Parse, warnings: &mut Vec<Warning>) -> bool 
     true
 }
 
-/// Refuses a transcode the file's dialect forbids (GEDCOM 7 is UTF-8 only).
+/// Refuses a transcode the file's dialect forbids (GEDCOM 7 is UTF-8 only, GEDCOM 5.5.5 UTF-8 or UTF-16 only).
 pub(crate) fn check_transcode(parse: &Parse, to: Encoding) -> Result<(), EditError> {
     let dialect = parse.dialect();
-    if dialect.is_utf8_only() && to != Encoding::Utf8 {
+    if !dialect.allows_encoding(to) {
         return Err(EditError::DialectForbids {
             dialect,
-            what: format!("transcoding to {to}: its files are UTF-8 only"),
+            what: format!(
+                "transcoding to {to}: its files are {} only",
+                dialect.allowed_encodings()
+            ),
         });
     }
     Ok(())

@@ -387,6 +387,7 @@ impl<'p> Editor<'p> {
     pub fn set_payload(&mut self, structure: &Structure, value: &str) -> Result<(), EditError> {
         let node = self.own(structure)?;
         self.protect(&node, "set the payload of")?;
+        self.check_new_text(value)?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!("setting the payload of line {line}"));
         self.replace_payload(&node, Value::Text(value), edit, self.parse.encoding());

@@ -102,6 +102,17 @@ pub enum EditError {
         /// What detection found, naming the likely encoding.
         reason: String,
     },
+    /// New non-ASCII text for a file whose decoding is in doubt (see [`EditError::DoubtfulDecoding`]): it would
+    /// be written in the encoding the file was misread with (`José` as windows-1252 octets into a UTF-8 file
+    /// labelled `ANSI`). Name the reading first (`--encoding NAME`).
+    DoubtfulNewText {
+        /// The encoding the file was read with.
+        encoding: Encoding,
+        /// 1-based line of the first octet that contradicts it.
+        line: usize,
+        /// What detection found, naming the likely encoding.
+        reason: String,
+    },
 }
 
 impl fmt::Display for EditError {
@@ -168,6 +179,16 @@ impl fmt::Display for EditError {
                  would write the text as misread in {encoding}; name the encoding the file is really in \
                  (`--encoding NAME`) and the transcode writes the right `CHAR`"
             ),
+            EditError::DoubtfulNewText {
+                encoding,
+                line,
+                reason,
+            } => write!(
+                f,
+                "line {line}: the file's encoding is in doubt, so no new text other than ASCII is written into it: \
+                 {reason}. The new text would be written in {encoding}, which the file may not be in; name the \
+                 encoding the file is really in (`--encoding NAME`)"
+            ),
         }
     }
 }
@@ -221,6 +242,9 @@ pub enum Warning {
         to: Encoding,
         /// Each kind of change: the input's octets, the octets a transcode back would write, how many times.
         octets: Vec<(Vec<u8>, Vec<u8>, usize)>,
+        /// ANSEL diacritics that ended a line before the `CONC` line holding their letter: the output writes them
+        /// with the letter, and a transcode back to ANSEL writes them at the start of the `CONC` line.
+        moved_marks: usize,
     },
     /// The edit tree did not re-parse to itself and the re-parsed tree was used instead. The octets are right;
     /// untouched subtrees are then not shared with the input tree. This indicates an editor bug on unusual input.
@@ -261,25 +285,58 @@ impl fmt::Display for Warning {
             Warning::NotInDialect { dialect, what } => {
                 write!(f, "the file is {dialect}: not {what}")
             }
-            Warning::NotReversible { from, to, octets } => {
+            Warning::NotReversible {
+                from,
+                to,
+                octets,
+                moved_marks,
+            } => {
                 let hex = |o: &[u8]| {
                     o.iter()
                         .map(|b| format!("{b:02X}"))
                         .collect::<Vec<_>>()
                         .join(" ")
                 };
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
+                write!(f, "transcoding {from} to {to} cannot be undone octet for octet: ")?;
                 let total: usize = octets.iter().map(|(_, _, n)| n).sum();
-                let shown: Vec<String> = octets
-                    .iter()
-                    .map(|(old, back, n)| format!("{} ×{n} would come back as {}", hex(old), hex(back)))
-                    .collect();
-                write!(
-                    f,
-                    "transcoding {from} to {to} cannot be undone octet for octet: {total} character{} of the \
-                     input would not come back as written ({}); the text means the same",
-                    if total == 1 { "" } else { "s" },
-                    shown.join(", ")
-                )
+                if total > 0 {
+                    let shown: Vec<String> = octets
+                        .iter()
+                        .map(|(old, back, n)| format!("{} ×{n} would come back as {}", hex(old), hex(back)))
+                        .collect();
+                    write!(
+                        f,
+                        "{total} character{} of the input would not come back as written ({})",
+                        plural(total),
+                        shown.join(", ")
+                    )?;
+                }
+                if *moved_marks > 0 {
+                    let and = if total > 0 { "; " } else { "" };
+                    write!(
+                        f,
+                        "{and}{moved_marks} diacritic{} ending a line would come back at the start of the CONC \
+                         line that holds {} letter",
+                        plural(*moved_marks),
+                        if *moved_marks == 1 { "its" } else { "their" }
+                    )?;
+                }
+                // CD, CE (midline e and o) and F8 read as other octets' characters in FHISO's table (R-ANSEL-02).
+                let midline = octets.iter().any(|(old, _, _)| matches!(old[..], [0xCD] | [0xCE]));
+                let f8 = octets.iter().any(|(old, _, _)| old[..] == [0xF8]);
+                f.write_str("; the text reads the same")?;
+                let mut table = Vec::new();
+                if midline {
+                    table.push("it reads the midline e and o, CD and CE, as plain e and o");
+                }
+                if f8 {
+                    table.push("it reads F8 as the ogonek F1 is, where MARC-8 has a right hook");
+                }
+                if !table.is_empty() {
+                    write!(f, " by FHISO's ANSEL table, which gedgraft uses ({})", table.join("; "))?;
+                }
+                Ok(())
             }
             Warning::Reparsed => f.write_str(
                 "the edited tree was rebuilt by re-parsing the output (its octets are right; please report this)",

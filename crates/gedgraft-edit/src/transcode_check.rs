@@ -6,25 +6,47 @@ use crate::error::{EditError, Warning};
 use crate::render::write_cluster;
 use gedgraft_encoding::{ansel, Encoding};
 use gedgraft_syntax::Parse;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 /// Refuses a transcode of a file whose octets contradict the encoding it was read with (DESIGN.md, meaning
 /// safety: a transcode from a doubtful reading is refused unless the user names the reading).
 pub(crate) fn check_reading(parse: &Parse) -> Result<(), EditError> {
-    let Some(note) = parse.detection().doubt() else {
+    match doubt(parse) {
+        Some((line, reason)) => Err(EditError::DoubtfulDecoding {
+            encoding: parse.encoding(),
+            line,
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses new text that is not ASCII for a file whose reading is in doubt: it would be written in the encoding
+/// the file may have been misread with. ASCII is written alike in every encoding the doubt is between.
+pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError> {
+    if text.is_ascii() {
         return Ok(());
-    };
+    }
+    match doubt(parse) {
+        Some((line, reason)) => Err(EditError::DoubtfulNewText {
+            encoding: parse.encoding(),
+            line,
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The line and message of the note that puts the file's reading in doubt, if any.
+fn doubt(parse: &Parse) -> Option<(usize, String)> {
+    let note = parse.detection().doubt()?;
     let line = parse
         .diagnostics()
         .iter()
         .find(|d| d.code == note.code)
         .map_or(1, |d| d.location.line);
-    Err(EditError::DoubtfulDecoding {
-        encoding: parse.encoding(),
-        line,
-        reason: note.message.clone(),
-    })
+    Some((line, note.message.clone()))
 }
 
 /// Input octets and the octets a transcode back would write instead.
@@ -34,11 +56,19 @@ type Pair = (Vec<u8>, Vec<u8>);
 #[derive(Debug, Default)]
 pub(crate) struct Reversal {
     counts: RefCell<BTreeMap<Pair, usize>>,
+    /// ANSEL diacritics moved from the end of a line to the `CONC` line holding their letter.
+    moved_marks: Cell<usize>,
 }
 
 impl Reversal {
     fn add(&self, old: Vec<u8>, back: Vec<u8>) {
         *self.counts.borrow_mut().entry((old, back)).or_default() += 1;
+    }
+
+    /// `n` ANSEL diacritics that ended a line were written with their letter, on the `CONC` line after it: a
+    /// transcode back writes them at the start of that line (gedcom4j's `issue81.ged`).
+    pub(crate) fn moved_marks(&self, n: usize) {
+        self.moved_marks.set(self.moved_marks.get() + n);
     }
 
     /// Raw ANSEL octets that have a character another octet also stands for (`F8`, `C7`, `CD`, `CE`;
@@ -86,7 +116,8 @@ impl Reversal {
     /// The warning for what was counted, if anything was.
     pub(crate) fn warning(&self, from: Encoding, to: Encoding) -> Option<Warning> {
         let counts = self.counts.borrow();
-        if counts.is_empty() {
+        let moved_marks = self.moved_marks.get();
+        if counts.is_empty() && moved_marks == 0 {
             return None;
         }
         Some(Warning::NotReversible {
@@ -96,6 +127,7 @@ impl Reversal {
                 .iter()
                 .map(|((old, back), n)| (old.clone(), back.clone(), *n))
                 .collect(),
+            moved_marks,
         })
     }
 }

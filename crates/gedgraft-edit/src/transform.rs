@@ -187,8 +187,10 @@ impl Transcoder {
             return Ok(t);
         }
         let mut error = None;
+        let junk = junk_start(parse.green());
         walk_tokens(parse.green(), |kind, text, offset| {
-            if error.is_some() {
+            // Junk after the trailer is copied octet for octet (see `copy_junk`).
+            if error.is_some() || offset >= junk {
                 return;
             }
             let line = || parse.locate(offset.into()).line;
@@ -224,14 +226,9 @@ impl Transcoder {
                         error = Some(unencodable(c, place));
                     }
                 }
-                SyntaxKind::ErrorText | SyntaxKind::TrailingText => {
+                SyntaxKind::ErrorText => {
                     if let Err(c) = t.plain(text) {
-                        let place = if kind == SyntaxKind::ErrorText {
-                            "a malformed line"
-                        } else {
-                            "the text after the trailer"
-                        };
-                        error = Some(unencodable(c, place));
+                        error = Some(unencodable(c, "a malformed line"));
                     }
                 }
                 _ => {}
@@ -349,7 +346,10 @@ impl Transcoder {
                     }),
             );
             if self.from == Encoding::Ansel {
-                move_dangling_diacritics(&mut lines);
+                let moved = move_dangling_diacritics(&mut lines);
+                if self.to != Encoding::Ansel {
+                    self.reversal.moved_marks(moved);
+                }
             } else {
                 move_leading_marks(&mut lines);
             }
@@ -365,8 +365,13 @@ impl Transcoder {
         }
         // Everything else: nodes as they are, runs of text tokens (malformed lines, trailing text) converted.
         let mut run: Option<(rowan::SyntaxKind, String)> = None;
+        let junk = kind == SyntaxKind::Document.into();
         let flush = |run: &mut Option<(rowan::SyntaxKind, String)>, out: &mut Vec<GreenElement>| {
             if let Some((k, text)) = run.take() {
+                if junk {
+                    out.extend(self.copy_junk(&text).into_iter().map(NodeOrToken::Token));
+                    return;
+                }
                 let converted = self.plain(&text).unwrap_or(text);
                 out.push(NodeOrToken::Token(GreenToken::new(k, &converted)));
             }
@@ -402,6 +407,36 @@ impl Transcoder {
         }
         flush(&mut run, &mut out);
         *children = out;
+    }
+
+    /// The tokens of junk after the trailer (the document's trailing `TRAILING_TEXT` and `RAW` tokens) in the
+    /// new file: it is not text of the file, so its octets are copied as they are, and the tokens are what the
+    /// new file's decoding makes of them (text where `to` reads them, raw octets elsewhere), as a re-parse
+    /// would.
+    fn copy_junk(&self, text: &str) -> Vec<GreenToken> {
+        let mut octets = Vec::new();
+        if self.from.encode(text, &mut octets).is_err() {
+            return vec![token(SyntaxKind::TrailingText, text)];
+        }
+        let decoded = self.to.decode(&octets).text;
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut chars = decoded.char_indices().peekable();
+        while let Some((_, c)) = chars.next() {
+            let is_raw = raw::is_raw(c);
+            let ends = chars.peek().is_none_or(|&(_, n)| raw::is_raw(n) != is_raw);
+            if ends {
+                let end = chars.peek().map_or(decoded.len(), |&(j, _)| j);
+                let kind = if is_raw {
+                    SyntaxKind::Raw
+                } else {
+                    SyntaxKind::TrailingText
+                };
+                out.push(token(kind, &decoded[start..end]));
+                start = end;
+            }
+        }
+        out
     }
 
     /// Converts one well-formed line's tokens.
@@ -488,8 +523,10 @@ impl Transcoder {
 /// before it with nothing between, so a diacritic written last on a line marks the first letter of the next
 /// (as in gedcom4j's `issue81.ged`: `arr` + circumflex, then `CONC ete`). Lines are converted one by one, so
 /// the diacritic has to travel with its letter first. `lines` are a structure's first line and the
-/// continuation lines right after it, as token lists in the source (ANSEL) order.
-fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
+/// continuation lines right after it, as token lists in the source (ANSEL) order. Gives how many diacritics
+/// moved: a transcode back to ANSEL writes them before their letter, at the start of the `CONC` line.
+fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) -> usize {
+    let mut moved_marks = 0;
     for i in 1..lines.len() {
         let Some((last, first)) = conc_seam(lines, i) else {
             continue;
@@ -500,10 +537,13 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) {
         if keep.len() == text.len() || keep.is_empty() {
             continue;
         }
-        let moved = format!("{}{}", &text[keep.len()..], lines[i][first].text());
+        let marks = &text[keep.len()..];
+        moved_marks += marks.chars().count();
+        let moved = format!("{marks}{}", lines[i][first].text());
         lines[i - 1][last] = token(SyntaxKind::Text, keep);
         lines[i][first] = token(SyntaxKind::Text, &moved);
     }
+    moved_marks
 }
 
 /// Moves combining marks that start a `CONC` line's payload (Unicode order: they mark the letter that ends the
@@ -553,6 +593,21 @@ fn conc_seam(lines: &[Vec<GreenToken>], i: usize) -> Option<(usize, usize)> {
         .rposition(|t| t.kind() != SyntaxKind::LineBreak.into())
         .filter(|&l| is_text(&before[l]))?;
     Some((last, first))
+}
+
+/// Where the junk after the trailer starts: the offset of the run of `TRAILING_TEXT` and `RAW` tokens that ends
+/// the document (its length if there is none).
+fn junk_start(root: &GreenNodeData) -> u32 {
+    let mut at = 0u32;
+    let mut run = None;
+    for child in root.children() {
+        let junk = child.as_token().is_some_and(|t| {
+            t.kind() == SyntaxKind::TrailingText.into() || t.kind() == SyntaxKind::Raw.into()
+        });
+        run = if junk { run.or(Some(at)) } else { None };
+        at += u32::from(child.text_len());
+    }
+    run.unwrap_or(at)
 }
 
 /// Visits every token of a green tree with its kind, text and offset.

@@ -35,8 +35,9 @@
 
 use std::ops::Range;
 
+use crate::sniff::{before_junk, Stats};
 use crate::source_map::SourceMap;
-use crate::{ansel, Decoded, Encoding};
+use crate::{Decoded, Encoding};
 
 /// What the caller allows or demands when the encoding is chosen. `Default` gives the 2019 rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -300,7 +301,7 @@ fn detect_inner<'a>(
         }
     }
 
-    let declared_text = scan.declared.clone().unwrap_or_default();
+    let char_line = scan.char_line.clone().unwrap_or_default();
     let char_offset = start + scan.char_offset;
     let specified = match &scan.char_value {
         Some(value) => {
@@ -314,7 +315,9 @@ fn detect_inner<'a>(
                 notes.push(EncodingNote::warning(
                     EncodingNote::UNKNOWN_DECLARED_ENCODING,
                     char_offset,
-                    format!("`1 CHAR {declared_text}` names no known character encoding; decoding as {fallback}"),
+                    format!(
+                        "`{char_line}` names no known character encoding; decoding as {fallback}"
+                    ),
                 ));
             }
             found
@@ -333,7 +336,7 @@ fn detect_inner<'a>(
                 EncodingNote::DECLARED_ENCODING_MISMATCH,
                 char_offset,
                 format!(
-                    "`1 CHAR {declared_text}` names {s}, but the file is {d} (its first octets say so and the \
+                    "`{char_line}` names {s}, but the file is {d} (its first octets say so and the \
                      CHAR line itself is written in {d}); decoding as {d}"
                 ),
             ));
@@ -350,16 +353,16 @@ fn detect_inner<'a>(
     };
     let trusted_utf8 = used == Encoding::Utf8 && !validate;
     if used.is_ascii_compatible() && clean_body.is_none() && !trusted_utf8 {
-        let stats = Stats::of(body);
+        // Junk after the trailer is not text of the file: it says nothing about the encoding.
+        let text = before_junk(body);
+        let stats = Stats::of(text);
         if options.force.is_none() {
-            if let Some(note) = mismatch_note(
-                &stats,
-                used,
-                specified.is_some(),
-                &declared_text,
+            let said = Said {
+                from_char: specified.is_some(),
+                char_line: &char_line,
                 bom,
-                start,
-            ) {
+            };
+            if let Some(note) = mismatch_note(&stats, text, used, &said, start) {
                 notes.push(note);
             }
         }
@@ -465,6 +468,8 @@ fn detect_initial(bytes: &[u8]) -> (Option<Bom>, Option<Encoding>) {
 struct Scan {
     /// The `CHAR` payload as written.
     declared: Option<String>,
+    /// The whole `CHAR` line as written, surrounding spaces and tabs trimmed (`1 char ANSEL`).
+    char_line: Option<String>,
     /// The `CHAR` payload, normalised and upper-cased.
     char_value: Option<String>,
     /// Where the `CHAR` line starts.
@@ -570,13 +575,13 @@ fn scan_line(
         }
         // R-SPECIFIED-ENC-07: stop at the next record.
         Stage::Body if norm.starts_with("0 ") => Stage::Done,
-        Stage::Body => match norm.strip_prefix("1 CHAR ") {
-            // R-SPECIFIED-ENC-09: `1 CHAR` followed by a space.
+        Stage::Body => match char_value(&norm) {
             Some(value) => {
                 scan.char_value = Some(value.to_string());
                 scan.char_offset = range.start;
                 let written = provisional_decode(body.get(range).unwrap_or_default(), detected);
                 scan.declared = Some(payload_as_written(&written));
+                scan.char_line = Some(written.trim_matches([' ', '\t']).to_string());
                 Stage::Vers
             }
             None => Stage::Body,
@@ -590,6 +595,30 @@ fn scan_line(
         }
         Stage::Done => Stage::Done,
     }
+}
+
+/// The value of a normalised header line if it is the `CHAR` line: level 1, a tag [`is_char_tag`] accepts, and
+/// a space (R-SPECIFIED-ENC-09: `1 CHAR` followed by a space).
+fn char_value(norm: &str) -> Option<&str> {
+    let rest = norm.strip_prefix("1 ")?;
+    let (tag, value) = rest.split_once(' ')?;
+    is_char_tag(tag).then_some(value)
+}
+
+/// Whether `tag` is the tag of the `CHAR` line as detection reads it: `CHAR` in any case, since the header scan
+/// upper-cases line strings before it matches them (R-SPECIFIED-ENC-05), so `1 char ANSEL` decides the
+/// encoding as `1 CHAR ANSEL` does. Whatever guards `HEAD.CHAR` (an editor that must not change how the file
+/// decodes) matches tags with this.
+///
+/// ```
+/// use gedgraft_encoding::{detect, is_char_tag, DetectOptions, Encoding};
+/// assert!(is_char_tag("CHAR") && is_char_tag("char") && is_char_tag("Char"));
+/// assert!(!is_char_tag("_CHAR"));
+/// let d = detect(b"0 HEAD\n1 char ANSEL\n0 TRLR\n", &DetectOptions::default());
+/// assert_eq!(d.used, Encoding::Ansel);
+/// ```
+pub fn is_char_tag(tag: &str) -> bool {
+    tag.eq_ignore_ascii_case("CHAR")
 }
 
 /// Decodes the octets of one scanned line for display: with the detected encoding, or as ISO-8859-1 if none
@@ -676,161 +705,22 @@ fn code_page_from_vers(vers: &str) -> Option<Encoding> {
         })
 }
 
-/// What one pass over the octets tells about their likely encoding.
-#[derive(Debug, Default)]
-struct Stats {
-    /// Octets from `80` up.
-    high: usize,
-    first_high: Option<usize>,
-    /// Valid UTF-8 multi-octet characters.
-    multibyte: usize,
-    first_multibyte: Option<usize>,
-    /// Invalid UTF-8 sequences, CESU-8 pairs aside.
-    invalid: usize,
-    first_invalid: Option<usize>,
-    /// Offsets of CESU-8 surrogate pairs.
-    cesu: Vec<usize>,
-    /// Octets that do not fit ANSEL: no table character, or a diacritic not followed by a letter.
-    ansel_bad: usize,
-    first_ansel_bad: Option<usize>,
+/// What chose the used encoding, for a mismatch note.
+struct Said<'a> {
+    /// A `CHAR` line did.
+    from_char: bool,
+    /// That line as written (`1 char ANSEL`).
+    char_line: &'a str,
+    bom: Option<Bom>,
 }
 
-impl Stats {
-    fn of(body: &[u8]) -> Stats {
-        let mut s = Stats::default();
-        // Skip ASCII 64 octets at a time: most of a typical file is ASCII.
-        let mut i = 0;
-        while i < body.len() {
-            if i % 64 == 0 {
-                let end = body.len().min(i + 64);
-                if body[i..end].is_ascii() {
-                    i = end;
-                    continue;
-                }
-            }
-            let b = body[i];
-            i += 1;
-            if b < 0x80 {
-                continue;
-            }
-            let i = i - 1;
-            s.high += 1;
-            s.first_high.get_or_insert(i);
-            let bad = if ansel::lossy_char(b).is_none() {
-                true
-            } else if ansel::is_diacritic_octet(b) {
-                // A diacritic is written before a letter: an ASCII letter, a special letter or another
-                // diacritic, possibly at the start of the `CONC` line that continues this one.
-                let next = match body.get(i + 1) {
-                    Some(b'\r' | b'\n') => after_conc(body, i + 1),
-                    other => other.copied(),
-                };
-                !next.is_some_and(|n| n.is_ascii_alphabetic() || n >= 0xA1)
-            } else {
-                false
-            };
-            if bad {
-                s.ansel_bad += 1;
-                s.first_ansel_bad.get_or_insert(i);
-            }
-        }
-        if s.high == 0 {
-            return s;
-        }
-        if std::str::from_utf8(body).is_ok() {
-            s.first_multibyte = body.iter().position(|&b| b >= 0x80);
-            s.multibyte = body.iter().filter(|&&b| b >= 0xC0).count();
-            return s;
-        }
-        let mut offset = 0;
-        let mut skip_until = 0;
-        for chunk in body.utf8_chunks() {
-            let valid = chunk.valid().as_bytes();
-            if let Some(first) = valid.iter().position(|&b| b >= 0x80) {
-                s.first_multibyte.get_or_insert(offset + first);
-                s.multibyte += valid.iter().filter(|&&b| b >= 0xC0).count();
-            }
-            offset += valid.len();
-            let invalid = chunk.invalid();
-            if !invalid.is_empty() && offset >= skip_until {
-                if is_cesu_pair(body.get(offset..).unwrap_or_default()) {
-                    s.cesu.push(offset);
-                    skip_until = offset + 6;
-                } else {
-                    s.invalid += 1;
-                    s.first_invalid.get_or_insert(offset);
-                }
-            }
-            offset += invalid.len();
-        }
-        s
-    }
-
-    /// Whether the high octets read as ANSEL: nearly all have a character and every diacritic has a letter.
-    fn ansel_plausible(&self) -> bool {
-        self.ansel_bad == 0 || self.ansel_bad * 20 <= self.high
-    }
-
-    /// The encoding the octets most likely are, if they are not plain ASCII.
-    fn guess(&self) -> Option<Encoding> {
-        if self.high == 0 {
-            None
-        } else if self.invalid == 0 && (self.multibyte > 0 || !self.cesu.is_empty()) {
-            Some(Encoding::Utf8)
-        } else {
-            Some(self.guess_8bit())
-        }
-    }
-
-    /// ANSEL or windows-1252, whichever the high octets fit.
-    fn guess_8bit(&self) -> Encoding {
-        if self.ansel_plausible() {
-            Encoding::Ansel
-        } else {
-            Encoding::Windows1252
-        }
-    }
-}
-
-/// The first payload octet of the line after the line break at `at`, if that line is a `CONC` line (`n CONC x`,
-/// leading whitespace allowed): a `CONC` line's text joins the one before with nothing between, so an ANSEL
-/// diacritic that ends a line marks the letter that starts it (gedcom4j's `issue81.ged`).
-fn after_conc(body: &[u8], at: usize) -> Option<u8> {
-    let rest = body.get(at..)?;
-    let rest = rest.strip_prefix(b"\r").unwrap_or(rest);
-    let rest = rest.strip_prefix(b"\n").unwrap_or(rest);
-    let rest = skip(rest, |b| *b == b' ' || *b == b'\t');
-    let digits = skip(rest, u8::is_ascii_digit);
-    if digits.len() == rest.len() {
-        return None;
-    }
-    let rest = skip(digits, |b| *b == b' ' || *b == b'\t').strip_prefix(b"CONC")?;
-    skip(rest, |b| *b == b' ' || *b == b'\t')
-        .first()
-        .copied()
-        .filter(|_| rest.first() == Some(&b' '))
-}
-
-/// `octets` without the leading ones for which `f` holds.
-fn skip(octets: &[u8], f: fn(&u8) -> bool) -> &[u8] {
-    let n = octets.iter().take_while(|b| f(b)).count();
-    &octets[n..]
-}
-
-/// `ED A0`–`AF xx ED B0`–`BF xx`: a surrogate pair written as two 3-octet sequences.
-fn is_cesu_pair(octets: &[u8]) -> bool {
-    let cont = |b: u8| (0x80..=0xBF).contains(&b);
-    matches!(octets, [0xED, h, a, 0xED, l, b, ..]
-        if (0xA0..=0xAF).contains(h) && cont(*a) && (0xB0..=0xBF).contains(l) && cont(*b))
-}
-
-/// The note for octets that contradict the used encoding, if they do.
+/// The note for octets (`text`, the file's text after any byte-order mark) that contradict the used encoding,
+/// if they do.
 fn mismatch_note(
     stats: &Stats,
+    text: &[u8],
     used: Encoding,
-    from_char: bool,
-    declared: &str,
-    bom: Option<Bom>,
+    said: &Said,
     start: usize,
 ) -> Option<EncodingNote> {
     let (likely, at, why) = match used {
@@ -856,9 +746,8 @@ fn mismatch_note(
             Encoding::Ansel => return None,
             other => (
                 other,
-                stats.first_ansel_bad?,
-                "they include octets ANSEL does not have or diacritics with no letter after them"
-                    .to_string(),
+                stats.first_against_ansel()?,
+                stats.why_not_ansel(text),
             ),
         },
         Encoding::Utf8 | Encoding::Ascii | Encoding::Utf16Le | Encoding::Utf16Be => return None,
@@ -872,12 +761,12 @@ fn mismatch_note(
         },
     };
     let at = start + at;
-    let (code, said) = if from_char {
+    let (code, said) = if said.from_char {
         (
             EncodingNote::DECLARED_ENCODING_MISMATCH,
-            format!("`1 CHAR {declared}` gives {used}"),
+            format!("`{}` gives {used}", said.char_line),
         )
-    } else if let Some(b) = bom {
+    } else if let Some(b) = said.bom {
         (
             EncodingNote::ENCODING_MISMATCH,
             format!("the byte-order mark gives {}", b.encoding),

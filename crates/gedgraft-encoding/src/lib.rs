@@ -26,12 +26,13 @@ pub mod ansel;
 mod codec;
 mod detect;
 pub mod raw;
+mod sniff;
 mod source_map;
 
 pub use detect::{
     declaration, declared_encoding, decode_document, decode_document_cow, detect,
-    detect_and_decode, detect_trusting_utf8, Bom, Declaration, DetectOptions, Detection,
-    EncodingNote, MAX_CESU_NOTES,
+    detect_and_decode, detect_trusting_utf8, is_char_tag, Bom, Declaration, DetectOptions,
+    Detection, EncodingNote, MAX_CESU_NOTES,
 };
 pub use source_map::{SourceMap, SourceMapBuilder};
 

@@ -597,3 +597,77 @@ fn r_ansel_03_a_diacritic_before_a_conc_line_is_plausible_ansel() {
     let word_end = b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE9 y Mar\xEDa\n0 TRLR\n";
     assert!(run(word_end).doubt().is_some());
 }
+
+/// The ANSEL-declared corpus files that really are ANSEL (MANIFEST.md: `CHAR` ANSEL, octets 8-bit or ASCII;
+/// the UTF-16 and UTF-8 ones labelled ANSEL are not) read as ANSEL with no doubt, the torture tests
+/// (`TGC551*.ged`, every diacritic on every letter) included. R-ANSEL-01
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn every_real_ansel_corpus_file_stays_undoubted() {
+    let dir = common::corpus_dir();
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.md")).expect("MANIFEST.md");
+    let mut seen = 0;
+    for row in manifest.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (file, char, actual) = (cells[1].trim_matches('`'), cells[4], cells[5]);
+        if char != "ANSEL" || !(actual == "8-bit non-UTF-8" || actual == "ASCII") {
+            continue;
+        }
+        let d = run(&std::fs::read(dir.join(file)).unwrap());
+        assert_eq!(d.used, Encoding::Ansel, "{file}");
+        assert!(d.doubt().is_none(), "{file}: {:?}", d.doubt());
+        seen += 1;
+    }
+    assert!(seen >= 15, "only {seen} ANSEL files in the manifest");
+}
+
+/// windows-1252 text whose accents are all followed by a letter is valid ANSEL octet for octet; the pairs'
+/// ANSEL reading (`E9 61` `ǎ`, `FC 6C` `l̸`, `EF 76` `v̐`) gives it away (issue 11, F1). R-SPECIFIED-ENC-15
+#[test]
+fn windows_1252_that_is_valid_ansel_is_flagged() {
+    let amb = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Andr\xe9a /M\xfcller/\n1 NOTE na\xefve\n0 TRLR\n";
+    let (d, message) = mismatch(amb);
+    assert_eq!(codes(&d), [EncodingNote::DECLARED_ENCODING_MISMATCH]);
+    assert!(message.contains("look like windows-1252"), "{message}");
+    assert!(
+        message.contains("read as ANSEL, 3 of them make unusual letters (`éa` would be `ǎ`)"),
+        "{message}"
+    );
+    assert_eq!(d.doubt().map(|n| n.file_offset), Some(43));
+    // With no CHAR line the default UTF-8 is wrong, and the octets look like windows-1252, not ANSEL.
+    let (d, message) = mismatch(b"0 HEAD\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n");
+    assert_eq!(codes(&d), [EncodingNote::ENCODING_MISMATCH]);
+    assert!(message.contains("look like windows-1252"), "{message}");
+    // Real ANSEL with the same shape stays ANSEL: `E2 65` is `é`, `E8 75` is `ü`.
+    let real = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Ren\xe2ee /M\xe8uller/\n0 TRLR\n";
+    assert!(run(real).doubt().is_none());
+}
+
+/// Octets after the trailer that are not lines (a DOS end-of-file mark, binary junk) are not text of the file
+/// and not evidence about its encoding (issue 11, F4). R-TAGGED-STRUCTS-05
+#[test]
+fn junk_after_the_trailer_is_no_evidence() {
+    let d = run(b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n\x1a\x00\xff\xfe");
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    // Records after the trailer are text: their octets count.
+    let d = run(b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n0 @I1@ INDI\n1 NAME Jos\xe9\n0 TRLR\n");
+    assert_eq!(codes(&d), [EncodingNote::DECLARED_ENCODING_MISMATCH]);
+}
+
+/// R-SPECIFIED-ENC-05: the header scan upper-cases line strings, so `1 char ANSEL` is the CHAR line; notes
+/// quote it as written (issue 11, F2).
+#[test]
+fn r_specified_enc_05_a_lowercase_char_line_is_read_and_quoted_as_written() {
+    let d = run(b"0 HEAD\n1 char ANSI\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n");
+    assert_eq!(d.used, Encoding::Windows1252);
+    let note = d.doubt().unwrap();
+    assert!(
+        note.message.starts_with("`1 char ANSI` gives windows-1252"),
+        "{}",
+        note.message
+    );
+    assert!(gedgraft_encoding::is_char_tag("cHaR"));
+}

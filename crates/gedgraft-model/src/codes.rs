@@ -58,7 +58,8 @@ pub const AMBIGUOUS_POINTER: &str = "ambiguous-pointer";
 /// record (R-GLOSSARY-03, R-POINTER-CONV-10).
 pub const POINTER_TO_SUBSTRUCTURE: &str = "pointer-to-substructure";
 /// Non-conformant source: a GEDCOM 7 file read in an encoding other than UTF-8, or whose `CHAR` names another
-/// (GEDCOM 7.0 § Characters: UTF-8 only).
+/// (GEDCOM 7.0 § Characters: UTF-8 only); a GEDCOM 5.5.5 file in an encoding other than UTF-8 or UTF-16
+/// (5.5.5 § Character sets).
 pub const ENCODING_NOT_ALLOWED: &str = "encoding-not-allowed";
 /// Non-conformant structure: a `CONC` line in a GEDCOM 7 file (7.0 § Lines: `CONC` does not appear in version
 /// 7); merged as GEDCOM 5.5.1 would.

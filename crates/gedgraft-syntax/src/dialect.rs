@@ -142,6 +142,48 @@ impl Dialect {
         self.is_gedcom7()
     }
 
+    /// Whether a file of this dialect may be in `encoding`: GEDCOM 7 is UTF-8 only (7.0 § Characters), GEDCOM
+    /// 5.5.5 UTF-8 or UTF-16 (5.5.5 § Character sets: `UTF-8` or `UNICODE`); the others allow any.
+    ///
+    /// ```
+    /// use gedgraft_syntax::{encoding::Encoding, Dialect};
+    /// assert!(Dialect::Gedcom555.allows_encoding(Encoding::Utf16Le));
+    /// assert!(!Dialect::Gedcom555.allows_encoding(Encoding::Windows1252));
+    /// assert!(!Dialect::GEDCOM_7_0.allows_encoding(Encoding::Utf16Le));
+    /// assert!(Dialect::Gedcom551.allows_encoding(Encoding::Ansel));
+    /// ```
+    pub fn allows_encoding(self, encoding: gedgraft_encoding::Encoding) -> bool {
+        match self {
+            Dialect::Gedcom7 { .. } => encoding == gedgraft_encoding::Encoding::Utf8,
+            Dialect::Gedcom555 => {
+                encoding == gedgraft_encoding::Encoding::Utf8 || encoding.is_utf16()
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether a file of this dialect may say `value` in `HEAD.CHAR` (surrounding spaces and case aside): only
+    /// `UTF-8` in GEDCOM 7, `UTF-8` or `UNICODE` in GEDCOM 5.5.5, anything elsewhere.
+    pub fn allows_char_value(self, value: &str) -> bool {
+        let value = value.trim_matches([' ', '\t']);
+        let is = |v: &str| value.eq_ignore_ascii_case(v);
+        match self {
+            Dialect::Gedcom7 { .. } => is("UTF-8"),
+            Dialect::Gedcom555 => is("UTF-8") || is("UNICODE"),
+            _ => true,
+        }
+    }
+
+    /// The encodings [`allows_encoding`](Dialect::allows_encoding) allows, for a message: `UTF-8`, `UTF-8 or
+    /// UTF-16`, or `any encoding`.
+    pub fn allowed_encodings(self) -> &'static str {
+        match self {
+            Dialect::Gedcom7 { .. } => "UTF-8",
+            Dialect::Gedcom555 => "UTF-8 or UTF-16",
+            _ => "any encoding",
+        }
+    }
+
     /// Whether a syntax-layer diagnostic code applies in this dialect: escape diagnostics (`bad-escape`,
     /// `unterminated-escape`) do not in GEDCOM 7, which has no escapes.
     pub fn applies(self, code: &str) -> bool {

@@ -8,7 +8,7 @@
 #[macro_use]
 mod common;
 
-use common::{corpus_file, exit_code, fix_in, stderr, stdout_lossy, temp_dir, write};
+use common::{corpus_file, exit_code, fix_in, gedgraft_in, stderr, stdout_lossy, temp_dir, write};
 use std::path::Path;
 use std::process::Command;
 
@@ -342,4 +342,207 @@ fn rewrap_splits_only_and_join_conc_joins() {
     let both = String::from_utf8(std::fs::read(dir.join("both.ged")).expect("out")).expect("utf8");
     assert!(both.contains("0 @N2@ NOTE finely split\n"), "{both}");
     assert!(both.lines().all(|l| l.len() < 40), "{both}");
+}
+
+/// R-SPECIFIED-ENC-05: `1 char` is the CHAR line detection reads, so every guard of `HEAD.CHAR` holds for it,
+/// and a transcode rewrites it rather than adding a second CHAR line (issue 11, F2).
+#[test]
+fn a_lowercase_char_line_is_guarded_and_rewritten() {
+    let dir = temp_dir(SUITE, "lowercase_char");
+    let renamed = b"0 HEAD\n1 _ENC ANSEL\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n";
+    write(&dir, "lc3.ged", renamed);
+    let out = fix_in(
+        &dir,
+        &["--rename-tag", "_ENC=char", "lc3.ged", "-o", "o.ged"],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(!dir.join("o.ged").exists());
+    let input = b"0 HEAD\n1 char UTF-8\n0 @I1@ INDI\n1 NAME Mar\xc3\xada\n0 TRLR\n";
+    write(&dir, "lc6.ged", input);
+    let mut refusals = String::new();
+    for edit in [
+        ["--set", "HEAD.char=ANSEL"],
+        ["--delete", "HEAD.char"],
+        ["--rename-tag", "char=_C"],
+    ] {
+        let out = fix_in(&dir, &[edit[0], edit[1], "lc6.ged", "-o", "o.ged"]);
+        assert_eq!(exit_code(&out), 2, "{edit:?}: {}", stderr(&out));
+        assert!(!dir.join("o.ged").exists(), "{edit:?}");
+        refusals.push_str(&stderr(&out));
+    }
+    assert_cli_snapshot!("transcode_safety_lowercase_char_refused", refusals);
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "windows-1252", "lc6.ged", "-o", "o.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(dir.join("o.ged")).expect("out"),
+        b"0 HEAD\n1 char ANSI\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n"
+    );
+}
+
+/// windows-1252 text whose accents are each followed by a letter is valid ANSEL octet for octet; `check` says
+/// so and `--to-encoding` refuses until `--encoding` names the reading (issue 11, F1).
+#[test]
+fn windows_1252_that_reads_as_ansel_is_in_doubt() {
+    let dir = temp_dir(SUITE, "ambiguous_ansel");
+    let amb = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Andr\xe9a /M\xfcller/\n1 NOTE na\xefve\n0 TRLR\n";
+    write(&dir, "amb.ged", amb);
+    let out = gedgraft_in(&dir, &["check", "amb.ged"]);
+    assert_cli_snapshot!("transcode_safety_ambiguous_ansel_check", stdout_lossy(&out));
+    let out = fix_in(&dir, &["--to-encoding", "UTF-8", "amb.ged", "-o", "o.ged"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(!dir.join("o.ged").exists());
+    let out = fix_in(
+        &dir,
+        &[
+            "--encoding",
+            "windows-1252",
+            "--to-encoding",
+            "UTF-8",
+            "amb.ged",
+            "-o",
+            "o.ged",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(dir.join("o.ged")).expect("out"),
+        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Andréa /Müller/\n1 NOTE naïve\n0 TRLR\n"
+            .as_bytes()
+    );
+    // No CHAR line: the hint names windows-1252, not ANSEL.
+    write(
+        &dir,
+        "nochar.ged",
+        b"0 HEAD\n0 @I1@ INDI\n1 NAME Mar\xeda\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["check", "nochar.ged"]);
+    let report = stdout_lossy(&out);
+    assert!(report.contains("look like windows-1252"), "{report}");
+}
+
+/// gedcom4j's `issue81.ged` splits `arr` + circumflex | `CONC ete`; in UTF-8 the mark goes with its letter, so
+/// ANSEL → UTF-8 → ANSEL changes octets: the first transcode warns (issue 11, F3).
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn ansel_mark_before_conc_warns_that_it_cannot_come_back() {
+    let issue81 = corpus_file("gedcom4j/sample/issue81.ged");
+    let dir = temp_dir(SUITE, "issue81");
+    std::fs::copy(&issue81, dir.join("issue81.ged")).expect("copy");
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "UTF-8", "issue81.ged", "-o", "a.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_cli_snapshot!("transcode_safety_issue81_not_reversible", stderr(&out));
+    let out = fix_in(&dir, &["--to-encoding", "ANSEL", "a.ged", "-o", "b.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+}
+
+/// Junk after the trailer is not text of the file: it puts no doubt on the reading and a transcode copies it
+/// octet for octet, with or without `--replace-raw` (issue 11, F4).
+#[test]
+fn junk_after_the_trailer_does_not_block_a_transcode_and_is_copied() {
+    let dir = temp_dir(SUITE, "junk_after_trailer");
+    write(
+        &dir,
+        "bin.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n\x1a\x00\xff\xfe",
+    );
+    for extra in [None, Some("--replace-raw")] {
+        let mut args = vec!["--to-encoding", "windows-1252", "bin.ged", "-o", "o.ged"];
+        args.extend(extra);
+        let out = fix_in(&dir, &args);
+        assert_eq!(exit_code(&out), 0, "{extra:?}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(dir.join("o.ged")).expect("out"),
+            b"0 HEAD\n1 CHAR ANSI\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n\x1a\x00\xff\xfe"
+        );
+        std::fs::remove_file(dir.join("o.ged")).expect("remove");
+    }
+}
+
+/// `--set` writes new text in the encoding the file was read with: while that reading is in doubt, text that
+/// is not ASCII is refused as a transcode is, with the same hint (issue 11, N1).
+#[test]
+fn set_refuses_new_text_while_the_reading_is_in_doubt() {
+    let dir = temp_dir(SUITE, "set_in_doubt");
+    let path = write(&dir, "f.ged", ANSI_LABEL_UTF8);
+    let out = fix_in(&dir, &["--set", "@I1@.NAME=José", "--in-place", "f.ged"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert_eq!(std::fs::read(&path).expect("read"), ANSI_LABEL_UTF8);
+    assert_cli_snapshot!("transcode_safety_set_in_doubt_refused", stderr(&out));
+    let out = fix_in(
+        &dir,
+        &[
+            "--encoding",
+            "UTF-8",
+            "--set",
+            "@I1@.NAME=José",
+            "--in-place",
+            "f.ged",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let written = std::fs::read(&path).expect("read");
+    assert!(written.windows(5).any(|w| w == "José".as_bytes()));
+}
+
+/// GEDCOM 5.5.5 allows UTF-8 and UTF-16 only: a transcode to windows-1252 is refused, and `check` reports a
+/// 5.5.5 file in another encoding (issue 11, N2).
+#[test]
+fn gedcom_555_stays_utf8_or_utf16() {
+    let dir = temp_dir(SUITE, "gedcom555");
+    let header = "0 HEAD\n1 GEDC\n2 VERS 5.5.5\n2 FORM LINEAGE-LINKED\n3 VERS 5.5.5\n";
+    write(
+        &dir,
+        "u.ged",
+        format!("{header}1 CHAR UTF-8\n0 TRLR\n").as_bytes(),
+    );
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "windows-1252", "u.ged", "-o", "o.ged"],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(!dir.join("o.ged").exists());
+    let out2 = fix_in(&dir, &["--to-encoding", "UTF-16", "u.ged", "-o", "o.ged"]);
+    assert_eq!(exit_code(&out2), 0, "{}", stderr(&out2));
+    write(
+        &dir,
+        "a.ged",
+        format!("{header}1 CHAR ANSEL\n0 TRLR\n").as_bytes(),
+    );
+    let check = gedgraft_in(&dir, &["check", "a.ged"]);
+    assert_eq!(exit_code(&check), 1);
+    assert_cli_snapshot!(
+        "transcode_safety_gedcom555_encodings",
+        format!("{}{}", stderr(&out), stdout_lossy(&check))
+    );
+}
+
+/// `HEAD.GEDC.VERS` and `HEAD.ELF` decide the dialect, and with it how every line is read: `--set`,
+/// `--delete` and `--rename-tag` leave them alone (issue 11, N3).
+#[test]
+fn edits_that_change_the_dialect_are_refused() {
+    let dir = temp_dir(SUITE, "dialect_edits");
+    let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n";
+    let path = write(&dir, "g7.ged", input);
+    let mut refusals = String::new();
+    for edit in [
+        ["--set", "HEAD.GEDC.VERS=5.5.1"],
+        ["--delete", "HEAD.GEDC"],
+        ["--rename-tag", "GEDC=_G"],
+    ] {
+        let out = fix_in(&dir, &[edit[0], edit[1], "--in-place", "g7.ged"]);
+        assert_eq!(exit_code(&out), 2, "{edit:?}: {}", stderr(&out));
+        assert_eq!(std::fs::read(&path).expect("read"), input);
+        refusals.push_str(&stderr(&out));
+    }
+    assert_cli_snapshot!("transcode_safety_dialect_edits_refused", refusals);
 }

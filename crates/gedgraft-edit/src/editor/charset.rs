@@ -6,7 +6,7 @@ use crate::dialect;
 use crate::error::EditError;
 use crate::render::Style;
 use crate::splice::Splice;
-use gedgraft_encoding::{declaration, declared_encoding, Encoding};
+use gedgraft_encoding::{declaration, declared_encoding, is_char_tag, Encoding};
 use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
 use rowan::NodeOrToken;
 
@@ -32,7 +32,10 @@ impl Editor<'_> {
         };
         let edit = self.edits.len().saturating_sub(1);
         let wanted = declaration(to);
-        let char_structure = header.substructures().find(|s| tagged(s, "CHAR"));
+        // The line detection reads: `CHAR` in any case (`1 char UTF-8` is rewritten, not joined by a second).
+        let char_structure = header
+            .substructures()
+            .find(|s| s.tag().is_some_and(|t| is_char_tag(t.text())));
         let Some(c) = char_structure else {
             if dialect::has_no_char(self.parse) {
                 return Ok(());

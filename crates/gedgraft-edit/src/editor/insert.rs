@@ -29,7 +29,7 @@ impl Editor<'_> {
         let node = self.own(anchor)?;
         let (parent, index, level) = self.destination(&node, position)?;
         self.check_new(new)?;
-        self.check_charset_insert(&parent, &new.tag)?;
+        self.check_charset_insert(&parent, new)?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!("inserting `{}` near line {line}", new.tag));
         let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));

@@ -1,13 +1,59 @@
 //! What edits may not touch: the header and trailer lines, and the header's serialisation metadata (`HEAD.CHAR`,
 //! `GEDC`, `ELF`, `SCHMA`, `PLANG`), which decide how the whole file is read (R-HEADER-02). Changing `HEAD.CHAR`
-//! changes how every octet decodes: only a transcode writes it.
+//! changes how every octet decodes: only a transcode writes it. Changing `HEAD.GEDC` (its `VERS`, and the
+//! `FORM` that tells GEDCOM 5.5.5 apart) or `HEAD.ELF` changes the file's dialect, and with it how every line
+//! is read (GEDCOM 7 has no `CONC` and doubles only a leading `@`).
+//!
+//! Tags are matched as the readers match them: `CHAR` in any case, as the encoding detection reads it
+//! ([`is_char_tag`]: `1 char ANSEL` decides the encoding), `GEDC` and `ELF` as written, as the dialect detection
+//! reads them.
 
 use super::Editor;
 use crate::error::EditError;
 use crate::render;
 use crate::splice::Splice;
+use crate::transcode_check::check_new_text;
+use gedgraft_encoding::is_char_tag;
 use gedgraft_syntax::ast::{AstNode, Structure, SERIALISATION_METADATA};
 use gedgraft_syntax::{SyntaxKind, SyntaxNode};
+
+/// Header structures that decide how the file is read, besides `CHAR`: the dialect's.
+const DIALECT_METADATA: [&str; 2] = ["GEDC", "ELF"];
+
+/// Which header structure that decides the reading a node is, or lies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// `HEAD.CHAR` (any case) and its `VERS`: the encoding.
+    Charset,
+    /// `HEAD.GEDC` or `HEAD.ELF` and what is inside: the dialect.
+    Dialect,
+}
+
+impl Reading {
+    /// The reading a header substructure's tag decides, if any.
+    fn of_tag(tag: &str) -> Option<Reading> {
+        if is_char_tag(tag) {
+            Some(Reading::Charset)
+        } else if DIALECT_METADATA.contains(&tag) {
+            Some(Reading::Dialect)
+        } else {
+            None
+        }
+    }
+
+    /// What it is, for a refusal.
+    fn describe(self, tag: &str) -> String {
+        match self {
+            Reading::Charset => format!(
+                "`HEAD.{tag}`, which says how the file is encoded (transcode the file instead)"
+            ),
+            Reading::Dialect => format!(
+                "`HEAD.{tag}` or what is inside it, which says which version of GEDCOM or ELF the file follows \
+                 and so how every line is read"
+            ),
+        }
+    }
+}
 
 impl Editor<'_> {
     pub(super) fn tag_of(node: &SyntaxNode) -> String {
@@ -25,22 +71,31 @@ impl Editor<'_> {
         node.kind() == SyntaxKind::Record && Self::tag_of(node) == "TRLR"
     }
 
-    /// `HEAD.CHAR` or a structure inside it (its `VERS`): they decide how the file is decoded.
-    pub(super) fn is_charset(node: &SyntaxNode) -> bool {
-        node.ancestors().any(|a| {
-            a.kind() == SyntaxKind::Structure
-                && Self::tag_of(&a) == "CHAR"
-                && a.parent().is_some_and(|p| Self::is_header(&p))
+    /// The header structure deciding the reading that `node` is or lies in, with its tag as written.
+    fn reading(node: &SyntaxNode) -> Option<(Reading, String)> {
+        node.ancestors().find_map(|a| {
+            if a.kind() != SyntaxKind::Structure || !a.parent().is_some_and(|p| Self::is_header(&p))
+            {
+                return None;
+            }
+            let tag = Self::tag_of(&a);
+            Reading::of_tag(&tag).map(|r| (r, tag))
         })
+    }
+
+    /// `HEAD.CHAR` (any case, as detection reads it) or a structure inside it (its `VERS`): they decide how the
+    /// file is decoded.
+    pub(super) fn is_charset(node: &SyntaxNode) -> bool {
+        Self::reading(node).is_some_and(|(r, _)| r == Reading::Charset)
     }
 
     pub(super) fn protect(&self, node: &SyntaxNode, action: &str) -> Result<(), EditError> {
         let what = if Self::is_header(node) {
-            "the header (`0 HEAD`)"
+            "the header (`0 HEAD`)".to_string()
         } else if Self::is_trailer(node) {
-            "the trailer (`0 TRLR`)"
-        } else if Self::is_charset(node) {
-            "`HEAD.CHAR`, which says how the file is encoded (transcode the file instead)"
+            "the trailer (`0 TRLR`)".to_string()
+        } else if let Some((reading, tag)) = Self::reading(node) {
+            reading.describe(&tag)
         } else {
             return Ok(());
         };
@@ -49,9 +104,15 @@ impl Editor<'_> {
         })
     }
 
+    /// Refuses new text that is not ASCII while the file's reading is in doubt (see [`check_new_text`]).
+    pub(super) fn check_new_text(&self, text: &str) -> Result<(), EditError> {
+        check_new_text(self.parse, text)
+    }
+
     /// Refuses a rename (the tags `found` would get) that renames serialisation metadata or a structure inside
     /// it, or makes a header structure serialisation metadata: `0 HEAD / 1 _ENC windows-1252` renamed to `CHAR`
-    /// would change how the whole file decodes. Only matches inside the header are looked at.
+    /// (or `char`, which detection reads alike) would change how the whole file decodes. Only matches inside the
+    /// header are looked at.
     pub(super) fn check_metadata_rename(
         &self,
         found: &[Splice],
@@ -62,6 +123,7 @@ impl Editor<'_> {
             return Ok(());
         };
         let range = header.syntax().text_range();
+        let to_metadata = SERIALISATION_METADATA.contains(&to) || is_char_tag(to);
         for s in found {
             if !range.contains(s.parent.start.into()) {
                 continue;
@@ -70,16 +132,17 @@ impl Editor<'_> {
                 continue;
             };
             let renames_metadata = Structure::cast(node.clone())
-                .is_some_and(|structure| structure.is_serialisation_metadata());
-            let makes_metadata = SERIALISATION_METADATA.contains(&to)
-                && node.parent().is_some_and(|p| Self::is_header(&p));
+                .is_some_and(|structure| structure.is_serialisation_metadata())
+                || Self::is_charset(&node);
+            let makes_metadata = to_metadata && node.parent().is_some_and(|p| Self::is_header(&p));
             if renames_metadata || makes_metadata {
                 let line = self.line_of(u32::from(node.text_range().start()));
                 return Err(EditError::Protected {
                     what: format!(
-                        "cannot rename `{from}` to `{to}` on line {line}: the header's {} (R-HEADER-02) say how \
-                         the whole file is read (its encoding, version, schema and language); transcode the \
-                         file to change its encoding",
+                        "cannot rename `{from}` to `{to}` on line {line} (`{}`): the header's {} (`CHAR` in \
+                         any case) say how the whole file is read (its encoding, version, schema and language); \
+                         transcode the file to change its encoding",
+                        self.first_line_text(&node),
                         SERIALISATION_METADATA.join(", ")
                     ),
                 });
@@ -88,18 +151,45 @@ impl Editor<'_> {
         Ok(())
     }
 
-    /// Refuses to insert a structure that would change how the file decodes: a `CHAR` directly under the header,
-    /// or anything inside `HEAD.CHAR`.
+    /// A structure's first line as written, without its line break, for a message.
+    fn first_line_text(&self, node: &SyntaxNode) -> String {
+        render::first_line_tokens(node)
+            .into_iter()
+            .filter(|t| t.kind() != SyntaxKind::LineBreak)
+            .map(|t| t.text().to_string())
+            .collect::<String>()
+            .trim()
+            .to_string()
+    }
+
+    /// Refuses to insert a structure that would change how the file is read: a `CHAR` (any case), `GEDC` or `ELF`
+    /// directly under the header, or anything inside them; and new text that is not ASCII while the reading is
+    /// in doubt.
     pub(super) fn check_charset_insert(
         &self,
         parent: &SyntaxNode,
-        tag: &str,
+        new: &super::NewStructure,
     ) -> Result<(), EditError> {
-        if Self::is_charset(parent) || (tag == "CHAR" && Self::is_header(parent)) {
+        Self::check_placement(parent, &new.tag)?;
+        let mut stack = vec![new];
+        while let Some(s) = stack.pop() {
+            if let super::NewPayload::Text(text) = &s.payload {
+                self.check_new_text(text)?;
+            }
+            stack.extend(s.children.iter());
+        }
+        Ok(())
+    }
+
+    /// Refuses to place a structure tagged `tag` (new, moved or copied) where it would change how the file is
+    /// read: a `CHAR` (any case), `GEDC` or `ELF` directly under the header, or anything inside them.
+    pub(super) fn check_placement(parent: &SyntaxNode, tag: &str) -> Result<(), EditError> {
+        let added = Self::is_header(parent)
+            .then(|| Reading::of_tag(tag).map(|r| (r, tag.to_string())))
+            .flatten();
+        if let Some((reading, tag)) = Self::reading(parent).or(added) {
             return Err(EditError::Protected {
-                what: "cannot insert into `HEAD.CHAR` or add a `HEAD.CHAR`, which says how the file is encoded \
-                       (transcode the file instead)"
-                    .into(),
+                what: format!("cannot insert into or add {}", reading.describe(&tag)),
             });
         }
         Ok(())

@@ -97,7 +97,7 @@ impl Editor<'_> {
         }
         let (to_parent, index, level) = self.destination(&anchor_node, position)?;
         let green = self.relevelled(&node, level)?;
-        self.check_charset_insert(&to_parent, &Self::tag_of(&node))?;
+        Self::check_placement(&to_parent, &Self::tag_of(&node))?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!(
             "moving line {line} (`{}`) near line {}",
@@ -155,7 +155,7 @@ impl Editor<'_> {
         let anchor_node = self.own(anchor)?;
         let (to_parent, index, level) = self.destination(&anchor_node, position)?;
         let green = self.relevelled(&node, level)?;
-        self.check_charset_insert(&to_parent, &Self::tag_of(&node))?;
+        Self::check_placement(&to_parent, &Self::tag_of(&node))?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let edit = self.new_edit(format!(
             "copying line {line} (`{}`) near line {}",

@@ -18,7 +18,6 @@ use crate::codes;
 use crate::green::{LineInfo, Node, Token};
 use crate::lower::Sink;
 use crate::unescape::{literal_text, TextBuilder};
-use gedgraft_encoding::Encoding;
 use gedgraft_syntax::{Class, Dialect, SyntaxKind};
 use text_size::TextRange;
 
@@ -71,12 +70,13 @@ impl<'p> Builder<'p> {
                 // A CHAR other than UTF-8 is reported at the CHAR line (`character_set`).
                 let declared = self.parse.detection().declared.as_deref();
                 let char_ok = declared.is_none_or(|d| d.eq_ignore_ascii_case("UTF-8"));
-                if dialect.is_utf8_only() && self.parse.encoding() != Encoding::Utf8 && char_ok {
+                if !dialect.allows_encoding(self.parse.encoding()) && char_ok {
                     self.report(
                         codes::ENCODING_NOT_ALLOWED,
                         Class::NonConformant,
                         format!(
-                            "{dialect} files are UTF-8 only; this one is read as {}",
+                            "{dialect} files are {} only; this one is read as {}",
+                            dialect.allowed_encodings(),
                             self.parse.encoding()
                         ),
                         v.payload_range(),
@@ -111,11 +111,14 @@ impl<'p> Builder<'p> {
         let dialect = self.finishing.dialect;
         let line = char_structure.line();
         let text = line.raw_payload();
-        if dialect.is_utf8_only() && !text.trim_matches([' ', '\t']).eq_ignore_ascii_case("UTF-8") {
+        if !dialect.allows_char_value(&text) {
             self.report(
                 codes::ENCODING_NOT_ALLOWED,
                 Class::NonConformant,
-                format!("{dialect} files are UTF-8 only; CHAR says `{text}`"),
+                format!(
+                    "{dialect} files are {} only; CHAR says `{text}`",
+                    dialect.allowed_encodings()
+                ),
                 line.payload_range(),
             );
         }
