@@ -93,7 +93,7 @@ const OPERATIONS: [Operation; 8] = [
     }),
     ("CR LF", |p| {
         let mut editor = Editor::new(p);
-        editor.convert_line_breaks(LineBreak::CrLf, true);
+        editor.convert_line_breaks(LineBreak::CrLf, gedgraft_edit::LfCr::OneBreak);
         applied(editor)
     }),
 ];

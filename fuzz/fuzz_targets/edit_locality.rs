@@ -24,7 +24,7 @@ fn structures(parse: &Parse) -> Vec<Structure> {
         .collect()
 }
 
-/// Every octet outside `edited.changes()` is the input's, and the new tree writes the output.
+/// Every octet outside `edited.changed_ranges()` is the input's, and the new tree writes the output.
 fn check(input: &[u8], old: &Parse, edited: &Edited) {
     let output = edited.bytes();
     match edited.parse().to_bytes() {
@@ -35,7 +35,7 @@ fn check(input: &[u8], old: &Parse, edited: &Edited) {
         return;
     }
     let (mut at_in, mut at_out) = (0, 0);
-    for change in edited.changes() {
+    for change in edited.changed_ranges() {
         assert!(
             input[at_in..change.input.start] == output[at_out..change.output.start],
             "octets outside the changes differ"
@@ -79,7 +79,14 @@ fuzz_target!(|data: &[u8]| {
             (6, _) => editor.rewrap(Some(20 + usize::from(value.len())), None).map(drop),
             (7, _) => {
                 let to = [LineBreak::Lf, LineBreak::CrLf, LineBreak::Cr][choice % 3];
-                editor.convert_line_breaks(to, choice % 2 == 0);
+                editor.convert_line_breaks(
+                    to,
+                    if choice % 2 == 0 {
+                        gedgraft_edit::LfCr::OneBreak
+                    } else {
+                        gedgraft_edit::LfCr::TwoBreaks
+                    },
+                );
                 Ok(())
             }
             (8, _) => {

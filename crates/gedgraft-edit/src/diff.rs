@@ -666,8 +666,8 @@ mod tests {
             match which {
                 0 => { let _ = editor.rename_tag("NAME", "_NAME", None); }
                 1 => { let _ = editor.rename_tag("NAME", "_NAM", None); let _ = editor.rename_tag("INDI", "I", None); }
-                2 => editor.convert_line_breaks(LineBreak::CrLf, false),
-                3 => editor.convert_line_breaks(LineBreak::Lf, true),
+                2 => editor.convert_line_breaks(LineBreak::CrLf, crate::LfCr::TwoBreaks),
+                3 => editor.convert_line_breaks(LineBreak::Lf, crate::LfCr::OneBreak),
                 4 => { editor.escape_at_signs(None); }
                 5 => editor.transcode(Encoding::Utf8, crate::RawOctets::Replace),
                 6 => editor.transcode(Encoding::Ansel, crate::RawOctets::Replace),
@@ -692,10 +692,10 @@ mod tests {
                 }
                 let written = parse.to_bytes().ok();
                 prop_assert_eq!(written.as_deref(), Some(edited.bytes()));
-                let want = diff_reference::LineDiff::new(&old, parse, edited.changes());
+                let want = diff_reference::LineDiff::new(&old, parse, edited.changed_ranges());
                 prop_assert_eq!(lazy, want.unified("a", "b"));
                 prop_assert_eq!(counts, (want.removed(), want.added()));
-                assert_same(&old, parse, edited.changes());
+                assert_same(&old, parse, edited.changed_ranges());
             }
         }
     }
@@ -730,7 +730,7 @@ mod tests {
         let edited = editor.apply_with(false).unwrap();
         let lazy = edited.unified_diff("a", "b");
         assert!(edited.made().0.is_none() && edited.made().1.is_some());
-        let want = diff_reference::LineDiff::new(&old, edited.parse(), edited.changes());
+        let want = diff_reference::LineDiff::new(&old, edited.parse(), edited.changed_ranges());
         assert_eq!(lazy, want.unified("a", "b"));
         assert_eq!(edited.line_counts(), (40_000, 40_000));
     }

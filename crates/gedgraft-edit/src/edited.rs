@@ -138,8 +138,8 @@ const DEEP_TREE: usize = 512;
 /// let mut editor = gedgraft_edit::Editor::new(&parse);
 /// editor.rename_tag("NAME", "_NAME", None).unwrap();
 /// let edited = editor.apply().unwrap();
-/// assert_eq!(edited.changes()[0].input, 21..25);
-/// assert_eq!(edited.changes()[0].output, 21..26);
+/// assert_eq!(edited.changed_ranges()[0].input, 21..25);
+/// assert_eq!(edited.changed_ranges()[0].output, 21..26);
 /// assert_eq!(edited.line_counts(), (1, 1));
 /// assert_eq!(
 ///     edited.unified_diff("a/x.ged", "b/x.ged"),
@@ -236,7 +236,7 @@ impl<'p> Edited<'p> {
     }
 
     /// The runs of octets that changed, in file order; every octet outside them is the input's.
-    pub fn changes(&self) -> &[Change] {
+    pub fn changed_ranges(&self) -> &[Change] {
         &self.changes
     }
 
@@ -252,7 +252,7 @@ impl<'p> Edited<'p> {
 
     /// How many changes the edits made (tags renamed, payloads set, structures inserted or deleted, `@`s doubled,
     /// structures re-wrapped; a line-break conversion or a transcode counts one).
-    pub fn edit_count(&self) -> usize {
+    pub fn change_count(&self) -> usize {
         self.count
     }
 
@@ -298,7 +298,7 @@ impl<'p> Edited<'p> {
     /// let mut editor = Editor::new(first.parse());
     /// editor.escape_at_signs(None); // nothing to do
     /// let second = editor.apply_lazily().unwrap();
-    /// let changes = compose_changes(first.changes(), second.changes());
+    /// let changes = compose_changes(first.changed_ranges(), second.changed_ranges());
     /// assert_eq!(second.line_diff_from(&original, &changes).removed(), 1);
     /// ```
     pub fn line_diff_from(&self, original: &Parse, changes: &[Change]) -> LineDiff {

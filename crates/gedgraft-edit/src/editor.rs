@@ -23,7 +23,7 @@ mod rewrap;
 mod structure_edits;
 mod types;
 
-pub use types::{LineBreak, NewPayload, NewStructure, Position, RawOctets};
+pub use types::{LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 
 /// What a new payload is.
 #[derive(Clone, Copy)]
@@ -157,6 +157,27 @@ pub struct Editor<'p> {
     transcode: Option<(Encoding, RawOctets)>,
     count: usize,
     xrefs: Option<HashMap<String, u32>>,
+}
+
+impl std::fmt::Debug for Editor<'_> {
+    /// The edits recorded so far, by their descriptions, and what the batch will do to the whole file.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 _UID 1\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.rename_tag("_UID", "UID", None).unwrap();
+    /// assert!(format!("{editor:?}").contains("renaming `_UID` to `UID`"));
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Editor")
+            .field("edits", &self.edits)
+            .field("change_count", &self.count)
+            .field("line_limit", &self.line_limit)
+            .field("line_breaks", &self.eol.map(|e| e.to))
+            .field("transcode", &self.transcode)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'p> Editor<'p> {
@@ -693,21 +714,24 @@ impl<'p> Editor<'p> {
         n
     }
 
-    /// Converts every line break of the file to `to` when the batch is applied (new lines get it too). With
-    /// `join_lf_cr`, an LF directly followed by a CR counts as one line break (the June 2017 draft's and GEDCOM
-    /// 5.5.1's reading) and becomes one `to`; by default LF CR is two breaks around a blank line, as the 2019
-    /// draft reads it (R-LINE-STRINGS-02), and becomes two.
+    /// Converts every line break of the file to `to` when the batch is applied (new lines get it too). `lf_cr`
+    /// says how an LF directly followed by a CR is read: as two breaks around a blank line, as the 2019 draft
+    /// reads it (R-LINE-STRINGS-02), which become two `to`; or as one break (the June 2017 draft's and GEDCOM
+    /// 5.5.1's reading), which becomes one.
     ///
     /// ```
-    /// use gedgraft_edit::{Editor, LineBreak};
+    /// use gedgraft_edit::{Editor, LfCr, LineBreak};
     /// let parse = gedgraft_syntax::parse(b"0 HEAD\r\n0 TRLR\n\r");
     /// let mut editor = Editor::new(&parse);
-    /// editor.convert_line_breaks(LineBreak::CrLf, true);
+    /// editor.convert_line_breaks(LineBreak::CrLf, LfCr::OneBreak);
     /// assert_eq!(editor.apply().unwrap().bytes(), b"0 HEAD\r\n0 TRLR\r\n");
     /// ```
-    pub fn convert_line_breaks(&mut self, to: LineBreak, join_lf_cr: bool) {
+    pub fn convert_line_breaks(&mut self, to: LineBreak, lf_cr: LfCr) {
         self.new_edit("converting line breaks".into());
-        self.eol = Some(LineBreakConversion { to, join_lf_cr });
+        self.eol = Some(LineBreakConversion {
+            to,
+            join_lf_cr: lf_cr == LfCr::OneBreak,
+        });
     }
 
     /// Transcodes the whole file to `to` when the batch is applied: every character is written in the new

@@ -14,6 +14,7 @@ use std::fmt;
 /// assert_eq!(err.to_string(), "`CONT` is reserved (R-TAGS-03) and cannot be the new tag");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EditError {
     /// A tag that does not match `[0-9A-Za-z_]+` (R-TAGS-01).
     InvalidTag {
@@ -208,6 +209,7 @@ impl std::error::Error for EditError {}
 /// assert_eq!(edited.warnings()[0].to_string(), "selector `INDI.NAME` matched nothing");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Warning {
     /// A path given to scope or target an edit picked no structure.
     SelectorMatchedNothing {

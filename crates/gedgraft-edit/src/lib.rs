@@ -30,7 +30,7 @@
 //!     edited.bytes(),
 //!     b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1  NAME  Bob\r\n1 EMAIL bob@@example.com\r\n0 TRLR\r\n"
 //! );
-//! let change = &edited.changes()[0];
+//! let change = &edited.changed_ranges()[0];
 //! assert_eq!(&input[change.input.clone()], b"@");
 //! assert_eq!(&edited.bytes()[change.output.clone()], b"@@");
 //! ```
@@ -94,7 +94,7 @@ mod unified;
 pub use atomic::{check_backup_suffix, check_replaceable, write_atomic, write_atomic_with};
 pub use diff::{unified_diff, LineDiff};
 pub use edited::{compose_changes, Change, Edited};
-pub use editor::{Editor, LineBreak, NewPayload, NewStructure, Position, RawOctets};
+pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
 pub use patch::octet_patch;
 pub use scope::Scope;

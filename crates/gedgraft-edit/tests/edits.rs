@@ -5,7 +5,7 @@ mod common;
 
 use common::{check, edit, lines_with_breaks, logical, parse_as, utf16le_lines};
 use gedgraft_edit::{
-    compose_changes, EditError, Editor, LineBreak, NewStructure, Position, RawOctets, Scope,
+    compose_changes, EditError, Editor, LfCr, LineBreak, NewStructure, Position, RawOctets, Scope,
     Warning,
 };
 use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
@@ -76,7 +76,7 @@ fn r_applications_03_only_the_changed_line_differs() {
         .expect("NOTE line");
     expected.splice(at + 7..at + 8, b"New Name".iter().copied());
     assert_eq!(edited.bytes(), expected);
-    assert_eq!(edited.changes().len(), 1);
+    assert_eq!(edited.changed_ranges().len(), 1);
 }
 
 #[test]
@@ -772,14 +772,23 @@ fn line_break_conversion() {
             &b"0 HEAD\r1 NOTE a\r\r2 CONT b\r0 TRLR"[..],
         ),
     ] {
-        let out = edit(input, |e| e.convert_line_breaks(to, join));
+        let out = edit(input, |e| {
+            e.convert_line_breaks(
+                to,
+                if join {
+                    LfCr::OneBreak
+                } else {
+                    LfCr::TwoBreaks
+                },
+            )
+        });
         assert_eq!(out, expected, "{to:?} {join}");
     }
     // New lines get the new break even when the conversion is asked for last.
     let out = edit(b"0 HEAD\n0 TRLR\n", |e| {
         e.insert_record(&NewStructure::new("NOTE").text("a\nb"))
             .expect("insert");
-        e.convert_line_breaks(LineBreak::CrLf, false);
+        e.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks);
     });
     assert_eq!(out, b"0 HEAD\r\n0 NOTE a\r\n1 CONT b\r\n0 TRLR\r\n");
 }
@@ -797,7 +806,7 @@ fn transcode_utf8_to_ascii_and_utf16() {
         b"0 HEAD\n1 CHAR ASCII\n0 @I1@ INDI\n1 NAME Jos@#UE9@ @@x @#U263A@\n1 NOTE a@@b @#DJULIAN@\n0 TRLR\n"
     );
     assert_eq!(edited.parse().encoding(), Encoding::Ascii);
-    assert_eq!(edited.changes().len(), 1);
+    assert_eq!(edited.changed_ranges().len(), 1);
     let reread = gedgraft_syntax::parse(edited.bytes());
     assert_eq!(
         reread.encoding(),
@@ -1043,7 +1052,7 @@ fn deep_trees_are_edited_iteratively() {
         editor.rename_tag("_D", "_E", None).expect("rename"),
         depth - 1
     );
-    editor.convert_line_breaks(LineBreak::CrLf, false);
+    editor.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks);
     let edited = editor.apply().expect("apply");
     check(&parse, &edited);
     assert!(edited
@@ -1058,7 +1067,7 @@ fn changes_of_two_batches_compose() {
     let mut editor = Editor::new(&parse);
     editor.rename_tag("NAME", "_NAME", None).expect("rename");
     let first = editor.apply().expect("first");
-    let first_changes = first.changes().to_vec();
+    let first_changes = first.changed_ranges().to_vec();
     let middle = first.into_parse();
     let mut editor = Editor::new(&middle);
     let fams = middle
@@ -1069,9 +1078,9 @@ fn changes_of_two_batches_compose() {
         .nth(1)
         .expect("FAMS");
     editor.delete(&fams).expect("delete");
-    editor.convert_line_breaks(LineBreak::CrLf, false);
+    editor.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks);
     let second = editor.apply().expect("second");
-    let changes = compose_changes(&first_changes, second.changes());
+    let changes = compose_changes(&first_changes, second.changed_ranges());
     let input = parse.to_bytes().expect("input");
     common::assert_local(&input, second.bytes(), &changes);
     let diff = gedgraft_edit::unified_diff(&parse, second.parse(), &changes, "a", "b");

@@ -305,7 +305,7 @@ fn run(parse: &Parse, op: &Op) -> Result<(), TestCaseError> {
         }
         Op::Eol(k) => {
             let to = [LineBreak::Lf, LineBreak::CrLf, LineBreak::Cr][*k];
-            editor.convert_line_breaks(to, false);
+            editor.convert_line_breaks(to, gedgraft_edit::LfCr::TwoBreaks);
             let edited = editor
                 .apply()
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;

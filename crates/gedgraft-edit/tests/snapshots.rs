@@ -114,7 +114,7 @@ fn run(case: &Case, edit: &str) -> String {
         "rewrap" => {
             editor.rewrap(Some(60), Some(&scope)).expect("rewrap");
         }
-        "eol" => editor.convert_line_breaks(case.eol, false),
+        "eol" => editor.convert_line_breaks(case.eol, gedgraft_edit::LfCr::TwoBreaks),
         "transcode" => editor.transcode(case.encoding, RawOctets::Replace),
         "xref" => {
             editor.set_xref(&record, Some("NEW1")).expect("xref");
@@ -134,7 +134,7 @@ fn run(case: &Case, edit: &str) -> String {
         case.file,
         parse.encoding(),
         edited.parse().encoding(),
-        edited.changes().len(),
+        edited.changed_ranges().len(),
         warnings.concat(),
         edited.unified_diff(&format!("a/{}", case.file), &format!("b/{}", case.file))
     )
@@ -175,13 +175,13 @@ fn escape_at_then_rewrap_on_the_at_sign_file() {
     let escaped = editor.escape_at_signs(None);
     let first = editor.apply().expect("escape");
     check(&parse, &first);
-    let first_changes = first.changes().to_vec();
+    let first_changes = first.changed_ranges().to_vec();
     let middle = first.into_parse();
     let mut editor = Editor::new(&middle);
     let rewrapped = editor.join_conc(None, None).expect("join");
     let second = editor.apply().expect("rewrap");
     check(&middle, &second);
-    let changes = gedgraft_edit::compose_changes(&first_changes, second.changes());
+    let changes = gedgraft_edit::compose_changes(&first_changes, second.changed_ranges());
     common::assert_local(&bytes, second.bytes(), &changes);
     let diff = gedgraft_edit::unified_diff(
         &parse,

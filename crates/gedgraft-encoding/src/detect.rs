@@ -62,6 +62,7 @@ pub struct Bom {
 
 /// The outcome of encoding detection.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Detection {
     /// The detected encoding (byte-order mark or UTF-16 sniffing), if any.
     pub detected: Option<Encoding>,

@@ -43,6 +43,7 @@ use std::fmt;
 /// Every codec is lossless (see the crate documentation). [`Encoding::name`] gives the name gedgraft reports,
 /// [`Encoding::from_name`] reads a name or a common alias back, and [`Encoding::all`] lists every encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Encoding {
     /// UTF-8 (the ELF default, R-SPECIFIED-ENC-15). Invalid sequences, CESU-8 surrogates and real characters in
     /// the raw range stay raw.
@@ -406,6 +407,40 @@ impl Encoding {
 impl fmt::Display for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// An encoding name that [`Encoding::from_name`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownEncoding(pub String);
+
+impl fmt::Display for UnknownEncoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
+        write!(
+            f,
+            "unknown encoding `{}`; known encodings: {}",
+            self.0,
+            known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownEncoding {}
+
+impl std::str::FromStr for Encoding {
+    type Err = UnknownEncoding;
+
+    /// [`Encoding::from_name`], for `parse`: the pair of [`Display`](fmt::Display).
+    ///
+    /// ```
+    /// use gedgraft_encoding::Encoding;
+    /// let e: Encoding = "windows-1252".parse().unwrap();
+    /// assert_eq!(e.to_string().parse::<Encoding>(), Ok(e));
+    /// assert!("klingon".parse::<Encoding>().unwrap_err().to_string().contains("known encodings: UTF-8"));
+    /// ```
+    fn from_str(s: &str) -> Result<Encoding, UnknownEncoding> {
+        Encoding::from_name(s).ok_or_else(|| UnknownEncoding(s.to_string()))
     }
 }
 

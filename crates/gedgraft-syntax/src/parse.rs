@@ -25,14 +25,15 @@ pub struct ParseOptions {
     pub threads: usize,
 }
 
-/// A parsed file: owns its tree and diagnostics, and is `Send + Sync`.
+/// A parsed file: owns its tree and diagnostics, and is `Send + Sync`. Cloning is cheap for the tree, which is
+/// shared (green nodes are reference-counted), and copies the diagnostics.
 ///
 /// ```
 /// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
 /// assert!(parse.diagnostics().is_empty());
 /// assert_eq!(parse.to_bytes().unwrap(), b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Parse {
     green: GreenNode,
     diagnostics: Vec<Diagnostic>,

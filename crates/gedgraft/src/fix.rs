@@ -169,13 +169,11 @@ impl Plan {
         let encoding = match args.to_encoding.as_deref() {
             None => None,
             Some(name) => {
-                let e = Encoding::from_name(name).ok_or_else(|| {
-                    let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
-                    format!(
-                        "--to-encoding: unknown encoding `{name}`; known encodings: {}",
-                        known.join(", ")
-                    )
-                })?;
+                let e: Encoding =
+                    name.parse()
+                        .map_err(|e: gedgraft_syntax::encoding::UnknownEncoding| {
+                            format!("--to-encoding: {e}")
+                        })?;
                 let raw = if args.replace_raw {
                     RawOctets::Replace
                 } else {
@@ -263,7 +261,14 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
         }
         Stage::Whole { eol, encoding } => {
             if let Some((to, join)) = eol {
-                editor.convert_line_breaks(*to, *join);
+                editor.convert_line_breaks(
+                    *to,
+                    if *join {
+                        gedgraft_edit::LfCr::OneBreak
+                    } else {
+                        gedgraft_edit::LfCr::TwoBreaks
+                    },
+                );
             }
             if let Some((to, raw)) = encoding {
                 editor.transcode(*to, *raw);
@@ -284,7 +289,7 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, edited: &Edited) {
-        self.edits += edited.edit_count();
+        self.edits += edited.change_count();
         for w in edited.warnings() {
             let w = w.to_string();
             if self.seen.insert(w.clone()) {
@@ -292,8 +297,8 @@ impl Tally {
             }
         }
         self.changes = Some(match self.changes.take() {
-            None => edited.changes().to_vec(),
-            Some(before) => compose_changes(&before, edited.changes()),
+            None => edited.changed_ranges().to_vec(),
+            Some(before) => compose_changes(&before, edited.changed_ranges()),
         });
     }
 }

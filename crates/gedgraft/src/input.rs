@@ -30,13 +30,8 @@ pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
 
 /// The encoding called `name`, or an error listing the known names.
 fn encoding_named(name: &str) -> Result<Encoding, String> {
-    Encoding::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = Encoding::all().iter().map(|e| e.name()).collect();
-        format!(
-            "unknown encoding `{name}`; known encodings: {}",
-            known.join(", ")
-        )
-    })
+    name.parse()
+        .map_err(|e: gedgraft_syntax::encoding::UnknownEncoding| e.to_string())
 }
 
 /// Reads and parses one file.

@@ -26,6 +26,22 @@ impl LineBreak {
     }
 }
 
+/// How a line-break conversion reads an LF directly followed by a CR
+/// ([`Editor::convert_line_breaks`](crate::Editor::convert_line_breaks)).
+///
+/// ```
+/// assert_eq!(gedgraft_edit::LfCr::default(), gedgraft_edit::LfCr::TwoBreaks);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LfCr {
+    /// Two line breaks around a blank line, as the 2019 draft reads it (R-LINE-STRINGS-02): LF CR becomes two
+    /// breaks.
+    #[default]
+    TwoBreaks,
+    /// One line break (the June 2017 draft's and GEDCOM 5.5.1's reading): LF CR becomes one break.
+    OneBreak,
+}
+
 /// What a transcode does with octets the input's encoding could not decode (`RAW` tokens).
 ///
 /// Raw octets are kept as written by every other edit. A transcode has to give them a character: by default it

@@ -73,7 +73,7 @@ pub fn check(old: &Parse, edited: &Edited) {
         String::from_utf8_lossy(output)
     );
     if edited.parse().encoding() == old.encoding() {
-        assert_local(&input, output, edited.changes());
+        assert_local(&input, output, edited.changed_ranges());
     }
     if !old.has_errors() {
         let errors: Vec<_> = edited
