@@ -329,8 +329,14 @@ impl Level {
     /// [`MAX_LEVEL`](crate::MAX_LEVEL) (a larger one makes the line malformed, `level-out-of-range`); a token
     /// whose text is not such a level (only in a tree built by hand) gives `usize::MAX`.
     pub fn value(&self) -> usize {
-        crate::lexer::read_level(self.text()).unwrap_or(usize::MAX)
+        level_value(self.text()).unwrap_or(usize::MAX)
     }
+}
+
+/// The value of a `LEVEL` token's text, as [`Level::value`] reads it, for readers of the green tree (the
+/// lowering); `None` if the text is not a level from 0 to [`MAX_LEVEL`](crate::MAX_LEVEL).
+pub fn level_value(text: &str) -> Option<usize> {
+    crate::lexer::read_level(text).ok()
 }
 
 impl XrefId {
