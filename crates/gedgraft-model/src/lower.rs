@@ -39,7 +39,8 @@ pub struct LowerOptions {
     /// Stop at the first malformed line, malformed structure or non-conformant structure, whether the syntax
     /// layer or the lowering found it (every diagnostic of severity error). The result then has an empty
     /// dataset, the lowering diagnostics up to that point and the diagnostic that stopped it
-    /// ([`Lowered::stopped_at`]). The default, lenient mode recovers and reports everything.
+    /// ([`Lowered::stopped_at`]). The default, lenient mode recovers and reports everything: a malformed line
+    /// or a level jump is left out of the dataset with the lines nested in it (`lines-left-out`).
     pub strict: bool,
     /// Normalise every string payload to Unicode Normalization Form C (R-UNICODE-ESCAPE-09). Off by default:
     /// the dataset keeps the characters as written.
