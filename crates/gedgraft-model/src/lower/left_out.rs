@@ -84,9 +84,9 @@ fn measure(node: Node<'_>) -> Measure {
 pub(super) fn nests_in(node: Node<'_>, parent: Option<usize>) -> bool {
     match (node.kind(), parent) {
         (SyntaxKind::Record, None) => true,
-        (SyntaxKind::Structure, Some(level)) => {
-            node.level().is_some() && node.level() == level.checked_add(1)
-        }
+        (SyntaxKind::Structure, Some(level)) => node
+            .level()
+            .is_some_and(|l| Some(l) == level.checked_add(1)),
         _ => false,
     }
 }
