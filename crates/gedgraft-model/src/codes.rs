@@ -3,8 +3,9 @@
 //! The lowering reports only what the syntax layer does not (`gedgraft_syntax::codes`): a misplaced `HEAD`,
 //! `CONT`, `CONC` or `TRLR` line, `CONT`/`CONC` lines continuing a pointer or holding one, a missing trailer, an
 //! unterminated `@#` and an escape whose type is not a letter are already syntax diagnostics and are not
-//! repeated here. Codes never change meaning once released; new problems get new codes. Each constant names
-//! its class and the requirement (`requirements.md`) it comes from.
+//! repeated here; [`LINES_LEFT_OUT`] only says which lines the lenient lowering left out because of them. Codes
+//! never change meaning once released; new problems get new codes. Each constant names its class and the
+//! requirement (`requirements.md`) it comes from.
 
 /// Malformed structure: the header record has a cross-reference identifier, a payload or continuation lines
 /// (R-HEADER-01), and the syntax layer did not already say its first line is not `0 HEAD`.
@@ -67,6 +68,10 @@ pub const CONC_NOT_ALLOWED: &str = "conc-not-allowed";
 /// Non-conformant structure: a GEDCOM 7 line string that starts with a single `@` and is not a pointer
 /// (7.0 `lineStr`: a leading `@` is doubled); kept as written.
 pub const UNESCAPED_LEADING_AT: &str = "unescaped-leading-at";
+/// Warning: lines the lenient lowering leaves out of the dataset: a malformed line or a level jump, with the
+/// lines nested in it (R-RECOVER-06, R-RECOVER-07, R-RECOVER-09). One per run of consecutive left-out lines,
+/// right after the syntax layer's error on the run's first line. Strict mode stops at that error instead.
+pub const LINES_LEFT_OUT: &str = "lines-left-out";
 
 /// Every lowering code, for tests and documentation.
 pub const ALL: &[&str] = &[
@@ -90,4 +95,5 @@ pub const ALL: &[&str] = &[
     ENCODING_NOT_ALLOWED,
     CONC_NOT_ALLOWED,
     UNESCAPED_LEADING_AT,
+    LINES_LEFT_OUT,
 ];

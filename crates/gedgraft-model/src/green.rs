@@ -127,6 +127,22 @@ impl<'g> Node<'g> {
         LineInfo::scan(self)
     }
 
+    /// The level of the first line (`ast::Level::value`), without scanning the rest of the line; `None` for a
+    /// node whose first line has no `LEVEL` token (a malformed line).
+    pub fn level(self) -> Option<usize> {
+        for (element, _) in self.elements() {
+            let NodeOrToken::Token(t) = element else {
+                return None;
+            };
+            match kind(t.kind()) {
+                SyntaxKind::Level => return gedgraft_syntax::ast::Level::value_of(t.text()),
+                SyntaxKind::Whitespace => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// The tag of the first line, without scanning the rest of the line.
     pub fn tag(self) -> Option<&'g str> {
         for (element, _) in self.elements() {

@@ -27,7 +27,11 @@
 //!   (`gedgraft_encoding::ansel::to_unicode_order`) after merging continuation lines, so a diacritic at the
 //!   end of a line joins the first letter of its `CONC` line. Characters of Unicode escapes are already in
 //!   Unicode order and are not moved.
-//! * **Strict mode** stops at the first error of either layer and returns an empty dataset.
+//! * **Strict mode** stops at the first error of either layer and returns an empty dataset. The default,
+//!   lenient mode leaves a malformed line or a level jump out of the dataset together with the lines nested in
+//!   it, never changing a line's level (redux R-RECOVER-06, -07, -09), and reports each run of such lines as
+//!   [`codes::LINES_LEFT_OUT`].
+//! * **Metadata.** Only a valid `ELF` or `GEDC` gives a version (R-PARSING-METADATA-06, -07).
 //! * **No recursion** on the input's nesting: structures live in compact arenas (see [`Dataset`]), every
 //!   walk uses an explicit stack, and [`to_json`] writes nested JSON by hand.
 

@@ -30,6 +30,8 @@ mod assemble;
 use assemble::assemble;
 pub(crate) mod dialect_rules;
 mod header;
+mod left_out;
+use left_out::{nests_in, LeftOut};
 
 /// How to lower.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,7 +39,8 @@ pub struct LowerOptions {
     /// Stop at the first malformed line, malformed structure or non-conformant structure, whether the syntax
     /// layer or the lowering found it (every diagnostic of severity error). The result then has an empty
     /// dataset, the lowering diagnostics up to that point and the diagnostic that stopped it
-    /// ([`Lowered::stopped_at`]). The default, lenient mode recovers and reports everything.
+    /// ([`Lowered::stopped_at`]). The default, lenient mode recovers and reports everything: a malformed line
+    /// or a level jump is left out of the dataset with the lines nested in it (`lines-left-out`).
     pub strict: bool,
     /// Normalise every string payload to Unicode Normalization Form C (R-UNICODE-ESCAPE-09). Off by default:
     /// the dataset keeps the characters as written.
@@ -308,6 +311,8 @@ struct Builder<'p> {
     text: TextBuilder,
     /// The stack of [`Builder::lower_tree`], kept between records.
     stack: Vec<Frame<'p>>,
+    /// The run of left-out lines not yet reported ([`Builder::leave_out`]).
+    left_out: Option<LeftOut>,
 }
 
 /// A frame of the walk in [`Builder::lower_tree`]: the elements of a node still to walk, and if the node is a
@@ -320,6 +325,8 @@ type Frame<'p> = (Elements<'p>, Option<Owner>);
 struct Owner {
     /// Its local id.
     id: u32,
+    /// Its level (a substructure's is one more).
+    level: usize,
     /// Whether its payload is a pointer (which annotations cannot annotate).
     pointer: bool,
     /// The language and datatype its annotations gave so far.
@@ -389,6 +396,7 @@ impl<'p> Builder<'p> {
             line: 0,
             text: TextBuilder::new(finishing),
             stack: Vec::new(),
+            left_out: None,
         }
     }
 
@@ -403,8 +411,9 @@ impl<'p> Builder<'p> {
         }
     }
 
-    /// Lowers `count` document elements (the first has index `first`): records become records, everything
-    /// else (and the trailer) only moves the line count on.
+    /// Lowers `count` document elements (the first has index `first`): records become records, malformed
+    /// lines and structures that are not records are left out, and everything else (and the trailer) only
+    /// moves the line count on.
     fn lower_elements(
         &mut self,
         elements: Elements<'p>,
@@ -420,13 +429,19 @@ impl<'p> Builder<'p> {
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
-            if node.kind() != SyntaxKind::Record || trailers.binary_search(&i).is_ok() {
+            if !nests_in(node, None) {
+                self.line += self.leave_out(node);
+                continue;
+            }
+            self.keep_line();
+            if trailers.binary_search(&i).is_ok() {
                 self.line += count_line_breaks(node);
             } else {
                 let id = self.lower_tree(node, Mode::Normal, true);
                 self.records.push(id);
             }
         }
+        self.keep_line();
     }
 
     fn report(&mut self, code: &'static str, class: Class, message: String, range: TextRange) {
@@ -484,7 +499,8 @@ impl<'p> Builder<'p> {
     /// continuation lines, malformed lines, blank lines and payload annotations) moves `line` on.
     fn lower_tree(&mut self, root: Node<'p>, mode: Mode, is_record: bool) -> u32 {
         let line = root.line();
-        let root_owner = self.lower_one(root, &line, NONE, is_record, mode);
+        let level = root.level().unwrap_or(0);
+        let root_owner = self.lower_one(root, &line, NONE, level, is_record, mode);
         let root_id = root_owner.id;
         self.line += usize::from(line.line_break);
         let mut stack = std::mem::take(&mut self.stack);
@@ -507,10 +523,21 @@ impl<'p> Builder<'p> {
                 }
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
-            let Some(owner) = owner.as_mut().filter(|_| node.is_structure()) else {
+            let Some(owner) = owner.as_mut() else {
                 stack.push((node.elements(), None));
                 continue;
             };
+            if node.kind() == SyntaxKind::Line {
+                // A continuation line, merged into the owner's payload.
+                self.keep_line();
+                stack.push((node.elements(), None));
+                continue;
+            }
+            if !nests_in(node, Some(owner.level)) {
+                self.line += self.leave_out(node);
+                continue;
+            }
+            self.keep_line();
             if mode == Mode::Normal && self.reuse_leaf(node, owner.id) {
                 continue;
             }
@@ -520,7 +547,14 @@ impl<'p> Builder<'p> {
                 None
             } else {
                 let diagnostics = self.sink.diagnostics.len();
-                let lowered = self.lower_one(node, &line, owner.id, false, mode);
+                let lowered = self.lower_one(
+                    node,
+                    &line,
+                    owner.id,
+                    owner.level.saturating_add(1),
+                    false,
+                    mode,
+                );
                 if mode == Mode::Normal && self.sink.diagnostics.len() == diagnostics {
                     self.remember_leaf(node, &line);
                 }
@@ -586,6 +620,7 @@ impl<'p> Builder<'p> {
         cst: Node<'p>,
         line: &LineInfo<'p>,
         parent: u32,
+        level: usize,
         is_record: bool,
         mode: Mode,
     ) -> Owner {
@@ -634,6 +669,7 @@ impl<'p> Builder<'p> {
         });
         Owner {
             id,
+            level,
             pointer: matches!(payload, Stored::Pointer { .. }),
             lang: None,
             datatype: None,
@@ -719,7 +755,7 @@ impl<'p> Builder<'p> {
         if line.xref.is_some() {
             return misuse(self, "must not have a cross-reference identifier");
         }
-        if sub.substructures().next().is_some() {
+        if sub.substructures().any(|s| nests_in(s, sub.level())) {
             return misuse(self, "must not have substructures");
         }
         if line.pointer.is_some() {

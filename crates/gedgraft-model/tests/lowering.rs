@@ -123,6 +123,149 @@ fn malformed_lines_are_left_out() {
     assert_eq!(tags, ["NAME"]);
 }
 
+// ----- Recovery: malformed lines and level jumps (R-RECOVER-06, R-RECOVER-07, R-RECOVER-09) -----
+
+/// The tags of a structure's children.
+fn child_tags(s: gedgraft_model::StructureRef<'_>) -> Vec<&str> {
+    s.children().map(|c| c.tag()).collect()
+}
+
+/// The left-out notes: (line, message).
+fn left_out(l: &gedgraft_model::Lowered) -> Vec<(usize, &str)> {
+    l.diagnostics
+        .iter()
+        .filter(|d| d.code == c::LINES_LEFT_OUT)
+        .map(|d| (d.location.line, d.message.as_str()))
+        .collect()
+}
+
+// redux R-RECOVER-06, R-RECOVER-07: the redux draft's own example.
+#[test]
+fn r_recover_06_redux_example_leaves_out_only_the_jumped_line() {
+    let (p, l) = lowered(
+        b"0 @pepin@ INDI
+1 NAME Pepin the Short
+1 @charlemagne@ INDI
+3 NAME Charlemagne
+2 BIRT
+          3 DATE @#DJULIAN@ BET 2 APR 742 AND 2 APR 748
+0 TRLR
+",
+    );
+    assert!(syntax_codes(&p).contains(&sc::LEVEL_JUMP));
+    let pepin = l.dataset.record_by_xref("pepin").expect("pepin");
+    assert_eq!(child_tags(pepin), ["NAME", "INDI"]);
+    // R-RECOVER-07: @charlemagne@ stays at level 1, a substructure of @pepin@, never promoted to a record.
+    assert_eq!(l.dataset.records().count(), 1);
+    let charlemagne = pepin.child("INDI").expect("charlemagne");
+    assert_eq!(charlemagne.xref(), Some("charlemagne"));
+    assert_eq!(
+        child_tags(charlemagne),
+        ["BIRT"],
+        "only `3 NAME Charlemagne` is dropped"
+    );
+    let birt = charlemagne.child("BIRT").expect("BIRT");
+    assert_eq!(child_tags(birt), ["DATE"]);
+    assert_eq!(left_out(&l), [(4, "this line is left out of the dataset")]);
+}
+
+// R-RECOVER-06: a level jump goes with the lines nested in it; its level is not changed.
+#[test]
+fn a_level_jump_is_left_out_with_its_nested_lines() {
+    let (_, l) = body(
+        "0 @I1@ INDI
+2 PLAC Moscow
+3 ROMN Moscow
+1 NAME Ivan",
+    );
+    let indi = l.dataset.record_by_xref("I1").expect("I1");
+    assert_eq!(
+        child_tags(indi),
+        ["NAME"],
+        "PLAC does not become a child of INDI"
+    );
+    let notes = left_out(&l);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].0, 3);
+    assert!(notes[0]
+        .1
+        .starts_with("this line and the next one are left out"));
+}
+
+// R-RECOVER-09: a malformed line goes with the lines nested in it.
+#[test]
+fn a_malformed_line_is_left_out_with_its_nested_lines() {
+    let (_, l) = body(
+        "0 @I1@ INDI
+1 N@ME x
+2 DATE y
+1 SEX M",
+    );
+    let indi = l.dataset.record_by_xref("I1").expect("I1");
+    assert_eq!(
+        child_tags(indi),
+        ["SEX"],
+        "DATE does not become a child of INDI"
+    );
+    assert_eq!(left_out(&l).first().map(|n| n.0), Some(3));
+}
+
+// R-RECOVER-09 at level 0: the record's line and its substructures go, the next record stays.
+#[test]
+fn a_malformed_level_0_line_is_left_out_with_its_nested_lines() {
+    let (_, l) = body(
+        "0 @I1 INDI
+1 NAME x
+0 @I2@ INDI
+1 NAME y",
+    );
+    let xrefs: Vec<_> = l.dataset.records().map(|r| r.xref()).collect();
+    assert_eq!(xrefs, [Some("I2")]);
+    assert_eq!(left_out(&l).len(), 1);
+}
+
+// R-RECOVER-07: a line after a left-out line, at its level, would be a level jump too; lines back at a level
+// that nests are kept.
+#[test]
+fn lines_at_the_level_of_a_left_out_line_are_left_out_too() {
+    let (_, l) = body(
+        "0 @I1@ INDI
+1 BIRT
+3 DATE 1900
+3 PLAC Paris
+2 PLAC Lyon
+1 SEX F",
+    );
+    let indi = l.dataset.record_by_xref("I1").expect("I1");
+    assert_eq!(child_tags(indi), ["BIRT", "SEX"]);
+    assert_eq!(child_tags(indi.child("BIRT").expect("BIRT")), ["PLAC"]);
+    assert_eq!(
+        indi.child("BIRT")
+            .and_then(|b| b.child("PLAC"))
+            .and_then(|p| p.text()),
+        Some("Lyon")
+    );
+    let notes = left_out(&l);
+    assert_eq!(
+        notes.len(),
+        1,
+        "one note for the run of two lines: {notes:?}"
+    );
+}
+
+#[test]
+fn left_out_lines_do_not_change_strict_mode() {
+    let src = b"0 HEAD
+0 @I1@ INDI
+2 PLAC Moscow
+1 NAME Ivan
+0 TRLR
+";
+    let (_, l) = lowered_with(src, &strict());
+    assert_eq!(l.stopped_at.as_ref().map(|d| d.code), Some(sc::LEVEL_JUMP));
+    assert!(l.diagnostics.is_empty() && l.dataset.is_empty());
+}
+
 #[test]
 fn no_header_means_no_metadata() {
     let (p, l) = lowered(b"0 @I1@ INDI\n0 TRLR\n");

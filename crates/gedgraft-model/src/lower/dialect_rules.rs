@@ -16,18 +16,24 @@
 use super::Builder;
 use crate::codes;
 use crate::green::{LineInfo, Node, Token};
+use crate::lower::left_out::nests_in;
 use crate::lower::Sink;
 use crate::unescape::{literal_text, TextBuilder};
 use gedgraft_syntax::{Class, Dialect, SyntaxKind};
 use text_size::TextRange;
 
 impl<'p> Builder<'p> {
-    /// `GEDC` (R-PARSING-METADATA-07, R-GEDCOM-VERSION-03), by the rules of the file's dialect.
+    /// `GEDC` (R-PARSING-METADATA-07, R-GEDCOM-VERSION-03), by the rules of the file's dialect. Only a valid
+    /// `GEDC` gives the GEDCOM version and form ("Otherwise `VERS` gives the legacy GEDCOM version"): an
+    /// invalid one is reported and dropped, like an invalid `ELF`. A valid `GEDC` naming a version this parser
+    /// does not read (`5.3`) still gives it, with `unsupported-gedcom-version` (R-GEDCOM-VERSION-04).
     pub(super) fn gedcom_version(&mut self, gedc: Node<'p>) {
         let dialect = self.finishing.dialect;
         let gedc_line = gedc.line();
         let range = gedc_line.content;
+        let mut valid = true;
         if !gedc_line.raw_payload().is_empty() {
+            valid = false;
             self.report(
                 codes::BAD_GEDC,
                 Class::NonConformant,
@@ -35,7 +41,11 @@ impl<'p> Builder<'p> {
                 gedc_line.payload_range(),
             );
         }
-        let subs: Vec<LineInfo<'p>> = gedc.substructures().map(Node::line).collect();
+        let subs: Vec<LineInfo<'p>> = gedc
+            .substructures()
+            .filter(|s| nests_in(*s, Some(1)))
+            .map(Node::line)
+            .collect();
         let vers: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "VERS").collect();
         let forms: Vec<&LineInfo<'p>> = subs.iter().filter(|s| s.tag_text() == "FORM").collect();
         let mut wanted = vec![("VERS", vers.len())];
@@ -44,6 +54,7 @@ impl<'p> Builder<'p> {
         }
         for (name, found) in wanted {
             if found != 1 {
+                valid = false;
                 self.report(
                     codes::BAD_GEDC,
                     Class::NonConformant,
@@ -52,9 +63,11 @@ impl<'p> Builder<'p> {
                 );
             }
         }
+        let mut version = None;
         if let Some(v) = vers.first() {
-            if let Some(version) = self.version(v, "the GEDCOM version") {
-                self.metadata.gedcom_version = Some(version);
+            version = self.version(v, "the GEDCOM version");
+            valid &= version.is_some();
+            if let Some(version) = version {
                 let known = matches!(
                     (version.major, version.minor, version.revision),
                     (5, 5, 0 | 1 | 5) | (7, _, _)
@@ -84,9 +97,11 @@ impl<'p> Builder<'p> {
                 }
             }
         }
+        let mut form_text = None;
         if let Some(form) = forms.first() {
             let text = form.raw_payload();
             if dialect.is_gedcom7() {
+                valid = false;
                 self.report(
                     codes::BAD_GEDC,
                     Class::NonConformant,
@@ -94,6 +109,7 @@ impl<'p> Builder<'p> {
                     form.content,
                 );
             } else if text != "LINEAGE-LINKED" {
+                valid = false;
                 self.report(
                     codes::BAD_GEDC,
                     Class::NonConformant,
@@ -101,7 +117,11 @@ impl<'p> Builder<'p> {
                     form.payload_range(),
                 );
             }
-            self.metadata.gedcom_form = Some(literal_text(&text, self.finishing));
+            form_text = Some(literal_text(&text, self.finishing));
+        }
+        if valid {
+            self.metadata.gedcom_version = version;
+            self.metadata.gedcom_form = form_text;
         }
     }
 

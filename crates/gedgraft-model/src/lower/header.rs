@@ -17,10 +17,17 @@ impl<'p> Builder<'p> {
                 NodeOrToken::Node(n) => Node::new(n, start),
             };
             let sub_line = line;
-            line += count_line_breaks(sub);
-            if !sub.is_structure() {
+            if sub.kind() == SyntaxKind::Line {
+                // A continuation line of the header (`bad-header`).
+                line += count_line_breaks(sub);
                 continue;
             }
+            if !nests_in(sub, Some(0)) {
+                line += self.leave_out(sub);
+                continue;
+            }
+            self.keep_line();
+            line += count_line_breaks(sub);
             let tag = sub.tag().unwrap_or("");
             if !SERIALISATION_METADATA.contains(&tag) {
                 kept.push((sub, sub_line, Mode::Normal));
@@ -51,11 +58,13 @@ impl<'p> Builder<'p> {
                 _ => self.character_set(sub),
             }
         }
+        self.keep_line();
         // Metadata structures and schemas are lowered once the default language is known, in file order. The
         // header's part comes first, so its local ids are the global ones.
         for (sub, line, mode) in kept {
             self.line = line;
             let id = StructureId::new(self.lower_tree(sub, mode, false) as usize);
+            self.keep_line();
             match mode {
                 Mode::Normal => self.metadata.other.push(id),
                 Mode::Literal => self.metadata.schemas.push(id),
@@ -94,61 +103,63 @@ impl<'p> Builder<'p> {
     }
 
     /// R-PARSING-METADATA-02: inside serialisation metadata, no xrefs, pointers or continuation lines
-    /// (misplaced `HEAD`/`CONT`/`CONC`/`TRLR` structures are the syntax layer's).
+    /// (misplaced `HEAD`/`CONT`/`CONC`/`TRLR` structures are the syntax layer's). Malformed lines and
+    /// structures that do not nest by level are left out, as everywhere (`left_out.rs`).
     fn check_metadata_tree(&mut self, root: Node<'p>, root_tag: &str) {
-        // Pre-order over the root and its descendant nodes, as `SyntaxNode::descendants`.
-        let mut pending = vec![root];
-        let mut stack = Vec::new();
-        loop {
-            let s = match pending.pop() {
-                Some(s) => s,
-                None => {
-                    let Some(children) = stack.last_mut() else {
-                        break;
-                    };
-                    match Iterator::next(children) {
-                        Some((NodeOrToken::Node(n), start)) => Node::new(n, start),
-                        Some((NodeOrToken::Token(_), _)) => continue,
-                        None => {
-                            stack.pop();
-                            continue;
-                        }
-                    }
-                }
-            };
-            stack.push(s.elements());
-            if !s.is_structure() {
+        // Pre-order over the structures that nest, each with its level; an explicit stack (invariant 4).
+        self.check_metadata_structure(root, root_tag);
+        let mut stack = vec![(root.line().rest, 1usize)];
+        while let Some((elements, level)) = stack.last_mut() {
+            let level = *level;
+            let Some((element, start)) = elements.next() else {
+                stack.pop();
                 continue;
+            };
+            let Some(node) = element.into_node().map(|n| Node::new(n, start)) else {
+                continue;
+            };
+            if node.kind() == SyntaxKind::Line {
+                self.keep_line();
+            } else if nests_in(node, Some(level)) {
+                self.keep_line();
+                self.check_metadata_structure(node, root_tag);
+                stack.push((node.line().rest, level.saturating_add(1)));
+            } else {
+                self.leave_out(node);
             }
-            let line = s.line();
-            let tag = line.tag_text();
-            let mut problems = Vec::new();
-            if line.xref.is_some() {
-                problems.push("has a cross-reference identifier");
-            }
-            if line.pointer.is_some() {
-                problems.push("has a pointer payload");
-            }
-            for problem in problems {
-                self.report(
-                    codes::BAD_METADATA_STRUCTURE,
-                    Class::NonConformant,
-                    format!("{tag} in the serialisation metadata structure {root_tag} {problem}"),
-                    line.content,
-                );
-            }
-            for cont in s.continuation_lines() {
-                let cont_tag = cont.tag_text();
-                self.report(
-                    codes::BAD_METADATA_STRUCTURE,
-                    Class::NonConformant,
-                    format!(
-                        "{cont_tag} line in the serialisation metadata structure {root_tag}: continuation lines \
-                         and escapes are not interpreted in serialisation metadata"
-                    ),
-                    cont.content,
-                );
-            }
+        }
+    }
+
+    /// One structure of serialisation metadata: its identifier, pointer and continuation lines.
+    fn check_metadata_structure(&mut self, s: Node<'p>, root_tag: &str) {
+        let line = s.line();
+        let tag = line.tag_text();
+        let mut problems = Vec::new();
+        if line.xref.is_some() {
+            problems.push("has a cross-reference identifier");
+        }
+        if line.pointer.is_some() {
+            problems.push("has a pointer payload");
+        }
+        for problem in problems {
+            self.report(
+                codes::BAD_METADATA_STRUCTURE,
+                Class::NonConformant,
+                format!("{tag} in the serialisation metadata structure {root_tag} {problem}"),
+                line.content,
+            );
+        }
+        for cont in s.continuation_lines() {
+            let cont_tag = cont.tag_text();
+            self.report(
+                codes::BAD_METADATA_STRUCTURE,
+                Class::NonConformant,
+                format!(
+                    "{cont_tag} line in the serialisation metadata structure {root_tag}: continuation lines \
+                     and escapes are not interpreted in serialisation metadata"
+                ),
+                cont.content,
+            );
         }
     }
 
