@@ -199,6 +199,14 @@ impl EncodingNote {
     /// (R-ENCODINGS-04). Its six octets stay raw in the text. After [`MAX_CESU_NOTES`] of them one more note
     /// counts the rest.
     pub const CESU_8: &'static str = "cesu-8";
+    /// Every code above, for tests and documentation.
+    pub const ALL: &'static [&'static str] = &[
+        EncodingNote::NUL_OCTET,
+        EncodingNote::UNKNOWN_DECLARED_ENCODING,
+        EncodingNote::DECLARED_ENCODING_MISMATCH,
+        EncodingNote::ENCODING_MISMATCH,
+        EncodingNote::CESU_8,
+    ];
 
     fn warning(code: &'static str, file_offset: usize, message: String) -> EncodingNote {
         EncodingNote {
