@@ -143,9 +143,11 @@ fn diagnostic(
     }
     let _ = writeln!(out, "{msg:#}");
     let loc = d.location;
+    let number = loc.line.to_string();
+    let gutter = " ".repeat(number.len());
     let _ = write!(
         out,
-        "  {gut}-->{gut:#} {}:{}:{} (byte {})",
+        "{gutter}{gut}-->{gut:#} {}:{}:{} (byte {})",
         loaded.path.display(),
         loc.line,
         loc.column,
@@ -156,8 +158,6 @@ fn diagnostic(
     }
     out.push('\n');
     let snippet = Snippet::of(parse, d.range.start(), marked_range(records, d));
-    let number = loc.line.to_string();
-    let gutter = " ".repeat(number.len());
     let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
     let _ = writeln!(out, "{gut}{number} |{gut:#} {}", snippet.source);
     let _ = writeln!(
@@ -254,8 +254,8 @@ fn floor_boundary(text: &str, at: usize) -> usize {
     at
 }
 
-/// Appends `text` as shown (see [`Snippet::of`]; tabs as spaces and other control characters as `␣`, so the
-/// caret lines up) and gives the number of characters appended.
+/// Appends `text` as shown (see [`Snippet::of`]; tabs as spaces so the caret lines up, other control characters
+/// as `\x1A`) and gives the number of characters appended.
 fn show(text: &str, ansel: bool, out: &mut String) -> usize {
     let reordered;
     let text = if ansel {
@@ -272,12 +272,14 @@ fn show(text: &str, ansel: bool, out: &mut String) -> usize {
         } else if c == '\u{FEFF}' {
             out.push_str("[BOM]");
             shown += 5;
+        } else if c == '\t' {
+            out.push(' ');
+            shown += 1;
+        } else if c.is_control() {
+            let _ = write!(out, "\\x{:02X}", u32::from(c));
+            shown += 4;
         } else {
-            out.push(match c {
-                '\t' => ' ',
-                c if c.is_control() => '\u{2423}',
-                c => c,
-            });
+            out.push(c);
             shown += 1;
         }
     }
