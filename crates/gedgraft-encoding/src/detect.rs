@@ -301,7 +301,7 @@ fn detect_inner<'a>(
                 code: EncodingNote::NUL_OCTET,
                 is_error: true,
                 message: "octet 00 (NUL) in the header of a file with no detected encoding: it is not ASCII, \
-                          ANSEL or UTF-8 text (R-SPECIFIED-ENC-03)"
+                          ANSEL or UTF-8 text"
                     .to_string(),
                 file_offset: start + at,
             });
@@ -910,7 +910,7 @@ fn cesu_notes(stats: &Stats, start: usize, notes: &mut Vec<EncodingNote>) {
             EncodingNote::CESU_8,
             start + at,
             "CESU-8: a character outside the Basic Multilingual Plane written as two 3-octet surrogates, \
-             which is not valid UTF-8 (R-ENCODINGS-04); its octets are kept as they are"
+             which is not valid UTF-8; its octets are kept as they are"
                 .to_string(),
         ));
     }
@@ -919,7 +919,7 @@ fn cesu_notes(stats: &Stats, start: usize, notes: &mut Vec<EncodingNote>) {
         notes.push(EncodingNote::warning(
             EncodingNote::CESU_8,
             start + at,
-            format!("{more} more CESU-8 sequences from here on (R-ENCODINGS-04)"),
+            format!("{more} more CESU-8 sequences from here on"),
         ));
     }
 }

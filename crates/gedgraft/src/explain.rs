@@ -656,18 +656,19 @@ mod tests {
     }
 
     /// Each entry's example, checked as `check` checks a file, reports the entry's code with the entry's class,
-    /// so the class `explain` states is the one `check` prints.
+    /// so the class `explain` states is the one `check` prints; and no message cites a rule ID.
     #[test]
     fn every_example_reports_its_code_with_its_class() {
         let mut wrong = Vec::new();
         for e in ENTRIES {
             let parse = gedgraft_syntax::parse(e.example);
             let lowered = lower(&parse, &LowerOptions::default());
-            let found: Vec<_> = lowered
-                .all_diagnostics(&parse)
-                .iter()
-                .map(|d| (d.code, d.class))
-                .collect();
+            let diagnostics = lowered.all_diagnostics(&parse);
+            let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.class)).collect();
+            // Messages speak plainly: rule IDs are for `explain`.
+            for d in diagnostics.iter().filter(|d| d.message.contains("R-")) {
+                wrong.push(format!("{}: a rule ID in the message {:?}", d.code, d.message));
+            }
             if !found.contains(&(e.code, e.class)) {
                 wrong.push(format!("{} ({:?}): the example reports {found:?}", e.code, e.class));
             }
