@@ -62,7 +62,9 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode, String> {
 /// Every code with its severity and summary, one a line, in the order of [`ENTRIES`].
 pub fn list() -> String {
     let width = ENTRIES.iter().map(|e| e.code.len()).max().unwrap_or(0);
-    let mut out = String::from("Diagnostic codes of `gedgraft check` (`gedgraft explain CODE` says more):\n\n");
+    let mut out = String::from(
+        "Diagnostic codes of `gedgraft check` (`gedgraft explain CODE` says more):\n\n",
+    );
     for e in ENTRIES {
         let code = e.code;
         let severity = e.class.severity().as_str();
@@ -617,7 +619,9 @@ mod tests {
     /// The string values of `pub const NAME: &str = "value";` (or `&'static str`) declarations in a source
     /// file of the workspace: what the crates really declare, whether or not their `ALL` lists keep up.
     fn declared(file: &str) -> BTreeSet<String> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(file);
         let source = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         source
@@ -639,20 +643,38 @@ mod tests {
         let syntax = declared("crates/gedgraft-syntax/src/codes.rs");
         let encoding = declared("crates/gedgraft-encoding/src/detect.rs");
         let model = declared("crates/gedgraft-model/src/codes.rs");
-        assert_eq!(set(gedgraft_syntax::codes::ALL), syntax, "gedgraft_syntax::codes::ALL");
+        assert_eq!(
+            set(gedgraft_syntax::codes::ALL),
+            syntax,
+            "gedgraft_syntax::codes::ALL"
+        );
         assert_eq!(
             set(gedgraft_syntax::encoding::EncodingNote::ALL),
             encoding,
             "EncodingNote::ALL"
         );
-        assert_eq!(set(gedgraft_model::codes::ALL), model, "gedgraft_model::codes::ALL");
+        assert_eq!(
+            set(gedgraft_model::codes::ALL),
+            model,
+            "gedgraft_model::codes::ALL"
+        );
         let codes: BTreeSet<String> = syntax.into_iter().chain(encoding).chain(model).collect();
         let entries: Vec<String> = ENTRIES.iter().map(|e| e.code.to_string()).collect();
         let missing: Vec<&String> = codes.iter().filter(|c| !entries.contains(c)).collect();
-        assert!(missing.is_empty(), "codes with no `gedgraft explain` entry: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "codes with no `gedgraft explain` entry: {missing:?}"
+        );
         let unknown: Vec<&String> = entries.iter().filter(|c| !codes.contains(*c)).collect();
-        assert!(unknown.is_empty(), "entries naming no declared code: {unknown:?}");
-        assert_eq!(entries.len(), set(&ENTRIES.iter().map(|e| e.code).collect::<Vec<_>>()).len(), "an entry twice");
+        assert!(
+            unknown.is_empty(),
+            "entries naming no declared code: {unknown:?}"
+        );
+        assert_eq!(
+            entries.len(),
+            set(&ENTRIES.iter().map(|e| e.code).collect::<Vec<_>>()).len(),
+            "an entry twice"
+        );
     }
 
     /// Each entry's example, checked as `check` checks a file, reports the entry's code with the entry's class,
@@ -667,10 +689,16 @@ mod tests {
             let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.class)).collect();
             // Messages speak plainly: rule IDs are for `explain`.
             for d in diagnostics.iter().filter(|d| d.message.contains("R-")) {
-                wrong.push(format!("{}: a rule ID in the message {:?}", d.code, d.message));
+                wrong.push(format!(
+                    "{}: a rule ID in the message {:?}",
+                    d.code, d.message
+                ));
             }
             if !found.contains(&(e.code, e.class)) {
-                wrong.push(format!("{} ({:?}): the example reports {found:?}", e.code, e.class));
+                wrong.push(format!(
+                    "{} ({:?}): the example reports {found:?}",
+                    e.code, e.class
+                ));
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -680,9 +708,14 @@ mod tests {
     /// unless `CI` is set).
     #[test]
     fn every_cited_rule_is_in_the_requirements() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/requirements.md");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/requirements.md");
         let Ok(requirements) = std::fs::read_to_string(&path) else {
-            assert!(std::env::var_os("CI").is_none(), "{} is missing", path.display());
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{} is missing",
+                path.display()
+            );
             return;
         };
         let missing: Vec<(&str, &str)> = ENTRIES
@@ -690,17 +723,26 @@ mod tests {
             .flat_map(|e| e.rules.iter().map(move |r| (e.code, *r)))
             .filter(|(_, r)| r.starts_with("R-") && !requirements.contains(&format!("| {r} ")))
             .collect();
-        assert!(missing.is_empty(), "rules not in requirements.md: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "rules not in requirements.md: {missing:?}"
+        );
     }
 
     #[test]
     fn summaries_and_help_are_one_plain_line_without_rule_ids() {
         for e in ENTRIES {
             for text in [e.summary, e.help] {
-                assert!(!text.contains('\n') && !text.contains("R-"), "{}: {text}", e.code);
+                assert!(
+                    !text.contains('\n') && !text.contains("R-"),
+                    "{}: {text}",
+                    e.code
+                );
             }
         }
-        assert!(list().lines().any(|l| l.contains("bad-tag") && l.contains("error")));
+        assert!(list()
+            .lines()
+            .any(|l| l.contains("bad-tag") && l.contains("error")));
         let text = explain(entry("undecodable-octets").expect("entry"));
         assert!(text.contains("1 NAME Jos\\xE9"), "{text}");
         assert_eq!(show_example(b"a\x00\xFF\xc3\xa9\n"), "a\\x00\\xFFé\n");

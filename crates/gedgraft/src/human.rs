@@ -170,7 +170,11 @@ fn diagnostic(
         if let Some(entry) = crate::explain::entry(d.code) {
             let label = pal.label;
             let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
-            let _ = writeln!(out, "{gut}{gutter} ={gut:#} {label}help{label:#}: {}", entry.help);
+            let _ = writeln!(
+                out,
+                "{gut}{gutter} ={gut:#} {label}help{label:#}: {}",
+                entry.help
+            );
             let _ = writeln!(
                 out,
                 "{gut}{gutter} ={gut:#} {label}note{label:#}: see `gedgraft explain {}`",
@@ -295,7 +299,12 @@ mod tests {
         let parse = parse(input);
         let list: Vec<Diagnostic> = parse.diagnostics().to_vec();
         list.iter()
-            .map(|d| (d.code.to_string(), Snippet::of(&parse, d.range.start(), d.range)))
+            .map(|d| {
+                (
+                    d.code.to_string(),
+                    Snippet::of(&parse, d.range.start(), d.range),
+                )
+            })
             .collect()
     }
 

@@ -62,10 +62,7 @@ pub struct Records<'p> {
 impl<'p> Records<'p> {
     /// The finder for `parse`.
     pub fn new(parse: &'p Parse) -> Records<'p> {
-        let header = parse
-            .document()
-            .header()
-            .map(|r| r.syntax().text_range());
+        let header = parse.document().header().map(|r| r.syntax().text_range());
         Records {
             parse,
             root: parse.syntax(),
@@ -149,7 +146,8 @@ mod tests {
     fn finds_the_xref_of_a_structure_by_its_start() {
         let p = parse(b"0 HEAD\n0 @I1@ INDI\n1 @N1@ NOTE x\n0 TRLR\n");
         let records = Records::new(&p);
-        let at = |s: &str| TextSize::from(u32::try_from(p.text().find(s).expect("s")).expect("small"));
+        let at =
+            |s: &str| TextSize::from(u32::try_from(p.text().find(s).expect("s")).expect("small"));
         let range = records.xref_at(at("1 @N1@")).expect("xref");
         assert_eq!(&p.text()[range], "@N1@");
         let range = records.xref_at(at("0 @I1@")).expect("xref");

@@ -29,7 +29,11 @@ fn a_flood_of_one_code_shows_its_first_five_and_counts_the_rest() {
     assert_eq!(text.matches("error[bad-tag]").count(), 5, "{text}");
     assert_eq!(text.matches("error[level-jump]").count(), 2, "{text}");
     // The explanation pointers come once per code, with its first diagnostic.
-    assert_eq!(text.matches("= note: see `gedgraft explain bad-tag`").count(), 1);
+    assert_eq!(
+        text.matches("= note: see `gedgraft explain bad-tag`")
+            .count(),
+        1
+    );
     assert_cli_snapshot!("lint_flood", text);
 
     let all = stdout(&gedgraft_in(&dir, &["check", "--all", "flood.ged"]));
@@ -38,10 +42,19 @@ fn a_flood_of_one_code_shows_its_first_five_and_counts_the_rest() {
     assert!(all.ends_with("flood.ged: 302 errors, 0 warnings (encoding UTF-8)\n"));
 
     // JSON always has everything.
-    let json = stdout(&gedgraft_in(&dir, &["check", "--format", "json", "flood.ged"]));
+    let json = stdout(&gedgraft_in(
+        &dir,
+        &["check", "--format", "json", "flood.ged"],
+    ));
     let v: Value = serde_json::from_str(json.trim()).expect("one JSON object");
     let diagnostics = v["diagnostics"].as_array().expect("diagnostics");
-    assert_eq!(diagnostics.iter().filter(|d| d["code"] == "bad-tag").count(), 300);
+    assert_eq!(
+        diagnostics
+            .iter()
+            .filter(|d| d["code"] == "bad-tag")
+            .count(),
+        300
+    );
 }
 
 #[test]
@@ -65,7 +78,8 @@ fn a_left_out_warning_is_counted_as_a_warning_and_no_warnings_leaves_it_out() {
 
 /// The record each diagnostic is in, as a genealogy program shows it: by identifier and tag, `the header`,
 /// `the trailer`, or tag and line when it has no identifier.
-const RECORDS: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n1 @C1@ GEDC\n0 @I643@ INDI\n1 NA*ME Ann\n0 NOTE free\n2 SOUR x\n\
+const RECORDS: &[u8] =
+    b"0 HEAD\n1 CHAR UTF-8\n1 @C1@ GEDC\n0 @I643@ INDI\n1 NA*ME Ann\n0 NOTE free\n2 SOUR x\n\
 0 TRLR junk\n\x1a";
 
 #[test]
@@ -85,7 +99,10 @@ fn each_diagnostic_names_the_record_it_is_in() {
     }
     assert_cli_snapshot!("lint_records", text);
 
-    let json = stdout(&gedgraft_in(&dir, &["check", "--format", "json", "records.ged"]));
+    let json = stdout(&gedgraft_in(
+        &dir,
+        &["check", "--format", "json", "records.ged"],
+    ));
     let v: Value = serde_json::from_str(json.trim()).expect("one JSON object");
     let records: Vec<String> = v["diagnostics"]
         .as_array()
@@ -133,10 +150,17 @@ fn ansel_snippets_show_what_the_review_diff_shows() {
     let shown = "1 NOTE Stra\u{df}e a @#x@ e";
     assert!(text.contains(&format!("4 | {shown}\n")), "{text}");
     assert!(!text.contains('\u{FFFD}'), "{text}");
-    let diff = stdout(&gedgraft_in(&dir, &["fix", "--rename-tag", "NOTE=_NOTE", "a.ged"]));
+    let diff = stdout(&gedgraft_in(
+        &dir,
+        &["fix", "--rename-tag", "NOTE=_NOTE", "a.ged"],
+    ));
     assert!(diff.contains(&format!("\n-{shown}\n")), "{diff}");
     // An octet that does not decode at all is an escape, as in the review diff.
-    write(&dir, "b.ged", b"0 HEAD\n1 CHAR UTF-8\n1 NOTE caf\xe9\n0 TRLR\n");
+    write(
+        &dir,
+        "b.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n1 NOTE caf\xe9\n0 TRLR\n",
+    );
     let text = stdout(&gedgraft_in(&dir, &["check", "b.ged"]));
     assert!(
         text.contains("3 | 1 NOTE caf\\xE9\n  |           ^^^^\n"),
@@ -181,7 +205,8 @@ fn explain_of_an_unknown_code_exits_2() {
     assert_eq!(exit_code(&out), 2);
     assert_eq!(stdout(&out), "");
     assert!(
-        stderr(&out).contains("no diagnostic code `no-such-code`; `gedgraft explain` lists them all"),
+        stderr(&out)
+            .contains("no diagnostic code `no-such-code`; `gedgraft explain` lists them all"),
         "{}",
         stderr(&out)
     );
@@ -215,7 +240,10 @@ fn coloured(env: &[(&str, &str)], args: &[&str]) -> bool {
 fn colour_follows_no_color_clicolor_force_and_the_option() {
     assert!(!coloured(&[], &[]), "a pipe gets no colour");
     assert!(coloured(&[("CLICOLOR_FORCE", "1")], &[]));
-    assert!(!coloured(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]));
+    assert!(!coloured(
+        &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")],
+        &[]
+    ));
     assert!(!coloured(&[("CLICOLOR_FORCE", "1")], &["--color", "never"]));
     assert!(coloured(&[("NO_COLOR", "1")], &["--color", "always"]));
     assert!(!coloured(&[], &["--color", "always", "--format", "json"]));
@@ -258,9 +286,18 @@ fn a_terminal_gets_colour_unless_no_color_is_set() {
 #[test]
 fn help_of_check_and_explain_teaches_by_example() {
     let check = stdout(&gedgraft(&["check", "--help"]));
-    for part in ["Examples:", "gedgraft explain bad-tag", "--all", "--color", "NO_COLOR"] {
+    for part in [
+        "Examples:",
+        "gedgraft explain bad-tag",
+        "--all",
+        "--color",
+        "NO_COLOR",
+    ] {
         assert!(check.contains(part), "{part} in\n{check}");
     }
     let explain = stdout(&gedgraft(&["explain", "--help"]));
-    assert!(explain.contains("Examples:") && explain.contains("gedgraft explain bad-tag"), "{explain}");
+    assert!(
+        explain.contains("Examples:") && explain.contains("gedgraft explain bad-tag"),
+        "{explain}"
+    );
 }
