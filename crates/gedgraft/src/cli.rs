@@ -89,7 +89,8 @@ pub enum Format {
 #[command(after_help = "Examples:\n  \
 gedgraft check family.ged                      every problem, with its line, its record and a caret\n  \
 gedgraft check --no-warnings *.ged             errors only (warnings are still counted)\n  \
-gedgraft check --all family.ged | less -R      every diagnostic, not the first 5 of each code\n  \
+gedgraft check --all family.ged                every diagnostic, not the first 5 of each code\n  \
+gedgraft check --color always family.ged | less -R   colour through a pager\n  \
 gedgraft check --format json family.ged | jq '.diagnostics[] | select(.code == \"bad-tag\")'\n  \
 gedgraft explain bad-tag                       what a code means and how to fix it\n\n\
 Exit status: 0 when no file has an error (warnings are fine), 1 when one has, 2 when a file could not be \

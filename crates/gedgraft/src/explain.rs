@@ -708,13 +708,15 @@ mod tests {
     /// unless `CI` is set).
     #[test]
     fn every_cited_rule_is_in_the_requirements() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/requirements.md");
-        let Ok(requirements) = std::fs::read_to_string(&path) else {
+        // `shared/` is beside the checkout (or beside the folder of worktrees that holds it).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|dir| dir.join("shared/spec/requirements.md"))
+            .find(|p| p.is_file());
+        let Some(requirements) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
             assert!(
                 std::env::var_os("CI").is_none(),
-                "{} is missing",
-                path.display()
+                "shared/spec/requirements.md is missing"
             );
             return;
         };
