@@ -31,9 +31,15 @@ macro_rules! assert_cli_snapshot {
     };
 }
 
-/// The shared corpus beside the workspace.
+/// The shared corpus beside the workspace (or beside the folder of worktrees that holds the workspace): the
+/// first `shared/corpus` among the workspace's ancestors.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .ancestors()
+        .map(|dir| dir.join("shared/corpus"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| crate_dir.join("../../../shared/corpus"))
 }
 
 /// A corpus file, or `None` (with a message) when the corpus is missing and `CI` is not set.
