@@ -162,11 +162,15 @@ impl fmt::Display for EditError {
                 encoding,
             } => {
                 let shown: Vec<String> = octets.iter().map(|o| format!("{o:02X}")).collect();
+                let (s, they, them) = if octets.len() == 1 {
+                    ("", "it", "it")
+                } else {
+                    ("s", "they", "them")
+                };
                 write!(
                     f,
-                    "line {line}: octet{} {} could not be decoded as {encoding}, so they cannot be transcoded; \
-                     fix them first, or ask for them to be replaced (U+FFFD)",
-                    if octets.len() == 1 { "" } else { "s" },
+                    "line {line}: octet{s} {} could not be decoded as {encoding}, so {they} cannot be \
+                     transcoded; fix {them} first, or ask for {them} to be replaced (U+FFFD)",
                     shown.join(" ")
                 )
             }

@@ -201,6 +201,14 @@ impl EncodingNote {
     /// (R-ENCODINGS-04). Its six octets stay raw in the text. After [`MAX_CESU_NOTES`] of them one more note
     /// counts the rest.
     pub const CESU_8: &'static str = "cesu-8";
+    /// Every code above, for tests and documentation.
+    pub const ALL: &'static [&'static str] = &[
+        EncodingNote::NUL_OCTET,
+        EncodingNote::UNKNOWN_DECLARED_ENCODING,
+        EncodingNote::DECLARED_ENCODING_MISMATCH,
+        EncodingNote::ENCODING_MISMATCH,
+        EncodingNote::CESU_8,
+    ];
 
     fn warning(code: &'static str, file_offset: usize, message: String) -> EncodingNote {
         EncodingNote {
@@ -295,7 +303,7 @@ fn detect_inner<'a>(
                 code: EncodingNote::NUL_OCTET,
                 is_error: true,
                 message: "octet 00 (NUL) in the header of a file with no detected encoding: it is not ASCII, \
-                          ANSEL or UTF-8 text (R-SPECIFIED-ENC-03)"
+                          ANSEL or UTF-8 text"
                     .to_string(),
                 file_offset: start + at,
             });
@@ -792,7 +800,7 @@ fn cesu_notes(stats: &Stats, start: usize, notes: &mut Vec<EncodingNote>) {
             EncodingNote::CESU_8,
             start + at,
             "CESU-8: a character outside the Basic Multilingual Plane written as two 3-octet surrogates, \
-             which is not valid UTF-8 (R-ENCODINGS-04); its octets are kept as they are"
+             which is not valid UTF-8; its octets are kept as they are"
                 .to_string(),
         ));
     }
@@ -801,7 +809,7 @@ fn cesu_notes(stats: &Stats, start: usize, notes: &mut Vec<EncodingNote>) {
         notes.push(EncodingNote::warning(
             EncodingNote::CESU_8,
             start + at,
-            format!("{more} more CESU-8 sequences from here on (R-ENCODINGS-04)"),
+            format!("{more} more CESU-8 sequences from here on"),
         ));
     }
 }

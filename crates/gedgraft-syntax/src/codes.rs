@@ -2,6 +2,36 @@
 //!
 //! Codes never change meaning once released; new problems get new codes.
 
+/// Every syntax code, for tests and documentation (`gedgraft explain` has an entry for each; a test there
+/// checks this list against the constants below).
+pub const ALL: &[&str] = &[
+    FIRST_LINE_NOT_HEAD,
+    BAD_LEVEL,
+    LEVEL_OUT_OF_RANGE,
+    MISSING_DELIMITER,
+    BAD_TAG,
+    BAD_XREF,
+    LEVEL_JUMP,
+    MISPLACED_CONTINUATION,
+    CONTINUATION_AT_LEVEL_0,
+    CONTINUATION_WITH_XREF,
+    CONTINUATION_WITH_SUBSTRUCTURES,
+    MISSING_TRAILER,
+    NON_EMPTY_TRAILER,
+    MISPLACED_TRAILER,
+    CONTENT_AFTER_TRAILER,
+    RECORD_AFTER_TRAILER,
+    JUNK_AFTER_TRAILER,
+    BLANK_LINE,
+    LEADING_WHITESPACE,
+    UNDECODABLE_OCTETS,
+    UNTERMINATED_ESCAPE,
+    BAD_ESCAPE,
+    MISPLACED_HEADER,
+    CONTINUATION_OF_POINTER,
+    POINTER_IN_CONTINUATION,
+];
+
 /// The first line is not `0 HEAD` (R-SPECIFIED-ENC-06).
 pub const FIRST_LINE_NOT_HEAD: &str = "first-line-not-head";
 /// A line's level is missing or is not `0` or a number without leading zeros (R-LINES-03).

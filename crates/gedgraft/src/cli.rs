@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+use crate::style::ColorWhen;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 #[command(name = "gedgraft", version, propagate_version = true)]
 #[command(
     after_help = "Examples:\n  gedgraft check family.ged\n  gedgraft check --format json *.ged\n  \
-gedgraft dump family.ged | less\n  gedgraft lower family.ged > family.json\n  gedgraft fix family.ged -o copy.ged\n\nExit status: 0 when all is well, 1 when \
+gedgraft explain bad-tag\n  gedgraft dump family.ged | less\n  gedgraft lower family.ged > family.json\n  gedgraft fix family.ged -o copy.ged\n\nExit status: 0 when all is well, 1 when \
 `check` found an error, 2 when a file could not be read or written or the arguments are wrong."
 )]
 pub struct Cli {
@@ -32,8 +33,14 @@ pub enum Command {
     /// Report problems: malformed lines and structures, encoding trouble, warnings.
     ///
     /// Each diagnostic has a stable code, a class from the ELF draft (malformed-line, malformed-structure,
-    /// non-conformant-structure, warning), and the file, line and column it points at.
+    /// non-conformant-structure, warning), the file, line and column it points at, and the record it is in
+    /// (`in @I643@ INDI`, `in the header`, `in NOTE on line 12`), so you can find it in your genealogy program.
+    /// `gedgraft explain CODE` tells what a code means and how to fix it.
     Check(CheckArgs),
+    /// Explain a diagnostic code: what it means, its class, the rule it comes from, an example and the fix.
+    ///
+    /// With no CODE, list every code with a one-line summary.
+    Explain(ExplainArgs),
     /// Print the ELF dataset as JSON: metadata, records with unescaped, merged payloads, and diagnostics.
     ///
     /// The 2019 draft's parse: header metadata (CHAR, ELF, GEDC, PLANG, SCHMA) taken out, the trailer
@@ -79,22 +86,50 @@ pub enum Format {
 
 /// `gedgraft check`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+gedgraft check family.ged                      every problem, with its line, its record and a caret\n  \
+gedgraft check --no-warnings *.ged             errors only (warnings are still counted)\n  \
+gedgraft check --all family.ged                every diagnostic, not the first 5 of each code\n  \
+gedgraft check --color always family.ged | less -R   colour through a pager\n  \
+gedgraft check --format json family.ged | jq '.diagnostics[] | select(.code == \"bad-tag\")'\n  \
+gedgraft explain bad-tag                       what a code means and how to fix it\n\n\
+Exit status: 0 when no file has an error (warnings are fine), 1 when one has, 2 when a file could not be \
+read or an argument is wrong.")]
 pub struct CheckArgs {
     /// The files to check (`-` reads standard input).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Output format.
+    /// Output format. `json` prints one object per file per line, with every diagnostic (README documents it).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Leave out warnings (human format only).
     #[arg(long)]
     pub no_warnings: bool,
+    /// Show every diagnostic. By default the human format shows the first 5 of each code and counts the rest
+    /// (`… and 312 more bad-tag errors`); the JSON format always has every one.
+    #[arg(long)]
+    pub all: bool,
+    /// Colour the human format: `auto` colours on a terminal unless NO_COLOR is set (CLICOLOR_FORCE forces
+    /// it).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
     /// Stop at the first error, as the ELF draft says a strict parser must (malformed lines and structures,
     /// non-conformant structures); the default reports everything.
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// `gedgraft explain`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+gedgraft explain                  every code with a one-line summary\n  \
+gedgraft explain bad-tag          what `error[bad-tag]` means, the rule, an example and the fix\n  \
+gedgraft explain '[bad-tag]'      the code as `check` prints it works too")]
+pub struct ExplainArgs {
+    /// The code to explain, as `check` prints it (`bad-tag`, `error[bad-tag]`).
+    pub code: Option<String>,
 }
 
 /// `gedgraft lower`.

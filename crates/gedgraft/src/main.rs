@@ -2,10 +2,14 @@
 
 mod check;
 mod cli;
+mod explain;
 mod fix;
+mod human;
 mod input;
 mod lower;
 mod output;
+mod record;
+mod style;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -23,6 +27,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }),
         cli::Command::Check(args) => check::run(&args),
+        cli::Command::Explain(args) => explain::run(&args),
         cli::Command::Lower(args) => lower::run(&args),
         cli::Command::Fix(args) => fix::run(&args),
     };

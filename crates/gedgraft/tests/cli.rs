@@ -119,7 +119,12 @@ fn check_json_has_the_documented_shape() {
         let keys: Vec<&String> = d.as_object().expect("diagnostic object").keys().collect();
         assert_eq!(
             keys,
-            ["code", "severity", "class", "message", "offset", "line", "column"]
+            ["code", "severity", "class", "message", "offset", "line", "column", "record"]
+        );
+        // Every diagnostic of errors.ged is in its INDI record, which has the identifier @I1@ (line 3).
+        assert_eq!(
+            d["record"],
+            serde_json::json!({"xref": "I1", "tag": "INDI", "line": 3})
         );
         assert!(d["code"].is_string() && d["message"].is_string());
         assert!(["error", "warning"].contains(&d["severity"].as_str().unwrap_or_default()));

@@ -72,13 +72,20 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
+/// The command `gedgraft ARGS` in `dir`, with none of the colour settings of the environment the tests run in
+/// (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`), so that its output is the same everywhere.
+pub fn gedgraft_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
+    command.args(args).current_dir(dir);
+    for name in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        command.env_remove(name);
+    }
+    command
+}
+
 /// Runs `gedgraft ARGS` in `dir`.
 pub fn gedgraft_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gedgraft")
+    gedgraft_command(dir, args).output().expect("run gedgraft")
 }
 
 /// Runs `gedgraft ARGS` in the data directory ([`data_dir`]).
@@ -88,8 +95,8 @@ pub fn gedgraft(args: &[&str]) -> Output {
 
 /// The command `gedgraft fix ARGS` in `dir`, for a test that sets up its standard streams.
 pub fn fix_command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
-    command.arg("fix").args(args).current_dir(dir);
+    let mut command = gedgraft_command(dir, &["fix"]);
+    command.args(args);
     command
 }
 

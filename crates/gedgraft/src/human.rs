@@ -1,0 +1,408 @@
+//! The human output of `gedgraft check`, like rustc's: each diagnostic with the record it is in, its source line
+//! and a caret, a `= help:` line and a pointer to `gedgraft explain` the first time a code is shown, then what
+//! was left out and a summary.
+//!
+//! A flood of one code shows its first [`SHOWN_PER_CODE`] diagnostics and a count of the rest (`--all` shows
+//! them all). The report is handed on in pieces as it is written, and each diagnostic costs the length of what
+//! is shown plus a logarithm of the file's lines and records.
+
+use crate::input::Loaded;
+use crate::record::Records;
+use crate::style::Palette;
+use gedgraft_model::codes::LINES_LEFT_OUT;
+use gedgraft_syntax::encoding::{ansel, raw, Encoding};
+use gedgraft_syntax::{Diagnostic, Parse, Severity, TextRange};
+use std::fmt::Write;
+
+/// How many diagnostics of one code are shown without `--all`.
+pub const SHOWN_PER_CODE: usize = 5;
+/// Output is handed on in pieces of about this size.
+const PIECE: usize = 1 << 16;
+
+/// What the human report shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Leave out warnings (they are still counted in the summary).
+    pub no_warnings: bool,
+    /// Show every diagnostic, not only the first [`SHOWN_PER_CODE`] of each code.
+    pub all: bool,
+    /// The colours.
+    pub palette: Palette,
+}
+
+/// How many diagnostics of one code were shown, and how many problems of it were left out.
+struct Tally {
+    code: &'static str,
+    severity: Severity,
+    shown: usize,
+    left_out: u64,
+}
+
+/// Writes the human report of one file through `emit`: each diagnostic, what was left out, the `--strict`
+/// note and the summary.
+pub fn report(
+    loaded: &Loaded,
+    diagnostics: &[&Diagnostic],
+    stopped: Option<&Diagnostic>,
+    options: &Options,
+    mut emit: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    let parse = &loaded.parse;
+    let pal = &options.palette;
+    let mut records = Records::new(parse);
+    let mut out = String::with_capacity(PIECE + 4096);
+    let (mut errors, mut warnings) = (0u64, 0u64);
+    // One entry per code met, in order of first appearance (a few dozen codes at most).
+    let mut tallies: Vec<Tally> = Vec::new();
+    let mut rest = diagnostics;
+    while let Some((&d, after)) = rest.split_first() {
+        rest = after;
+        // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
+        let n = u64::from(d.count.max(1));
+        match d.severity() {
+            Severity::Error => errors += n,
+            Severity::Warning => warnings += n,
+        }
+        // What the lowering left out because of this line is a note of its diagnostic, not one of its own.
+        let left_out = rest
+            .iter()
+            .take_while(|l| l.code == LINES_LEFT_OUT && l.range.start() == d.range.start())
+            .count();
+        let (notes, after_notes) = rest.split_at(left_out);
+        if d.code != LINES_LEFT_OUT {
+            rest = after_notes;
+            warnings += notes.iter().map(|l| u64::from(l.count.max(1))).sum::<u64>();
+        }
+        let notes = if d.code == LINES_LEFT_OUT || options.no_warnings {
+            &[][..]
+        } else {
+            notes
+        };
+        if options.no_warnings && d.severity() == Severity::Warning {
+            continue;
+        }
+        let index = match tallies.iter().position(|t| t.code == d.code) {
+            Some(i) => i,
+            None => {
+                tallies.push(Tally {
+                    code: d.code,
+                    severity: d.severity(),
+                    shown: 0,
+                    left_out: 0,
+                });
+                tallies.len() - 1
+            }
+        };
+        let tally = &mut tallies[index];
+        if !options.all && tally.shown >= SHOWN_PER_CODE {
+            tally.left_out += n;
+            continue;
+        }
+        tally.shown += 1;
+        diagnostic(
+            &mut out,
+            loaded,
+            &mut records,
+            d,
+            notes,
+            tally.shown == 1,
+            pal,
+        );
+        if out.len() >= PIECE {
+            emit(&out)?;
+            out.clear();
+        }
+    }
+    for t in tallies.iter().filter(|t| t.left_out > 0) {
+        let _ = writeln!(
+            out,
+            "\u{2026} and {} more {} {}{}; --all shows every one",
+            t.left_out,
+            t.code,
+            t.severity.as_str(),
+            if t.left_out == 1 { "" } else { "s" },
+        );
+    }
+    if let Some(d) = stopped {
+        let loc = d.location;
+        let _ = writeln!(
+            out,
+            "{}note{}: --strict: stopped at the first error ({} at {}:{})",
+            pal.label, pal.label, d.code, loc.line, loc.column
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}: {} error{}, {} warning{} (encoding {})",
+        loaded.path.display(),
+        errors,
+        if errors == 1 { "" } else { "s" },
+        warnings,
+        if warnings == 1 { "" } else { "s" },
+        parse.encoding().name()
+    );
+    emit(&out)
+}
+
+/// Appends one diagnostic: its headline, where it is, the source line with carets, `= note:` lines for what
+/// the lowering left out because of it (`lines-left-out` diagnostics at the same place), and for the first of
+/// its code a `= help:` line and a pointer to `gedgraft explain`.
+fn diagnostic(
+    out: &mut String,
+    loaded: &Loaded,
+    records: &mut Records<'_>,
+    d: &Diagnostic,
+    notes: &[&Diagnostic],
+    first_of_code: bool,
+    pal: &Palette,
+) {
+    let parse = &loaded.parse;
+    let sev = pal.severity(d.severity());
+    let (msg, gut) = (pal.message, pal.gutter);
+    let _ = write!(
+        out,
+        "{sev}{}[{}]{sev:#}{msg}: {}",
+        d.severity().as_str(),
+        d.code,
+        d.message
+    );
+    if let Some(note) = d.run_note() {
+        let _ = write!(out, " ({note})");
+    }
+    let _ = writeln!(out, "{msg:#}");
+    let loc = d.location;
+    let number = loc.line.to_string();
+    let gutter = " ".repeat(number.len());
+    let _ = write!(
+        out,
+        "{gutter}{gut}-->{gut:#} {}:{}:{} (byte {})",
+        loaded.path.display(),
+        loc.line,
+        loc.column,
+        loc.offset
+    );
+    if let Some(place) = records.place(d.range.start()) {
+        let _ = write!(out, ", {place}");
+    }
+    out.push('\n');
+    let snippet = Snippet::of(parse, d.range.start(), marked_range(records, d));
+    let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
+    let _ = writeln!(out, "{gut}{number} |{gut:#} {}", snippet.source);
+    let _ = writeln!(
+        out,
+        "{gut}{gutter} |{gut:#} {}{sev}{}{sev:#}",
+        " ".repeat(snippet.pad),
+        "^".repeat(snippet.width)
+    );
+    let label = pal.label;
+    if !notes.is_empty() {
+        let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
+    }
+    for note in notes {
+        let _ = writeln!(
+            out,
+            "{gut}{gutter} ={gut:#} {label}note{label:#}: {} [{}]",
+            note.message, note.code
+        );
+    }
+    if first_of_code {
+        if let Some(entry) = crate::explain::entry(d.code) {
+            if notes.is_empty() {
+                let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
+            }
+            let _ = writeln!(
+                out,
+                "{gut}{gutter} ={gut:#} {label}help{label:#}: {}",
+                entry.help
+            );
+            let _ = writeln!(
+                out,
+                "{gut}{gutter} ={gut:#} {label}note{label:#}: see `gedgraft explain {}`",
+                d.code
+            );
+        }
+    }
+    out.push('\n');
+}
+
+/// What the carets mark: the diagnostic's range, except that a `duplicate-xref`, which the lowering reports at
+/// the start of the structure, marks the identifier.
+fn marked_range(records: &Records<'_>, d: &Diagnostic) -> TextRange {
+    if d.code == gedgraft_model::codes::DUPLICATE_XREF && d.range.is_empty() {
+        if let Some(xref) = records.xref_at(d.range.start()) {
+            return xref;
+        }
+    }
+    d.range
+}
+
+/// Lines up to this many octets are shown whole under a diagnostic.
+const LONG_LINE: usize = 512;
+/// How much of a longer line is shown: this many octets either side of what the diagnostic marks …
+const SHOWN_AROUND: usize = 80;
+/// … and of what it marks, at most this many octets.
+const SHOWN_MARKED: usize = 160;
+
+/// The source line shown under a diagnostic and where its caret goes.
+#[derive(Debug, PartialEq, Eq)]
+struct Snippet {
+    /// The line (or, for a long line, the part around the diagnostic between `…`), printable.
+    source: String,
+    /// Characters before the caret.
+    pad: usize,
+    /// Carets: the characters the diagnostic marks on this line, at least one.
+    width: usize,
+}
+
+impl Snippet {
+    /// The snippet of a diagnostic at tree offset `start` that marks `marked`: its line found through the
+    /// parse's line index, so each diagnostic costs the length of what is shown (at most about [`LONG_LINE`]
+    /// octets), whatever the number of lines, siblings or diagnostics. Characters are shown as the review diff
+    /// shows them: undecodable octets as `\xE9`, a byte-order mark as `[BOM]`, ANSEL in Unicode order.
+    fn of(parse: &Parse, start: gedgraft_syntax::TextSize, marked: TextRange) -> Snippet {
+        let text = parse.text();
+        let line = parse.line_range(start);
+        let line = usize::from(line.start())..usize::from(line.end());
+        let at = floor_boundary(text, usize::from(marked.start())).clamp(line.start, line.end);
+        let end = floor_boundary(text, usize::from(marked.end()).clamp(at, line.end));
+        let (from, marked_end, to) = if line.len() <= LONG_LINE {
+            (line.start, end, line.end)
+        } else {
+            let from = floor_boundary(text, at.saturating_sub(SHOWN_AROUND).max(line.start));
+            let marked_end = floor_boundary(text, end.min(at + SHOWN_MARKED)).max(at);
+            let to =
+                floor_boundary(text, (marked_end + SHOWN_AROUND).min(line.end)).max(marked_end);
+            (from, marked_end, to)
+        };
+        let ansel = parse.encoding() == Encoding::Ansel;
+        let mut source = String::with_capacity(to - from + 8);
+        if from > line.start {
+            source.push('\u{2026}');
+        }
+        let pad = source.chars().count() + show(&text[from..at], ansel, &mut source);
+        let width = show(&text[at..marked_end], ansel, &mut source).max(1);
+        show(&text[marked_end..to], ansel, &mut source);
+        if to < line.end {
+            source.push('\u{2026}');
+        }
+        Snippet { source, pad, width }
+    }
+}
+
+/// The largest character boundary of `text` at or before `at` (at most its length).
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Appends `text` as shown (see [`Snippet::of`]; tabs as spaces so the caret lines up, other control characters
+/// as `\x1A`) and gives the number of characters appended.
+fn show(text: &str, ansel: bool, out: &mut String) -> usize {
+    let reordered;
+    let text = if ansel {
+        reordered = ansel::to_unicode_order(text);
+        reordered.as_str()
+    } else {
+        text
+    };
+    let mut shown = 0;
+    for c in text.chars() {
+        if let Some(octet) = raw::to_octet(c) {
+            let _ = write!(out, "\\x{octet:02X}");
+            shown += 4;
+        } else if c == '\u{FEFF}' {
+            out.push_str("[BOM]");
+            shown += 5;
+        } else if c == '\t' {
+            out.push(' ');
+            shown += 1;
+        } else if c.is_control() {
+            let _ = write!(out, "\\x{:02X}", u32::from(c));
+            shown += 4;
+        } else {
+            out.push(c);
+            shown += 1;
+        }
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Snippet, LONG_LINE};
+    use gedgraft_syntax::{parse, Diagnostic};
+
+    fn snippets(input: &[u8]) -> Vec<(String, Snippet)> {
+        let parse = parse(input);
+        let list: Vec<Diagnostic> = parse.diagnostics().to_vec();
+        list.iter()
+            .map(|d| {
+                (
+                    d.code.to_string(),
+                    Snippet::of(&parse, d.range.start(), d.range),
+                )
+            })
+            .collect()
+    }
+
+    /// The line around `at` as the whole text gives it.
+    fn from_text(text: &str, at: usize) -> String {
+        let start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
+        text[start..end].to_string()
+    }
+
+    #[test]
+    fn short_lines_are_shown_whole_with_the_caret_at_the_column() {
+        let input =
+            b"0 HEAD\r\n  1 BAD@ line\r\n\r\n1 NOTE a @#x@ c\r2 CONC d\n0 TRLR\r\ntrailing\n";
+        let parse = parse(input);
+        let text = parse.text();
+        for d in parse.diagnostics() {
+            let snippet = Snippet::of(&parse, d.range.start(), d.range);
+            let at = usize::from(d.range.start());
+            let line = from_text(text, at);
+            assert_eq!(snippet.source, line.replace('\t', " "), "{}", d.code);
+            assert_eq!(snippet.pad, d.location.column - 1, "{}", d.code);
+        }
+        let codes: Vec<_> = snippets(input).into_iter().map(|(c, _)| c).collect();
+        assert!(codes.contains(&"bad-escape".to_string()), "{codes:?}");
+    }
+
+    /// A long line shows a window around each diagnostic, so many diagnostics on one line cost their number.
+    #[test]
+    fn long_lines_are_shown_around_the_diagnostic() {
+        let mut input = b"0 HEAD\n1 NOTE ".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 70_000));
+        input.push(0xFF);
+        input.extend(b"tail\n0 TRLR\n");
+        let found = snippets(&input);
+        let (_, s) = found
+            .iter()
+            .find(|(c, _)| c == "undecodable-octets")
+            .expect("undecodable-octets");
+        assert!(
+            s.source.starts_with('…') && s.source.ends_with("tail"),
+            "{}",
+            s.source
+        );
+        assert!(s.source.chars().count() < LONG_LINE);
+        let marked: String = s.source.chars().skip(s.pad).take(s.width).collect();
+        assert_eq!(marked, "\\xFF");
+    }
+
+    /// Undecodable octets show as the review diff shows them, `\xE9`, and the caret covers the escape.
+    #[test]
+    fn raw_octets_show_as_escapes_under_the_caret() {
+        let found = snippets(b"0 HEAD\n1 CHAR UTF-8\n1 NOTE caf\xE9 au lait\n0 TRLR\n");
+        let (_, s) = found
+            .iter()
+            .find(|(c, _)| c == "undecodable-octets")
+            .expect("undecodable-octets");
+        assert_eq!(s.source, "1 NOTE caf\\xE9 au lait");
+        assert_eq!((s.pad, s.width), (10, 4));
+    }
+}
