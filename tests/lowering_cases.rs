@@ -51,25 +51,13 @@ fn lower_files_report_their_code() {
             failures.push(format!("lower/{name}: expected `{code}`, got {found:?}"));
         }
         // The records are cut into runs for threads at record boundaries: the same result on two threads.
-        let (_, two) = lowered(
-            &input,
-            &LowerOptions {
-                threads: 2,
-                ..LowerOptions::default()
-            },
-        );
+        let (_, two) = lowered(&input, &LowerOptions::default().with_threads(2));
         if two != lenient {
             failures.push(format!("lower/{name}: two threads give another result"));
         }
         // A left-out line follows an error; strict mode stops at that error with an empty dataset (R-LINES-05).
         if code == codes::LINES_LEFT_OUT {
-            let (_, strict) = lowered(
-                &input,
-                &LowerOptions {
-                    strict: true,
-                    ..LowerOptions::default()
-                },
-            );
+            let (_, strict) = lowered(&input, &LowerOptions::default().with_strict(true));
             let note = lenient.diagnostics.iter().find(|d| d.code == code);
             let stopped_before = match (&strict.stopped_at, note) {
                 (Some(stop), Some(note)) => {

@@ -13,10 +13,7 @@ pub fn lowered(input: &[u8]) -> (Parse, Lowered) {
 /// Parses and lowers octets in strict mode.
 pub fn strict(input: &[u8]) -> (Parse, Lowered) {
     let parse = parse(input);
-    let options = LowerOptions {
-        strict: true,
-        ..LowerOptions::default()
-    };
+    let options = LowerOptions::default().with_strict(true);
     let lowered = lower(&parse, &options);
     (parse, lowered)
 }

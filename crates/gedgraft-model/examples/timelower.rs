@@ -26,10 +26,7 @@ fn main() {
         println!("parse {:.3}s", parsed.as_secs_f64());
         return;
     }
-    let options = LowerOptions {
-        threads,
-        ..LowerOptions::default()
-    };
+    let options = LowerOptions::default().with_threads(threads);
     let lowered = lower(&parse, &options);
     let total = t.elapsed();
     let mb = bytes.len() as f64 / 1e6;

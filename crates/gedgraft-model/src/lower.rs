@@ -33,8 +33,14 @@ mod header;
 mod left_out;
 use left_out::{nests_in, LeftOut};
 
-/// How to lower.
+/// How to lower. Built from [`LowerOptions::default`] with the `with_…` methods (the struct may grow):
+///
+/// ```
+/// let options = gedgraft_model::LowerOptions::default().with_strict(true).with_threads(1);
+/// assert!(options.strict && !options.nfc);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LowerOptions {
     /// Stop at the first malformed line, malformed structure or non-conformant structure, whether the syntax
     /// layer or the lowering found it (every diagnostic of severity error). The result then has an empty
@@ -50,6 +56,26 @@ pub struct LowerOptions {
     /// into `n` runs (fewer if there are fewer records), each lowered by a thread of its own. The result is
     /// the same whatever the number.
     pub threads: usize,
+}
+
+impl LowerOptions {
+    /// These options with [`strict`](LowerOptions::strict) set to `strict`.
+    pub fn with_strict(mut self, strict: bool) -> LowerOptions {
+        self.strict = strict;
+        self
+    }
+
+    /// These options with [`nfc`](LowerOptions::nfc) set to `nfc`.
+    pub fn with_nfc(mut self, nfc: bool) -> LowerOptions {
+        self.nfc = nfc;
+        self
+    }
+
+    /// These options with [`threads`](LowerOptions::threads) set to `threads`.
+    pub fn with_threads(mut self, threads: usize) -> LowerOptions {
+        self.threads = threads;
+        self
+    }
 }
 
 /// With [`LowerOptions::threads`] at 0, each thread gets at least this many octets of records.

@@ -82,11 +82,7 @@ fn every_corpus_file_lowers() {
         }
         let strict = lower(
             &parse,
-            &LowerOptions {
-                strict: true,
-                nfc: true,
-                ..LowerOptions::default()
-            },
+            &LowerOptions::default().with_strict(true).with_nfc(true),
         );
         if strict.stopped_at.is_none() {
             assert_eq!(

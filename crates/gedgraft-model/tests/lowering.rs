@@ -8,10 +8,7 @@ use gedgraft_model::{codes as c, lower, to_json, Dataset, LowerOptions, Payload}
 use gedgraft_syntax::{codes as sc, parse};
 
 fn strict() -> LowerOptions {
-    LowerOptions {
-        strict: true,
-        ..LowerOptions::default()
-    }
+    LowerOptions::default().with_strict(true)
 }
 
 // ----- Encodings -----
@@ -37,10 +34,7 @@ fn ansel_text_is_converted_to_unicode_order() {
         ["xe\u{301}", "etude"],
         "a diacritic joins the letter on the CONC line; CD is the table's `e`"
     );
-    let nfc = LowerOptions {
-        nfc: true,
-        ..LowerOptions::default()
-    };
+    let nfc = LowerOptions::default().with_nfc(true);
     let l = lower(&p, &nfc);
     let name = record(&l.dataset, "INDI")
         .child("NAME")
@@ -482,10 +476,7 @@ fn r_tagged_structs_03_records_after_the_trailer_are_lowered() {
     let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 TRLR\n0 @I9@ INDI\n1 NAME Bob\n\
 0 @F1@ FAM\n1 HUSB @I9@\n1 WIFE @I1@\n0 TRLR\n\x1a";
     for threads in [1, 3] {
-        let options = LowerOptions {
-            threads,
-            ..LowerOptions::default()
-        };
+        let options = LowerOptions::default().with_threads(threads);
         let p = parse(input);
         assert!(p
             .diagnostics()

@@ -12,11 +12,10 @@ fn check_same(name: &str, parse: &Parse, strict: bool, nfc: bool, threads: &[usi
     let with = |threads| {
         lower(
             parse,
-            &LowerOptions {
-                strict,
-                nfc,
-                threads,
-            },
+            &LowerOptions::default()
+                .with_strict(strict)
+                .with_nfc(nfc)
+                .with_threads(threads),
         )
     };
     let one = with(1);

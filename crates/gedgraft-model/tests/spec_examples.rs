@@ -501,10 +501,7 @@ fn r_unicode_escape_04_empty_escape_is_deleted() {
 
 #[test]
 fn r_unicode_escape_09_nfc_option() {
-    let options = LowerOptions {
-        nfc: true,
-        ..LowerOptions::default()
-    };
+    let options = LowerOptions::default().with_nfc(true);
     let (_, l) = lowered_with(b"0 HEAD\n0 NAME Joa@#U303@o\n0 TRLR\n", &options);
     assert_eq!(record_text(&l.dataset, "NAME"), "João");
 }

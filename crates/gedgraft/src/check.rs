@@ -40,10 +40,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         };
         let lowered = lower(
             &loaded.parse,
-            &LowerOptions {
-                strict: args.strict,
-                ..LowerOptions::default()
-            },
+            &LowerOptions::default().with_strict(args.strict),
         );
         let diagnostics = lowered.all_diagnostics(&loaded.parse);
         any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);

@@ -9,11 +9,9 @@ use std::process::ExitCode;
 /// Runs `lower`: prints the dataset JSON; exit status 1 if the file has an error.
 pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
     let loaded = input::load(&args.file, &args.input)?;
-    let options = LowerOptions {
-        strict: args.strict,
-        nfc: args.nfc,
-        ..LowerOptions::default()
-    };
+    let options = LowerOptions::default()
+        .with_strict(args.strict)
+        .with_nfc(args.nfc);
     let lowered = lower(&loaded.parse, &options);
     // The dataset's JSON can be several times the file: the line break is added in place, not by a copy.
     let mut json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
