@@ -142,13 +142,15 @@ impl Dialect {
         self.is_gedcom7()
     }
 
-    /// Whether a syntax-layer diagnostic code applies in this dialect: escape diagnostics (`bad-escape`,
-    /// `unterminated-escape`) do not in GEDCOM 7, which has no escapes.
+    /// Whether a syntax-layer diagnostic code applies in this dialect; not in GEDCOM 7: escape diagnostics
+    /// (`bad-escape`, `unterminated-escape`; it has no escapes), `unescaped-at` (it doubles only a leading `@`)
+    /// and `line-too-long` (it has no `CONC` and no line limit).
     pub fn applies(self, code: &str) -> bool {
-        self.has_escapes()
+        use crate::codes::{BAD_ESCAPE, LINE_TOO_LONG, UNESCAPED_AT, UNTERMINATED_ESCAPE};
+        !self.is_gedcom7()
             || !matches!(
                 code,
-                crate::codes::BAD_ESCAPE | crate::codes::UNTERMINATED_ESCAPE
+                BAD_ESCAPE | UNTERMINATED_ESCAPE | UNESCAPED_AT | LINE_TOO_LONG
             )
     }
 }
@@ -249,6 +251,9 @@ mod tests {
             assert_eq!(d.has_conc(), !d.is_gedcom7());
             assert_eq!(d.doubles_only_leading_at(), d.is_gedcom7());
             assert_eq!(d.applies(crate::codes::BAD_ESCAPE), !d.is_gedcom7());
+            // GEDCOM 7.0 § lineStr: only a leading `@` is doubled; § Lines: no line length limit.
+            assert_eq!(d.applies(crate::codes::UNESCAPED_AT), !d.is_gedcom7());
+            assert_eq!(d.applies(crate::codes::LINE_TOO_LONG), !d.is_gedcom7());
             assert!(d.applies(crate::codes::LEVEL_JUMP));
         }
         assert!("GEDCOM 7.0.1".parse::<Dialect>().is_err());

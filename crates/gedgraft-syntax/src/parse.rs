@@ -54,7 +54,7 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
         return parse;
     }
     let (detection, text, source_map) = detect_and_decode(bytes, &options.detect);
-    let parsed = parse_text(&text, detection.used.name(), options.threads);
+    let parsed = parse_text(&text, detection.used, options.threads);
     finish(parsed, detection, source_map, || text)
 }
 
