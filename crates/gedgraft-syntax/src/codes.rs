@@ -38,7 +38,9 @@ pub const CONTENT_AFTER_TRAILER: &str = "content-after-trailer";
 /// that edits and the lowering reach them (R-TAGGED-STRUCTS-03, -05). Reported on the first record after each
 /// trailer.
 pub const RECORD_AFTER_TRAILER: &str = "record-after-trailer";
-/// Control characters (such as a DOS end-of-file mark, `^Z`) after the trailer.
+/// Warning: a DOS end-of-file mark, `^Z`, after the trailer (with whatever follows it), ignored: a deliberate
+/// departure from R-LINES-01 and R-TAGGED-STRUCTS-05, see `after_trailer::is_dos_end_of_file`. Other text after
+/// the trailer is `content-after-trailer`.
 pub const JUNK_AFTER_TRAILER: &str = "junk-after-trailer";
 /// A blank or whitespace-only line (allowed, R-LINE-STRINGS-06).
 pub const BLANK_LINE: &str = "blank-line";

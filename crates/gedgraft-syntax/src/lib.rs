@@ -30,6 +30,7 @@ mod kind;
 mod lexer;
 mod line_checks;
 mod line_index;
+mod not_gedcom;
 mod parse;
 mod parser;
 mod select;

@@ -8,7 +8,7 @@
 //! A structure's first line has no node of its own: its tokens are the first children of the `RECORD` or
 //! `STRUCTURE` node, up to and including its line break. Continuation lines are `LINE` nodes.
 
-use crate::after_trailer::{AfterTrailer, Next};
+use crate::after_trailer::{self, AfterTrailer, Next};
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
@@ -960,14 +960,11 @@ impl<'t> Parser<'t> {
     fn trailing_text(&mut self, pos: usize) {
         self.close_from(0);
         let rest = &self.text[pos..];
-        let junk_only = rest
-            .chars()
-            .all(|c| c.is_control() || c.is_whitespace() || raw::is_raw(c));
-        if junk_only {
+        if after_trailer::is_dos_end_of_file(rest) {
             self.diag(
                 codes::JUNK_AFTER_TRAILER,
                 Class::Warning,
-                "control characters after the trailer",
+                "a DOS end-of-file mark (Ctrl-Z) after the trailer; it and what follows it are ignored",
                 pos,
                 self.text.len(),
             );

@@ -204,6 +204,16 @@ fn r_tagged_structs_05_trailer_problems() {
         codes_of(b"0 HEAD\n0 TRLR\n\x1a"),
         [codes::JUNK_AFTER_TRAILER]
     );
+    // Only a DOS end-of-file mark is let off with a warning (a departure from R-LINES-01, documented in
+    // `after_trailer.rs`); NUL padding or binary after the trailer is content (R-TAGGED-STRUCTS-05).
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 TRLR\r\n\r\n\x1a\x1a\x00junk"),
+        [codes::JUNK_AFTER_TRAILER]
+    );
+    assert_eq!(
+        codes_of(b"0 HEAD\n0 TRLR\n\x00\x00\x00"),
+        [codes::CONTENT_AFTER_TRAILER]
+    );
     assert!(codes_of(b"0 HEAD\n0 INDI\n1 TRLR\n0 TRLR\n").contains(&codes::MISPLACED_TRAILER));
     for input in [
         &b"0 HEAD\n0 TRLR\n1 NOTE x\n"[..],
