@@ -293,7 +293,7 @@ fn detect_inner<'a>(
                 code: EncodingNote::NUL_OCTET,
                 is_error: true,
                 message: "octet 00 (NUL) in the header of a file with no detected encoding: it is not ASCII, \
-                          ANSEL or UTF-8 text (R-SPECIFIED-ENC-03)"
+                          ANSEL or UTF-8 text"
                     .to_string(),
                 file_offset: start + at,
             });

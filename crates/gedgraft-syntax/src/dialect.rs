@@ -228,6 +228,28 @@ mod tests {
         }
     }
 
+    /// GEDCOM 7.0 § lineStr: only a leading `@` is doubled, so `name@example.com` is as written; § Lines: no
+    /// `CONC`, no length limit. The syntax layer notes both in every file; the dialect drops them.
+    #[test]
+    fn gedcom7_drops_bare_at_and_long_lines() {
+        let long = "w".repeat(300);
+        for (version, kept) in [("7.0", 0), ("5.5.1", 2)] {
+            let text = format!(
+                "0 HEAD\n1 GEDC\n2 VERS {version}\n0 @I1@ INDI\n1 EMAIL name@example.com\n1 NOTE {long}\n0 TRLR\n"
+            );
+            let parse = crate::parse(text.as_bytes());
+            let dialect = parse.dialect();
+            let applying: Vec<&str> = parse
+                .diagnostics()
+                .iter()
+                .filter(|d| dialect.applies(d.code))
+                .map(|d| d.code)
+                .collect();
+            assert_eq!(applying.len(), kept, "{version}: {applying:?}");
+            assert_eq!(parse.diagnostics().len(), 2, "the syntax layer reads every file alike");
+        }
+    }
+
     #[test]
     fn utf16_files_are_read_from_the_tree() {
         let text = "0 HEAD\n1 GEDC\n2 VERS 5.5.5\n0 TRLR\n";

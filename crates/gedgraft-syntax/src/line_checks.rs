@@ -1,5 +1,5 @@
-//! Checks of one line beyond its tokens: characters the drafts exclude, the line length limit, bare `@`s and
-//! LF CR line breaks. The parser calls them for every line it lexes; a line with any finding is never shared
+//! Checks of one line beyond its tokens: undecodable octets, characters the drafts exclude, the line length
+//! limit, bare `@`s and LF CR line breaks. The parser calls them for every line it lexes; a line with any finding is never shared
 //! through the line cache, so a repeated line is checked like any other.
 //!
 //! - **Not a character** (`not-a-character`, malformed line): U+0000, U+FFFE and U+FFFF are not characters
@@ -26,7 +26,7 @@ use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::kind::SyntaxKind;
 use crate::lexer::LineToken;
-use gedgraft_encoding::Encoding;
+use gedgraft_encoding::{ansel, raw, Encoding};
 
 /// The longest a line should be, in octets of `encoding` with its line break: 255, or 510 in UTF-16
 /// (R-SERIALISING-STRUCTS-08). The editor's default re-wrap limit.
@@ -119,6 +119,37 @@ fn may_have_problem(bytes: &[u8]) -> bool {
 
 /// A finding on a line: code, class, message, and where it starts and ends relative to the line start.
 pub(crate) type Finding = (&'static str, Class, String, usize, usize);
+
+/// One `undecodable-octets` finding per run of raw octets in `line`, lexed into `tokens`, decoded with
+/// `encoding`. ANSEL octets whose decoding is valid but not reversible (CD, CE, C7, F8) are kept raw for the
+/// round trip only: they are good ANSEL, not undecodable (R-ANSEL-02).
+pub(crate) fn raw_findings(
+    line: &str,
+    tokens: &[LineToken],
+    encoding: Encoding,
+    report: &mut impl FnMut(Finding),
+) {
+    let mut from = 0;
+    for &(kind, end) in tokens {
+        let start = std::mem::replace(&mut from, end);
+        if kind != SyntaxKind::Raw {
+            continue;
+        }
+        let octets = raw::octets_of(&line[start..end]);
+        if encoding == Encoding::Ansel && octets.iter().all(|o| ansel::RAW_KEPT.contains(o)) {
+            continue;
+        }
+        let shown: Vec<String> = octets.iter().take(8).map(|o| format!("{o:02X}")).collect();
+        let more = if octets.len() > 8 { " …" } else { "" };
+        let message = format!(
+            "octet{} {}{more} cannot be decoded as {}; kept as written",
+            if octets.len() == 1 { "" } else { "s" },
+            shown.join(" "),
+            encoding.name()
+        );
+        report((codes::UNDECODABLE_OCTETS, Class::NonConformant, message, start, end));
+    }
+}
 
 /// The characters of `line` (without its line break) that are not characters or are excluded: one finding per
 /// code and line, at the first such character, saying how many there are.

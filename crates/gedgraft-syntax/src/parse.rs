@@ -112,9 +112,14 @@ fn finish<'a>(
         .iter()
         .any(|d| d.code == crate::codes::NOT_GEDCOM);
     for note in notes.iter().filter(|_| !not_gedcom) {
-        parse
-            .diagnostics
-            .push(note_diagnostic(note, &parse.source_map));
+        let d = note_diagnostic(note, &parse.source_map);
+        // The NUL octet the detection scan met is not a character either: one diagnostic says so.
+        if d.code == EncodingNote::NUL_OCTET {
+            parse.diagnostics.retain(|n| {
+                n.code != crate::codes::NOT_A_CHARACTER || n.count > 1 || n.range.start() != d.range.start()
+            });
+        }
+        parse.diagnostics.push(d);
     }
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {

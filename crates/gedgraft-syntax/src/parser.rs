@@ -612,7 +612,10 @@ impl<'t> Parser<'t> {
                 end,
             );
         }
-        self.report_raw(start);
+        let tokens = std::mem::take(&mut self.tokens);
+        let encoding = self.encoding;
+        line_checks::raw_findings(line, &tokens, encoding, &mut |f| self.finding(start, f));
+        self.tokens = tokens;
         line_checks::character_findings(line, &mut |f| self.finding(start, f));
         if let LineShape::Line(facts) = &shape {
             let at = line_checks::bare_at_finding(&self.tokens, &facts.unterminated_escapes);
@@ -678,44 +681,6 @@ impl<'t> Parser<'t> {
         let mut children = self.line_children(start, start, break_end);
         self.top_children().append(&mut children);
         self.factory.recycle(children);
-    }
-
-    /// One diagnostic per run of raw octets on the line.
-    fn report_raw(&mut self, start: usize) {
-        let mut from = start;
-        for i in 0..self.tokens.len() {
-            let (kind, end) = self.tokens[i];
-            let octets = if kind == SyntaxKind::Raw {
-                raw::octets_of(&self.text[from..start + end])
-            } else {
-                Vec::new()
-            };
-            // ANSEL octets whose decoding is valid but not reversible (CD, CE, C7, F8) are kept raw for the round
-            // trip only: they are good ANSEL, not undecodable (R-ANSEL-02).
-            let ansel_kept = self.encoding == Encoding::Ansel
-                && octets
-                    .iter()
-                    .all(|o| gedgraft_encoding::ansel::RAW_KEPT.contains(o));
-            if kind == SyntaxKind::Raw && !ansel_kept {
-                let shown: Vec<String> =
-                    octets.iter().take(8).map(|o| format!("{o:02X}")).collect();
-                let more = if octets.len() > 8 { " …" } else { "" };
-                let message = format!(
-                    "octet{} {}{more} cannot be decoded as {}; kept as written",
-                    if octets.len() == 1 { "" } else { "s" },
-                    shown.join(" "),
-                    self.encoding.name()
-                );
-                self.diag(
-                    codes::UNDECODABLE_OCTETS,
-                    Class::NonConformant,
-                    message,
-                    from,
-                    start + end,
-                );
-            }
-            from = start + end;
-        }
     }
 
     /// R-SPECIFIED-ENC-06: after normalisation the first line must be exactly `0 HEAD`.
