@@ -200,10 +200,14 @@ pub(crate) fn length_finding(text: &str, encoding: Encoding) -> Option<Finding> 
         return None;
     }
     let limit = line_octet_limit(encoding);
-    let mut octets = Vec::new();
-    let length = match encoding.encode(text, &mut octets) {
-        Ok(()) => octets.len(),
-        Err(_) => text.len(),
+    let length = if encoding == Encoding::Utf8 && !raw::contains_raw(text) {
+        text.len()
+    } else {
+        let mut octets = Vec::new();
+        match encoding.encode(text, &mut octets) {
+            Ok(()) => octets.len(),
+            Err(_) => text.len(),
+        }
     };
     (length > limit).then(|| {
         let message = format!(
@@ -349,6 +353,11 @@ mod tests {
         let accents = format!("1 NOTE {}\n", "é".repeat(200));
         assert!(length_finding(&accents, Encoding::Utf8).is_some());
         assert!(length_finding(&accents, Encoding::Windows1252).is_none());
+        // A raw octet is one octet of the file, four bytes of the text.
+        let mut raw_line = String::from("1 NOTE ");
+        raw::push_octets(&mut raw_line, &[0xE9; 100]);
+        assert!(raw_line.len() > 255);
+        assert!(length_finding(&raw_line, Encoding::Utf8).is_none());
     }
 
     #[test]
