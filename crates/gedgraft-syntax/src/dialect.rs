@@ -246,7 +246,11 @@ mod tests {
                 .map(|d| d.code)
                 .collect();
             assert_eq!(applying.len(), kept, "{version}: {applying:?}");
-            assert_eq!(parse.diagnostics().len(), 2, "the syntax layer reads every file alike");
+            assert_eq!(
+                parse.diagnostics().len(),
+                2,
+                "the syntax layer reads every file alike"
+            );
         }
     }
 

@@ -147,7 +147,13 @@ pub(crate) fn raw_findings(
             shown.join(" "),
             encoding.name()
         );
-        report((codes::UNDECODABLE_OCTETS, Class::NonConformant, message, start, end));
+        report((
+            codes::UNDECODABLE_OCTETS,
+            Class::NonConformant,
+            message,
+            start,
+            end,
+        ));
     }
 }
 

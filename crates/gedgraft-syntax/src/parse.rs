@@ -116,7 +116,9 @@ fn finish<'a>(
         // The NUL octet the detection scan met is not a character either: one diagnostic says so.
         if d.code == EncodingNote::NUL_OCTET {
             parse.diagnostics.retain(|n| {
-                n.code != crate::codes::NOT_A_CHARACTER || n.count > 1 || n.range.start() != d.range.start()
+                n.code != crate::codes::NOT_A_CHARACTER
+                    || n.count > 1
+                    || n.range.start() != d.range.start()
             });
         }
         parse.diagnostics.push(d);
