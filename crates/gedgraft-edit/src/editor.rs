@@ -3,8 +3,7 @@
 use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
 use crate::render::{
-    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid,
-    Style,
+    self, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid, Style,
 };
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
@@ -230,7 +229,7 @@ impl<'p> Editor<'p> {
 
     fn limit(&self) -> usize {
         self.line_limit
-            .unwrap_or_else(|| default_limit(self.parse.encoding()))
+            .unwrap_or_else(|| gedgraft_syntax::line_octet_limit(self.parse.encoding()))
     }
 
     /// How many changes the edits so far make (tags renamed, payloads set, structures inserted, …).

@@ -202,6 +202,17 @@ fn unicode_escape(text: &str, value: &str) -> EscapeMeaning {
             u32::from_str_radix(if digits.is_empty() { "0" } else { digits }, 16).ok()
         };
         match code.and_then(char::from_u32) {
+            // R-UNICODE-ESCAPE-02: each number is the code point of a character; U+0000, U+FFFE and U+FFFF are
+            // not characters (Basic Concepts § 2, 2019 L615).
+            Some(c) if gedgraft_syntax::is_not_a_character(c) => {
+                return EscapeMeaning::Rejected(
+                    codes::BAD_UNICODE_ESCAPE,
+                    format!(
+                        "Unicode escape `{text}`: U+{:04X} is not a character",
+                        u32::from(c)
+                    ),
+                )
+            }
             Some(c) => chars.push(c),
             None => {
                 return EscapeMeaning::Rejected(
@@ -277,6 +288,14 @@ mod tests {
         assert_eq!(unicode("@#U0000000041@").as_deref(), Some("A"));
         assert_eq!(unicode("@#UD800@"), None, "a surrogate is not a character");
         assert_eq!(unicode("@#U110000@"), None);
+        // Not characters (Basic Concepts § 2, 2019 L615): rejected, kept as written.
+        for text in ["@#U0@", "@#U 41 0@", "@#UFFFE@", "@#UFFFF@"] {
+            assert!(
+                matches!(escape_meaning(text), EscapeMeaning::Rejected(c, _) if c == codes::BAD_UNICODE_ESCAPE),
+                "{text}"
+            );
+        }
+        assert_eq!(unicode("@#UFFFD@").as_deref(), Some("\u{FFFD}"));
         assert_eq!(unicode("@#U123456789@"), None);
         assert_eq!(unicode("@#UXYZ@"), None);
         assert_eq!(unicode("@#U4-1@"), None);

@@ -127,6 +127,12 @@ impl Diagnostic {
         self.last_start = other.last_start;
     }
 
+    /// Counts one more problem of this run, starting at `start` (after every other one).
+    pub(crate) fn count_one_more(&mut self, start: TextSize) {
+        self.count = self.count.saturating_add(1);
+        self.last_start = start;
+    }
+
     /// Where the last problem of the run starts in the tree's text (`range.start()` when `count` is 1).
     pub fn last_start(&self) -> TextSize {
         self.last_start

@@ -5,6 +5,7 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::green_walk::{green_tokens, release_iteratively};
 use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
+use crate::not_gedcom;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
 use gedgraft_encoding::{
     detect_and_decode, detect_trusting_utf8, DetectOptions, Detection, Encoding, EncodingNote,
@@ -55,7 +56,10 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
         return parse;
     }
     let (detection, text, source_map) = detect_and_decode(bytes, &options.detect);
-    let parsed = parse_text(&text, detection.used.name(), options.threads);
+    let parsed = match not_gedcom::not_gedcom(&text) {
+        Some(message) => not_gedcom::parsed(&text, message),
+        None => parse_text(&text, detection.used, options.threads),
+    };
     finish(parsed, detection, source_map, || text)
 }
 
@@ -64,6 +68,14 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
 fn parse_utf8_in_pieces(bytes: &[u8], options: &ParseOptions) -> Option<Parse> {
     let pieces = chunks_for(bytes.len(), options.threads);
     if pieces < 2 {
+        return None;
+    }
+    // A file that is not GEDCOM takes the usual path, which tells so (the rule looks at the start only).
+    let start = bytes.get(..not_gedcom::PROBE_BYTES).unwrap_or(bytes);
+    let start = std::str::from_utf8(start)
+        .or_else(|e| std::str::from_utf8(&start[..e.valid_up_to()]))
+        .unwrap_or_default();
+    if not_gedcom::not_gedcom(start).is_some() {
         return None;
     }
     let detection = detect_trusting_utf8(bytes, &options.detect);
@@ -95,10 +107,22 @@ fn finish<'a>(
         max_depth: parsed.max_depth,
     };
     let notes = std::mem::take(&mut parse.detection.notes);
-    for note in &notes {
-        parse
-            .diagnostics
-            .push(note_diagnostic(note, &parse.source_map));
+    // A file that is not GEDCOM gets that one diagnostic and no other (see `not_gedcom.rs`).
+    let not_gedcom = parse
+        .diagnostics
+        .iter()
+        .any(|d| d.code == crate::codes::NOT_GEDCOM);
+    for note in notes.iter().filter(|_| !not_gedcom) {
+        let d = note_diagnostic(note, &parse.source_map);
+        // The NUL octet the detection scan met is not a character either: one diagnostic says so.
+        if d.code == EncodingNote::NUL_OCTET {
+            parse.diagnostics.retain(|n| {
+                n.code != crate::codes::NOT_A_CHARACTER
+                    || n.count > 1
+                    || n.range.start() != d.range.start()
+            });
+        }
+        parse.diagnostics.push(d);
     }
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {
