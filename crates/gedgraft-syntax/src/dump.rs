@@ -2,10 +2,11 @@
 //!
 //! Nodes print as `KIND@START..END`, tokens as `KIND@START..END "TEXT"`, indented two spaces per depth.
 //! START and END are byte offsets in the *input file*; TEXT is a JSON string literal (raw octets appear as
-//! their private-use raw characters, escaped). The indentation stops growing at depth [`MAX_INDENT`]: a deeper
+//! their private-use raw characters, escaped). The indentation stops growing at depth 64 (`MAX_INDENT`): a deeper
 //! element is indented as deep as that and starts with its depth, `[depth 20000] KIND@…`, so the dump stays
 //! linear in the input however deep the tree (invariant 4).
 
+use crate::json::json_string;
 use crate::kind::SyntaxKind;
 use crate::parse::Parse;
 use rowan::WalkEvent;
@@ -13,7 +14,7 @@ use std::fmt::Write as _;
 use std::io;
 
 /// The deepest level of indentation the dump shows (two spaces a level); deeper elements show their depth.
-pub const MAX_INDENT: usize = 64;
+pub(crate) const MAX_INDENT: usize = 64;
 
 /// The dump of a whole parse, as a string (see [`dump_to`]).
 ///
@@ -72,31 +73,6 @@ fn indent(depth: usize, out: &mut String) {
     if depth > MAX_INDENT {
         let _ = write!(out, "[depth {depth}] ");
     }
-}
-
-/// Appends `text` as a JSON string literal; control characters and raw characters are `\u` escaped.
-pub fn json_string(text: &str, out: &mut String) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || c == '\u{FEFF}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c if gedgraft_encoding::raw::is_raw(c) => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

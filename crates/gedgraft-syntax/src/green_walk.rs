@@ -7,7 +7,7 @@ use rowan::{Children, GreenNode, GreenNodeData, GreenTokenData, NodeOrToken};
 ///
 /// ```
 /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
-/// let text: String = gedgraft_syntax::green_tokens(parse.green()).map(|t| t.text()).collect();
+/// let text: String = gedgraft_syntax::internal::green_tokens(parse.green()).map(|t| t.text()).collect();
 /// assert_eq!(text, "0 HEAD\n0 TRLR\n");
 /// ```
 pub fn green_tokens(node: &GreenNodeData) -> GreenTokens<'_> {
@@ -45,7 +45,7 @@ impl<'a> Iterator for GreenTokens<'a> {
 ///
 /// ```
 /// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 A\n2 B\n0 TRLR\n");
-/// gedgraft_syntax::release_iteratively(vec![parse.green().clone()]);
+/// gedgraft_syntax::internal::release_iteratively(vec![parse.green().clone()]);
 /// ```
 pub fn release_iteratively(roots: Vec<GreenNode>) {
     let mut nodes = roots;

@@ -6,6 +6,8 @@
 
 use crate::codes;
 use crate::kind::SyntaxKind;
+use crate::lexical::{describe_char, is_id_char, is_tag_octet};
+pub(crate) use crate::lexical::{read_level, BadLevel, MAX_LEVEL};
 use gedgraft_encoding::raw;
 
 /// A token of a line: its kind and the offset where it ends, relative to the line start.
@@ -55,8 +57,8 @@ const SHORT_SEARCH: usize = 64;
 /// The position of the first LF or CR at or after `from` (`None` past the end): where the lexer ends a line.
 ///
 /// ```
-/// assert_eq!(gedgraft_syntax::next_line_break(b"1 SEX M\n2 DATE", 0), Some(7));
-/// assert_eq!(gedgraft_syntax::next_line_break(b"1 SEX M\n2 DATE", 8), None);
+/// assert_eq!(gedgraft_syntax::internal::next_line_break(b"1 SEX M\n2 DATE", 0), Some(7));
+/// assert_eq!(gedgraft_syntax::internal::next_line_break(b"1 SEX M\n2 DATE", 8), None);
 /// ```
 pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
@@ -134,44 +136,6 @@ fn malformed(
         message: message.into(),
         at,
     }
-}
-
-/// The deepest level a line may have. R-LINES-03 sets no upper limit, but a line of level `L` can only be
-/// well formed after `L` lines of levels `0..L` in the same record (R-LINES-04), each at least four octets
-/// long, so a level past `u32::MAX` can never be valid in a tree rowan can hold (its offsets are 32-bit).
-/// Larger levels are reported as [`codes::LEVEL_OUT_OF_RANGE`] instead of being silently saturated.
-pub const MAX_LEVEL: usize = u32::MAX as usize;
-
-/// Why a run of characters is not a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BadLevel {
-    /// Empty or not all ASCII digits.
-    NotANumber,
-    /// More than one digit, starting with `0` (R-LINES-03).
-    LeadingZero,
-    /// More than [`MAX_LEVEL`].
-    OutOfRange,
-}
-
-/// The value of a level as written: `0` or `[1-9][0-9]*` (R-LINES-03), at most [`MAX_LEVEL`]. The one place a
-/// level's text is read: the lexer, [`Level::value`](crate::ast::Level::value) and, through it, the editor
-/// all go through here.
-pub(crate) fn read_level(digits: &str) -> Result<usize, BadLevel> {
-    if digits.is_empty() || !digits.bytes().all(|d| d.is_ascii_digit()) {
-        return Err(BadLevel::NotANumber);
-    }
-    if digits.len() > 1 && digits.starts_with('0') {
-        return Err(BadLevel::LeadingZero);
-    }
-    let mut level = 0usize;
-    for d in digits.bytes() {
-        level = level
-            .checked_mul(10)
-            .and_then(|l| l.checked_add(usize::from(d - b'0')))
-            .filter(|&l| l <= MAX_LEVEL)
-            .ok_or(BadLevel::OutOfRange)?;
-    }
-    Ok(level)
 }
 
 fn skip_blanks(bytes: &[u8], mut pos: usize) -> usize {
@@ -322,7 +286,7 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
     }
     // Tag (R-TAGS-01).
     let tag_start = pos;
-    while pos < bytes.len() && (bytes[pos].is_ascii_alphanumeric() || bytes[pos] == b'_') {
+    while pos < bytes.len() && is_tag_octet(bytes[pos]) {
         pos += 1;
     }
     let tag_end = pos;
@@ -364,24 +328,6 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
     facts.payload_start = Some(pos);
     lex_payload(line, pos, out, &mut facts);
     Ok(facts)
-}
-
-/// `IDChar ::= [A-Za-z0-9] | [?$&'*+,;=._~-] | [#xA0-#xD7FF] | [#xF900-#xFFEF] | [#x10000-#xEFFFF]`.
-fn is_id_char(c: char) -> bool {
-    c.is_ascii_alphanumeric()
-        || "?$&'*+,;=._~-".contains(c)
-        || matches!(u32::from(c), 0xA0..=0xD7FF | 0xF900..=0xFFEF | 0x1_0000..=0xE_FFFF)
-}
-
-/// How a character is named in messages.
-pub(crate) fn describe_char(c: char) -> String {
-    if let Some(octet) = raw::to_octet(c) {
-        format!("the undecodable octet {octet:02X}")
-    } else if c.is_control() || c.is_whitespace() {
-        format!("U+{:04X}", u32::from(c))
-    } else {
-        format!("`{c}`")
-    }
 }
 
 /// Lexes a payload: a pointer (with optional surrounding whitespace) or string pieces.

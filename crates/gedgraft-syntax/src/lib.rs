@@ -26,32 +26,53 @@ mod dialect;
 mod dump;
 mod green;
 mod green_walk;
+mod json;
 mod kind;
 mod lexer;
+pub mod lexical;
 mod line_checks;
 mod line_index;
 mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
-pub mod work;
+mod work;
 mod write;
 
 pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dialect::Dialect;
-pub use dump::{dump, dump_to, json_string, MAX_INDENT};
-pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
+pub use dump::{dump, dump_to};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::{lex_payload_text, next_line_break, MAX_LEVEL};
+pub use lexer::lex_payload_text;
+pub use lexical::MAX_LEVEL;
 pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
-pub use write::{write_green, write_green_threads, write_token};
+pub use write::write_green;
 
 pub use gedgraft_encoding as encoding;
+/// The tree library: [`SyntaxNode`], [`Parse::green`]'s `GreenNode` and the walks over them are rowan types,
+/// re-exported so that callers use the very version this crate was built with.
 pub use rowan;
 pub use text_size::{TextRange, TextSize};
+
+/// Helpers the sibling crates (`gedgraft-model`, `gedgraft-edit`, the `gedgraft` CLI) share with this one.
+///
+/// **Not part of the API**: hidden from the documentation, and free to change in any release. Use the crate's
+/// documented items instead.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::green_walk::{green_tokens, release_iteratively, GreenTokens};
+    pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
+    pub use crate::lexer::next_line_break;
+    pub use crate::write::{write_green_threads, write_token};
+
+    /// The one work queue the parser, the writer and the lowering run their chunks on.
+    pub mod work {
+        pub use crate::work::{in_order, on_workers, workers_for};
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ use std::thread::Result;
 /// come in item order; a job that panicked gives `Err` with its panic, and the other jobs still run.
 ///
 /// ```
-/// let squares = gedgraft_syntax::work::on_workers((1..=4).collect(), 2, |_, n: u32| n * n);
+/// let squares = gedgraft_syntax::internal::work::on_workers((1..=4).collect(), 2, |_, n: u32| n * n);
 /// let squares: Vec<u32> = squares.into_iter().map(|r| r.unwrap()).collect();
 /// assert_eq!(squares, [1, 4, 9, 16]);
 /// ```

@@ -75,7 +75,7 @@ fn write_sequential(
 /// character in document order is reported.
 ///
 /// ```
-/// use gedgraft_syntax::{encoding::Encoding, parse, write_green_threads};
+/// use gedgraft_syntax::{encoding::Encoding, internal::write_green_threads, parse};
 /// let octets = b"0 HEAD\n1 NOTE Jos\xE9\n0 TRLR\n";
 /// let parse = parse(octets);
 /// for threads in 0..4 {
@@ -197,7 +197,7 @@ fn write_range(
 /// ([`Encoding::encode_plain`]: the lexer puts raw characters in `RAW` tokens only).
 ///
 /// ```
-/// use gedgraft_syntax::{encoding::Encoding, green_tokens, parse, write_token};
+/// use gedgraft_syntax::{encoding::Encoding, internal::{green_tokens, write_token}, parse};
 /// let parse = parse(b"0 HEAD\n0 TRLR\n");
 /// let mut out = Vec::new();
 /// for token in green_tokens(parse.green()) {

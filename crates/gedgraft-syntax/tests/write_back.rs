@@ -2,7 +2,8 @@
 
 use gedgraft_syntax::encoding::{raw, Encoding};
 use gedgraft_syntax::rowan::{GreenNode, GreenToken, NodeOrToken};
-use gedgraft_syntax::{parse, write_green, write_green_threads, Parse, SyntaxKind};
+use gedgraft_syntax::internal::write_green_threads;
+use gedgraft_syntax::{parse, write_green, Parse, SyntaxKind};
 use proptest::prelude::*;
 
 /// A file of `records` individuals, in UTF-8 text (encoded by the caller).
