@@ -160,7 +160,7 @@ impl<'a, 'r> Scan<'a, 'r> {
         };
         let mut pending_cr = false;
         let mut last = 0u8;
-        for text in gedgraft_syntax::green_tokens(side.root).map(|t| t.text()) {
+        for text in gedgraft_syntax::internal::green_tokens(side.root).map(|t| t.text()) {
             let bytes = text.as_bytes();
             let Some(&end_byte) = bytes.last() else {
                 continue;
@@ -177,7 +177,7 @@ impl<'a, 'r> Scan<'a, 'r> {
                     scan.start_line(pos);
                 }
             }
-            while let Some(at) = gedgraft_syntax::next_line_break(bytes, i) {
+            while let Some(at) = gedgraft_syntax::internal::next_line_break(bytes, i) {
                 let end = if bytes[at] == b'\n' {
                     at + 1
                 } else {
@@ -331,9 +331,9 @@ fn scan_both(
 ) -> (Scanned, Scanned) {
     let shorter = u32::from(old.root.text_len()).min(u32::from(new.root.text_len()));
     // Two workers (one per side) once the shorter text reaches `PARALLEL_LEN`, if there are two cores.
-    let workers = gedgraft_syntax::work::workers_for(shorter as usize, PARALLEL_LEN as usize / 2);
+    let workers = gedgraft_syntax::internal::work::workers_for(shorter as usize, PARALLEL_LEN as usize / 2);
     let sides = vec![(old, old_ranges), (new, new_ranges)];
-    let mut scans = gedgraft_syntax::work::in_order(sides, workers, |(side, ranges)| {
+    let mut scans = gedgraft_syntax::internal::work::in_order(sides, workers, |(side, ranges)| {
         Scan::run(side, ranges, &[], context)
     })
     .into_iter();

@@ -10,6 +10,7 @@ use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
 use crate::{dialect, scope::Scope};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
+use gedgraft_syntax::lexical::{self, strip_ats};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::collections::{HashMap, HashSet};
@@ -63,7 +64,7 @@ fn concat(tokens: &[SyntaxToken]) -> String {
 
 /// `Tag ::= [0-9A-Za-z_]+` (R-TAGS-01).
 fn check_tag_syntax(tag: &str) -> Result<(), EditError> {
-    if !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+    if lexical::is_tag(tag) {
         Ok(())
     } else {
         Err(EditError::InvalidTag {
@@ -84,20 +85,17 @@ fn check_xref(id: &str) -> Result<(), EditError> {
     let Some(first) = chars.next() else {
         return Err(bad("the identifier is empty"));
     };
-    if !(first.is_ascii_alphanumeric() || first == '_') {
+    if !lexical::is_portable_id_start(first) {
         return Err(bad(
             "an identifier must start with a letter, a digit or `_` (R-POINTER-CONV-02)",
         ));
     }
-    if let Some(c) = chars.find(|&c| !(c.is_ascii_alphanumeric() || "?$&'*+,;=._~-".contains(c))) {
+    if let Some(c) = chars.find(|&c| !lexical::is_portable_id_char(c)) {
         return Err(bad(&format!(
-            "{} is not allowed in an identifier; use ASCII letters, digits and ?$&'*+,;=._~- \
+            "{} is not allowed in an identifier; use ASCII letters, digits and {} \
              (R-XREF-IDS-01, R-POINTER-CONV-02)",
-            if c.is_control() || c.is_whitespace() {
-                format!("U+{:04X}", u32::from(c))
-            } else {
-                format!("`{c}`")
-            }
+            lexical::describe_char(c),
+            lexical::ID_PUNCTUATION
         )));
     }
     Ok(())
@@ -803,12 +801,6 @@ fn continuation_nodes<'b>(
 
 fn is_structure_kind(kind: rowan::SyntaxKind) -> bool {
     kind == SyntaxKind::Record.into() || kind == SyntaxKind::Structure.into()
-}
-
-fn strip_ats(text: &str) -> &str {
-    text.strip_prefix('@')
-        .and_then(|t| t.strip_suffix('@'))
-        .unwrap_or(text)
 }
 
 /// The first line's tokens of a green structure node starting at `at`: (child index, token, offset).

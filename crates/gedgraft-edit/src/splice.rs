@@ -431,9 +431,9 @@ fn unchanged(node: &GreenNodeData, children: &[GreenElement]) -> bool {
         })
 }
 
-/// Releases green elements without recursion (see [`gedgraft_syntax::release_iteratively`]).
+/// Releases green elements without recursion (see [`gedgraft_syntax::internal::release_iteratively`]).
 pub(crate) fn drop_deep_elements(elements: Vec<GreenElement>) {
-    gedgraft_syntax::release_iteratively(
+    gedgraft_syntax::internal::release_iteratively(
         elements.into_iter().filter_map(|e| e.into_node()).collect(),
     );
 }
@@ -491,7 +491,7 @@ pub(crate) fn texts<'a>(
     elements.flat_map(|e| {
         let (token, node) = match e {
             NodeOrToken::Token(t) => (Some(t), None),
-            NodeOrToken::Node(n) => (None, Some(gedgraft_syntax::green_tokens(n))),
+            NodeOrToken::Node(n) => (None, Some(gedgraft_syntax::internal::green_tokens(n))),
         };
         token
             .into_iter()

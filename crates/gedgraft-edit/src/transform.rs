@@ -613,7 +613,7 @@ fn junk_start(root: &GreenNodeData) -> u32 {
 /// Visits every token of a green tree with its kind, text and offset.
 fn walk_tokens(root: &GreenNodeData, mut f: impl FnMut(SyntaxKind, &str, u32)) {
     let mut at = 0u32;
-    for t in gedgraft_syntax::green_tokens(root) {
+    for t in gedgraft_syntax::internal::green_tokens(root) {
         let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
         f(kind, t.text(), at);
         at += u32::from(t.text_len());

@@ -308,16 +308,11 @@ impl<'g> LineInfo<'g> {
     }
 }
 
-/// `@X@` → `X` (`ast::XrefId::id`, `ast::Pointer::target`).
-pub(crate) fn strip_ats(text: &str) -> &str {
-    text.strip_prefix('@')
-        .and_then(|t| t.strip_suffix('@'))
-        .unwrap_or(text)
-}
+pub(crate) use gedgraft_syntax::lexical::strip_ats;
 
 /// The number of `LINE_BREAK` tokens in a subtree.
 pub(crate) fn count_line_breaks(node: Node<'_>) -> usize {
-    gedgraft_syntax::green_tokens(node.green)
+    gedgraft_syntax::internal::green_tokens(node.green)
         .filter(|t| is_line_break(t))
         .count()
 }

@@ -7,6 +7,7 @@
 
 use crate::dataset::{Children, Dataset, Payload, StructureId, StructureRef, Version};
 use crate::lower::Lowered;
+use gedgraft_syntax::internal::{json_option, json_string, write_diagnostic_json, JsonLayout};
 use gedgraft_syntax::{Diagnostic, Parse};
 use std::fmt::Write as _;
 
@@ -101,28 +102,11 @@ impl Writer {
     }
 
     fn string(&mut self, s: &str) {
-        self.out.push('"');
-        for c in s.chars() {
-            match c {
-                '"' => self.out.push_str("\\\""),
-                '\\' => self.out.push_str("\\\\"),
-                '\n' => self.out.push_str("\\n"),
-                '\r' => self.out.push_str("\\r"),
-                '\t' => self.out.push_str("\\t"),
-                c if u32::from(c) < 0x20 || c == '\u{7F}' => {
-                    let _ = write!(self.out, "\\u{:04x}", u32::from(c));
-                }
-                c => self.out.push(c),
-            }
-        }
-        self.out.push('"');
+        json_string(s, &mut self.out);
     }
 
     fn opt_string(&mut self, s: Option<&str>) {
-        match s {
-            Some(s) => self.string(s),
-            None => self.out.push_str("null"),
-        }
+        json_option(s, &mut self.out);
     }
 
     fn opt_number(&mut self, n: Option<usize>) {
@@ -215,26 +199,6 @@ impl Writer {
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) {
-        self.out.push_str("{\"code\": ");
-        self.string(d.code);
-        self.out.push_str(", \"severity\": ");
-        self.string(d.severity().as_str());
-        self.out.push_str(", \"class\": ");
-        self.string(d.class.as_str());
-        self.out.push_str(", \"message\": ");
-        self.string(&d.message);
-        let _ = write!(
-            self.out,
-            ", \"offset\": {}, \"line\": {}, \"column\": {}",
-            d.location.offset, d.location.line, d.location.column
-        );
-        if d.count > 1 {
-            let _ = write!(
-                self.out,
-                ", \"count\": {}, \"last_line\": {}",
-                d.count, d.last_line
-            );
-        }
-        self.out.push('}');
+        write_diagnostic_json(d, JsonLayout::Spaced, &mut self.out, |_| {});
     }
 }

@@ -23,7 +23,7 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
     let mut lines = Lines::default();
     let mut next = 0;
     let mut pos = 0;
-    for token in gedgraft_syntax::green_tokens(root).map(|t| t.text()) {
+    for token in gedgraft_syntax::internal::green_tokens(root).map(|t| t.text()) {
         if token.is_empty() {
             continue;
         }

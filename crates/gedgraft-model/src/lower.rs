@@ -21,7 +21,7 @@ use crate::trailers::header_and_trailers;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
-use gedgraft_syntax::work::{in_order, workers_for};
+use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
 use rustc_hash::FxHashMap;
 use text_size::{TextRange, TextSize};

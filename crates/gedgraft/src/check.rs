@@ -6,6 +6,7 @@ use crate::input::{self, Loaded};
 use crate::record::{Place, Records};
 use crate::style::Palette;
 use gedgraft_model::{lower, LowerOptions};
+use gedgraft_syntax::internal::{json_option, json_string, write_diagnostic_json, JsonLayout};
 use gedgraft_syntax::{Diagnostic, Severity};
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -29,9 +30,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
                 // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
                 if args.format == Format::Json {
                     let mut line = String::from("{\"file\":");
-                    json_string(&mut line, &path.display().to_string());
+                    json_string(&path.display().to_string(), &mut line);
                     line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
-                    json_string(&mut line, &e);
+                    json_string(&e, &mut line);
                     line.push_str("}}\n");
                     crate::output::emit(&line)?;
                 }
@@ -81,15 +82,15 @@ pub fn json_report(
     let mut records = Records::new(&loaded.parse);
     let mut out = String::with_capacity(PIECE + 512);
     out.push_str("{\"file\":");
-    json_string(&mut out, &loaded.path.display().to_string());
+    json_string(&loaded.path.display().to_string(), &mut out);
     out.push_str(",\"encoding\":{\"detected\":");
-    json_option(&mut out, detection.detected.map(|e| e.name()));
+    json_option(detection.detected.map(|e| e.name()), &mut out);
     out.push_str(",\"declared\":");
-    json_option(&mut out, detection.declared.as_deref());
+    json_option(detection.declared.as_deref(), &mut out);
     out.push_str(",\"used\":");
-    json_string(&mut out, detection.used.name());
+    json_string(detection.used.name(), &mut out);
     out.push_str("},\"dialect\":");
-    json_string(&mut out, &loaded.parse.dialect().to_string());
+    json_string(&loaded.parse.dialect().to_string(), &mut out);
     out.push_str(",\"diagnostics\":[");
     for (i, d) in diagnostics.iter().enumerate() {
         if i > 0 {
@@ -113,49 +114,17 @@ pub fn json_report(
 /// One diagnostic as a JSON object; `count` and `last_line` only for a run of more than one; `record` the record
 /// it is in (`{"xref": "I1" | null, "tag": "INDI" | null, "line": 12}`), or null outside records.
 fn diagnostic_json(out: &mut String, d: &Diagnostic, place: Option<&Place>) {
-    out.push_str("{\"code\":");
-    json_string(out, d.code);
-    out.push_str(",\"severity\":");
-    json_string(out, d.severity().as_str());
-    out.push_str(",\"class\":");
-    json_string(out, d.class.as_str());
-    out.push_str(",\"message\":");
-    json_string(out, &d.message);
-    let loc = d.location;
-    let _ = write!(
-        out,
-        ",\"offset\":{},\"line\":{},\"column\":{}",
-        loc.offset, loc.line, loc.column
-    );
-    if d.count > 1 {
-        let _ = write!(out, ",\"count\":{},\"last_line\":{}", d.count, d.last_line);
-    }
-    out.push_str(",\"record\":");
-    match place {
-        Some(Place::Record(r)) => {
-            out.push_str("{\"xref\":");
-            json_option(out, r.xref.as_deref());
-            out.push_str(",\"tag\":");
-            json_option(out, r.tag.as_deref());
-            let _ = write!(out, ",\"line\":{}}}", r.line);
+    write_diagnostic_json(d, JsonLayout::Compact, out, |out| {
+        out.push_str(",\"record\":");
+        match place {
+            Some(Place::Record(r)) => {
+                out.push_str("{\"xref\":");
+                json_option(r.xref.as_deref(), out);
+                out.push_str(",\"tag\":");
+                json_option(r.tag.as_deref(), out);
+                let _ = write!(out, ",\"line\":{}}}", r.line);
+            }
+            Some(Place::AfterTrailer) | None => out.push_str("null"),
         }
-        Some(Place::AfterTrailer) | None => out.push_str("null"),
-    }
-    out.push('}');
-}
-
-/// A JSON string (serde_json's escaping).
-fn json_string(out: &mut String, text: &str) {
-    match serde_json::to_string(text) {
-        Ok(quoted) => out.push_str(&quoted),
-        Err(_) => out.push_str("null"),
-    }
-}
-
-/// A JSON string or `null`.
-fn json_option(out: &mut String, text: Option<&str>) {
-    match text {
-        Some(t) => json_string(out, t),
-        None => out.push_str("null"),
-    }
+    });
 }

@@ -17,6 +17,7 @@ use gedgraft_edit::{
     LineDiff, RawOctets, Scope,
 };
 use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::Parse;
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -61,13 +62,6 @@ enum SetValue {
     Pointer(String),
     /// This cross-reference identifier (without `@`s), or none; pointers to the old one follow.
     Xref(Option<String>),
-}
-
-/// `ID` or `@ID@` → `ID`.
-fn bare_id(id: &str) -> &str {
-    id.strip_prefix('@')
-        .and_then(|i| i.strip_suffix('@'))
-        .unwrap_or(id)
 }
 
 /// The checked options: what to do to every file.
@@ -120,12 +114,12 @@ impl Plan {
         }
         for s in &args.set_pointer {
             let (path, id) = split_pair(s, "--set-pointer", "PATH=ID")?;
-            let id = bare_id(id).to_string();
+            let id = strip_ats(id).to_string();
             sets.push((scope(path, "--set-pointer")?, SetValue::Pointer(id)));
         }
         for s in &args.set_xref {
             let (path, id) = split_pair(s, "--set-xref", "PATH=ID")?;
-            let id = Some(bare_id(id).to_string()).filter(|i| !i.is_empty());
+            let id = Some(strip_ats(id).to_string()).filter(|i| !i.is_empty());
             sets.push((scope(path, "--set-xref")?, SetValue::Xref(id)));
         }
         if !sets.is_empty() {

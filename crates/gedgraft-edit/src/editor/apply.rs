@@ -343,9 +343,9 @@ fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
     let bom = parse.detection().bom.map_or(encoding, |b| b.encoding);
     let mut rest = bytes;
     let mut piece = Vec::new();
-    for t in gedgraft_syntax::green_tokens(parse.green()) {
+    for t in gedgraft_syntax::internal::green_tokens(parse.green()) {
         piece.clear();
-        if gedgraft_syntax::write_token(t, encoding, bom, &mut piece).is_err() {
+        if gedgraft_syntax::internal::write_token(t, encoding, bom, &mut piece).is_err() {
             return false;
         }
         match rest.strip_prefix(&piece[..]) {
