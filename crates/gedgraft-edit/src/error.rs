@@ -103,6 +103,12 @@ pub enum EditError {
         /// What detection found, naming the likely encoding.
         reason: String,
     },
+    /// A bug in the editor, not in the input or the edits: an invariant the editor keeps did not hold. Nothing
+    /// was changed; please report it with the input and the edits.
+    Internal {
+        /// What went wrong.
+        what: String,
+    },
     /// New non-ASCII text for a file whose decoding is in doubt (see [`EditError::DoubtfulDecoding`]): it would
     /// be written in the encoding the file was misread with (`José` as windows-1252 octets into a UTF-8 file
     /// labelled `ANSI`). Name the reading first (`--encoding NAME`).
@@ -145,6 +151,7 @@ impl fmt::Display for EditError {
                 "edits overlap: {first} and {second} touch the same lines; apply them one after the other"
             ),
             EditError::InvalidOption { message } => f.write_str(message),
+            EditError::Internal { what } => write!(f, "internal error in the editor: {what}"),
             EditError::Unencodable {
                 character,
                 encoding,

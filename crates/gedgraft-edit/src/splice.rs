@@ -391,8 +391,8 @@ pub(crate) fn rebuild(
             for frame in stack {
                 drop_deep_elements(frame.out);
             }
-            Err(error.unwrap_or(EditError::InvalidOption {
-                message: "internal error: the rebuild lost its root".into(),
+            Err(error.unwrap_or(EditError::Internal {
+                what: "the rebuild lost its root".into(),
             }))
         }
     }

@@ -66,7 +66,7 @@ impl Severity {
 }
 
 /// Where a diagnostic points in the original file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
     /// Byte offset in the input octets.
     pub offset: usize,
@@ -74,6 +74,17 @@ pub struct Location {
     pub line: usize,
     /// 1-based column, counted in characters (a raw octet counts as one).
     pub column: usize,
+}
+
+impl Default for Location {
+    /// The start of the file: offset 0, line 1, column 1 (lines and columns are 1-based).
+    fn default() -> Location {
+        Location {
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
 }
 
 /// One problem found in the input.
@@ -101,7 +112,8 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic whose location is filled in later, when the parse result is assembled.
+    /// A diagnostic whose location is filled in later, when the parse result is assembled; until then it points
+    /// at the start of the file (line 1, column 1).
     pub fn new(
         code: &'static str,
         class: Class,
@@ -116,7 +128,7 @@ impl Diagnostic {
             location: Location::default(),
             end_offset: 0,
             count: 1,
-            last_line: 0,
+            last_line: 1,
             last_start: range.start(),
         }
     }

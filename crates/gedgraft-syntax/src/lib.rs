@@ -47,7 +47,7 @@ pub use lexer::lex_payload_text;
 pub use lexical::MAX_LEVEL;
 pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
-pub use parse::{parse, parse_with, Parse, ParseOptions};
+pub use parse::{parse, parse_with, EditedTree, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
 pub use write::write_green;
 

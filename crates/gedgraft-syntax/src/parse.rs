@@ -242,23 +242,33 @@ impl Parse {
     }
 }
 
+/// Which tree [`Parse::from_edited`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditedTree {
+    /// The edited tree itself: its octets parse back to it, so untouched subtrees stay the original's nodes.
+    Kept,
+    /// The freshly parsed tree: the octets parse to another tree (an editor that splices correctly never
+    /// sees this).
+    Reparsed,
+}
+
 impl Parse {
     /// The parse of an edited tree: parses `bytes`, the octets of `green` written with `encoding`, with that
     /// encoding forced, so that the diagnostics, detection and source map are those of the new file. When the
     /// parsed tree is equal to `green` (compared node by node, iteratively), the result holds `green` itself,
-    /// so subtrees an editor did not touch stay the very green nodes of the original tree; the flag says so.
-    /// Otherwise the freshly parsed tree is kept (an editor that splices correctly never sees this).
+    /// so subtrees an editor did not touch stay the very green nodes of the original tree
+    /// ([`EditedTree::Kept`]). Otherwise the freshly parsed tree is kept ([`EditedTree::Reparsed`]).
     ///
     /// ```
-    /// use gedgraft_syntax::{encoding::Encoding, parse, Parse};
+    /// use gedgraft_syntax::{encoding::Encoding, parse, EditedTree, Parse};
     /// let old = parse(b"0 HEAD\n0 TRLR\n");
     /// let green = old.green().clone();
-    /// let (new, kept) = Parse::from_edited(green, b"0 HEAD\n0 TRLR\n", Encoding::Utf8);
-    /// assert!(kept && std::ptr::eq(&**new.green(), &**old.green()));
-    /// let (new, kept) = Parse::from_edited(old.green().clone(), b"0 HEAD\n", Encoding::Utf8);
-    /// assert!(!kept && new.has_errors()); // not the octets of that tree: the parsed tree wins
+    /// let (new, tree) = Parse::from_edited(green, b"0 HEAD\n0 TRLR\n", Encoding::Utf8);
+    /// assert!(tree == EditedTree::Kept && std::ptr::eq(&**new.green(), &**old.green()));
+    /// let (new, tree) = Parse::from_edited(old.green().clone(), b"0 HEAD\n", Encoding::Utf8);
+    /// assert!(tree == EditedTree::Reparsed && new.has_errors()); // not that tree's octets: the parsed tree wins
     /// ```
-    pub fn from_edited(green: GreenNode, bytes: &[u8], encoding: Encoding) -> (Parse, bool) {
+    pub fn from_edited(green: GreenNode, bytes: &[u8], encoding: Encoding) -> (Parse, EditedTree) {
         let options = ParseOptions {
             detect: DetectOptions {
                 force: Some(encoding),
@@ -283,7 +293,12 @@ impl Parse {
             text: OnceLock::new(),
             max_depth: usize::MAX,
         });
-        (parse, same)
+        let tree = if same {
+            EditedTree::Kept
+        } else {
+            EditedTree::Reparsed
+        };
+        (parse, tree)
     }
 }
 

@@ -121,7 +121,8 @@ impl<'p> Editor<'p> {
         for s in &self.splices {
             scratch.clear();
             for e in &s.with {
-                write_element(e, encoding, bom_encoding, &mut scratch)?;
+                let line = || parse.locate(s.text.start.into()).line;
+                write_element(e, encoding, bom_encoding, &mut scratch, line)?;
             }
             changes.push((
                 map.file_offset(s.text.start as usize),
@@ -145,12 +146,14 @@ impl<'p> Editor<'p> {
         let green = rebuilt.green;
         let mut bytes = Vec::with_capacity(map.file_len());
         if let Err(e) = write_green(&green, encoding, bom_encoding, &mut bytes) {
+            // Every new element was written above and a transcode checks every old token: this cannot fail.
             splice::drop_deep(green);
-            return Err(EditError::Unencodable {
-                character: e.character,
-                encoding: e.encoding,
-                line: 0,
-                place: "the edited text",
+            return Err(EditError::Internal {
+                what: format!(
+                    "the edited text holds U+{:04X}, which {} cannot encode",
+                    u32::from(e.character),
+                    e.encoding
+                ),
             });
         }
         if let Some(eol) = &transform.eol {
@@ -164,8 +167,8 @@ impl<'p> Editor<'p> {
         );
         let whole = transform.transcode.is_some();
         let new_parse = if parse_now {
-            let (new_parse, kept) = Parse::from_edited(green.clone(), &bytes, encoding);
-            if !kept {
+            let (new_parse, tree) = Parse::from_edited(green.clone(), &bytes, encoding);
+            if tree == gedgraft_syntax::EditedTree::Reparsed {
                 self.warnings.push(Warning::Reparsed);
             }
             Some(new_parse)
@@ -356,12 +359,13 @@ fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
     rest.is_empty()
 }
 
-/// Writes one green element's octets.
+/// Writes one green element's octets; `line` is the 1-based line of the input where it goes.
 fn write_element(
     e: &GreenElement,
     encoding: Encoding,
     bom_encoding: Option<Encoding>,
     out: &mut Vec<u8>,
+    line: impl FnOnce() -> usize,
 ) -> Result<(), EditError> {
     let result = match e {
         NodeOrToken::Node(n) => write_green(n, encoding, bom_encoding, out),
@@ -377,7 +381,7 @@ fn write_element(
     result.map_err(|e| EditError::Unencodable {
         character: e.character,
         encoding: e.encoding,
-        line: 0,
+        line: line(),
         place: "new text",
     })
 }
