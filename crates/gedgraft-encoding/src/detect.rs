@@ -239,8 +239,9 @@ pub fn detect(bytes: &[u8], options: &DetectOptions) -> Detection {
     detect_inner(bytes, options, true).0
 }
 
-/// Detects the encoding and decodes the file in one go: [`detect`] then [`decode_document_cow`], except that
-/// clean UTF-8 is validated once, not twice (validation is a pass over the whole file).
+/// Detects the encoding and decodes the file in one go: [`detect`] then [`decode_document`], except that
+/// clean UTF-8 is validated once, not twice (validation is a pass over the whole file), and the text borrows
+/// `bytes` when they already are it (UTF-8 with no byte-order mark, valid, free of raw-range characters).
 ///
 /// ```
 /// use gedgraft_encoding::{detect_and_decode, DetectOptions, Encoding};
@@ -275,7 +276,7 @@ pub fn detect_and_decode<'a>(
 /// are skipped when the file is read as UTF-8. A caller that then finds invalid UTF-8 must call [`detect`].
 ///
 /// ```
-/// use gedgraft_encoding::{detect, detect_trusting_utf8, DetectOptions};
+/// use gedgraft_encoding::{detect, internal::detect_trusting_utf8, DetectOptions};
 /// let bytes = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n";
 /// let options = DetectOptions::default();
 /// assert_eq!(detect_trusting_utf8(bytes, &options), detect(bytes, &options));
@@ -388,34 +389,6 @@ fn detect_inner<'a>(
         notes,
     };
     (detection, clean_body)
-}
-
-/// Like [`decode_document`], but borrows `bytes` as the text when they already are it (UTF-8 with no byte-order
-/// mark, valid, and free of raw-range characters), which saves a copy the size of the file.
-///
-/// ```
-/// use gedgraft_encoding::{decode_document_cow, detect, DetectOptions};
-/// let bytes = b"0 HEAD\n0 TRLR\n";
-/// let (text, map) = decode_document_cow(bytes, &detect(bytes, &DetectOptions::default()));
-/// assert!(matches!(text, std::borrow::Cow::Borrowed(_)));
-/// assert_eq!(map.file_offset(7), 7);
-/// ```
-pub fn decode_document_cow<'a>(
-    bytes: &'a [u8],
-    detection: &Detection,
-) -> (std::borrow::Cow<'a, str>, SourceMap) {
-    if detection.bom.is_none() && detection.used == Encoding::Utf8 {
-        if let Ok(text) = std::str::from_utf8(bytes) {
-            if !crate::raw::contains_raw(text) {
-                return (
-                    std::borrow::Cow::Borrowed(text),
-                    SourceMap::identity(text.len()),
-                );
-            }
-        }
-    }
-    let decoded = decode_document(bytes, detection);
-    (std::borrow::Cow::Owned(decoded.text), decoded.map)
 }
 
 /// Decodes a whole file as `detection` says: the byte-order mark (if any) becomes U+FEFF, the rest is decoded

@@ -30,11 +30,19 @@ mod sniff;
 mod source_map;
 
 pub use detect::{
-    declaration, declared_encoding, decode_document, decode_document_cow, detect,
-    detect_and_decode, detect_trusting_utf8, is_char_tag, Bom, Declaration, DetectOptions,
+    declaration, declared_encoding, decode_document, detect,
+    detect_and_decode, is_char_tag, Bom, Declaration, DetectOptions,
     Detection, EncodingNote, MAX_CESU_NOTES,
 };
 pub use source_map::{SourceMap, SourceMapBuilder};
+
+/// Helpers the sibling crates share with this one.
+///
+/// **Not part of the API**: hidden from the documentation, and free to change in any release.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::detect::detect_trusting_utf8;
+}
 
 use std::fmt;
 

@@ -48,7 +48,15 @@ pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
 pub use json::{to_json, MAX_INDENT};
-pub use lower::{lower, LowerOptions, Lowered, PARALLEL_CHUNK};
+pub use lower::{lower, LowerOptions, Lowered};
+
+/// Constants the workspace's tests share with this crate.
+///
+/// **Not part of the API**: hidden from the documentation, and free to change in any release.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::lower::PARALLEL_CHUNK;
+}
 
 /// The README's examples, compiled and run as doctests so they cannot drift.
 #[cfg(doctest)]

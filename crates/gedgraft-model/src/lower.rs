@@ -52,7 +52,7 @@ pub struct LowerOptions {
     /// the dataset keeps the characters as written.
     pub nfc: bool,
     /// How many threads lower the records: `0` (the default) takes one per core for a large file (at least
-    /// [`PARALLEL_CHUNK`] octets of records each) and only the calling thread otherwise; `n` cuts the records
+    /// 1 MiB of records each) and only the calling thread otherwise; `n` cuts the records
     /// into `n` runs (fewer if there are fewer records), each lowered by a thread of its own. The result is
     /// the same whatever the number.
     pub threads: usize,

@@ -160,7 +160,7 @@ fn a_large_file_is_cut_into_runs_by_default() {
     // More than two PARALLEL_CHUNKs of records, so that the default cuts them when there are cores.
     let mut src = String::from("0 HEAD\n");
     let mut i = 0;
-    while src.len() < 2 * gedgraft_model::PARALLEL_CHUNK + 4096 {
+    while src.len() < 2 * gedgraft_model::internal::PARALLEL_CHUNK + 4096 {
         src.push_str(&format!(
             "0 @I{i}@ INDI\n1 NAME N{i}\n1 FAMC @F{}@\n0 @F{i}@ FAM\n1 CHIL @I{i}@\n",
             i / 2
