@@ -78,7 +78,9 @@ mod atomic;
 mod dialect;
 mod diff;
 mod diff_lines;
+/// The test-only whole-text oracle of the review diff: kept with the tests, compiled into the unit tests only.
 #[cfg(test)]
+#[path = "../tests/support/diff_reference.rs"]
 mod diff_reference;
 mod edited;
 mod editor;
