@@ -1,35 +1,15 @@
 //! Helpers shared by the editor's integration tests.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use gedgraft_edit::{Change, Edited, Editor, Warning};
 use gedgraft_syntax::ast::{AstToken, Structure};
 use gedgraft_syntax::encoding::{ansel, Encoding};
 use gedgraft_syntax::{parse_with, Parse, ParseOptions, Severity, SyntaxKind};
-use std::path::{Path, PathBuf};
 
-#[path = "../../../../tests/support/shared.rs"]
-mod shared;
+pub use gedgraft_test_support::{check_shared_data, corpus_dir};
 
-/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
-/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
-pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
-}
-
-/// The check of the always-run test (see `tests/support/shared.rs`).
-pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
-    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
-}
-
-/// The octets of a corpus file.
-///
-/// # Panics
-/// When the file cannot be read.
-pub fn corpus(name: &str) -> Vec<u8> {
-    let path = corpus_dir().join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("corpus file {}: {e}", path.display()))
-}
+pub use gedgraft_test_support::corpus_bytes as corpus;
 
 /// Checks that every octet outside the reported changes is the input's (comparing the runs between changes,
 /// and the prefix and suffix around them).

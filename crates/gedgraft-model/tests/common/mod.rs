@@ -1,9 +1,8 @@
 //! Helpers shared by the lowering tests.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use gedgraft_model::{lower, Dataset, LowerOptions, Lowered, StructureRef};
 use gedgraft_syntax::{parse, Parse};
-use std::path::{Path, PathBuf};
 
 /// Parses and lowers octets with the default (lenient) options.
 pub fn lowered(bytes: &[u8]) -> (Parse, Lowered) {
@@ -53,35 +52,4 @@ pub fn text(src: &str) -> String {
         .unwrap_or_default()
 }
 
-#[path = "../../../../tests/support/shared.rs"]
-mod shared;
-
-/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
-/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
-pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
-}
-
-/// The check of the always-run test (see `tests/support/shared.rs`).
-pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
-    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
-}
-
-/// Every file under `dir`, recursively, sorted (MANIFEST.md excluded).
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.file_name().is_some_and(|n| n != "MANIFEST.md") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+pub use gedgraft_test_support::{check_shared_data, corpus_dir, files_under};

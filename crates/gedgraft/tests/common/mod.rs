@@ -2,7 +2,7 @@
 //! fresh scratch directories, running the `gedgraft` binary, and reading what it printed. Each test file has
 //! `mod common;` (`#[macro_use]` for `assert_cli_snapshot!`) and uses what it needs, so some items are unused
 //! in some files.
-#![allow(dead_code, unused_macros)]
+#![allow(dead_code, unused_imports, unused_macros)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -31,19 +31,7 @@ macro_rules! assert_cli_snapshot {
     };
 }
 
-#[path = "../../../../tests/support/shared.rs"]
-mod shared;
-
-/// The shared corpus (`../shared/corpus` beside the workspace, or under `$GEDGRAFT_SHARED`). Tests that read
-/// it carry `#[cfg_attr(not(has_corpus), ignore = "…")]`.
-pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("GEDGRAFT_SHARED_DIR")).join("corpus")
-}
-
-/// The check of the always-run test (see `tests/support/shared.rs`).
-pub fn check_shared_data(has_corpus: bool, has_spec: bool) {
-    shared::check_shared_data(Path::new(env!("GEDGRAFT_SHARED_DIR")), has_corpus, has_spec);
-}
+pub use gedgraft_test_support::{check_shared_data, corpus_dir};
 
 /// The path of a corpus file, which must be there.
 ///
