@@ -1,7 +1,7 @@
 //! Every corpus file round-trips byte for byte (invariant 2) and parses without panicking.
 
 use gedgraft_syntax::parse;
-use gedgraft_tests::{check_shared_data, corpus_files, corpus_name};
+use gedgraft_test_support::{check_shared_data, corpus_files, corpus_name};
 
 #[test]
 #[cfg_attr(

@@ -9,7 +9,7 @@ use gedgraft_edit::{Edited, Editor, LineBreak, RawOctets};
 use gedgraft_model::{lower, to_json, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse, Parse, Severity};
-use gedgraft_tests::{corpus_files, corpus_name};
+use gedgraft_test_support::{corpus_files, corpus_name};
 use std::collections::BTreeSet;
 use unicode_normalization::UnicodeNormalization;
 

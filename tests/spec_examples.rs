@@ -9,7 +9,8 @@
 
 use gedgraft_syntax::parse;
 use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics};
-use gedgraft_tests::{spec_dir, workspace_root};
+use gedgraft_test_support::spec_dir;
+use gedgraft_tests::workspace_root;
 use std::path::PathBuf;
 
 /// One ELF example of the spec.

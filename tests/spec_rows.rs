@@ -4,7 +4,8 @@
 //! `.rs` file under `tests/` and `crates/*/tests`, and the `#[cfg(test)]` modules of `crates/*/src`. A row
 //! that has no test yet must be in [`KNOWN_GAPS`] with its reason, so that the gap is visible.
 
-use gedgraft_tests::{spec_dir, workspace_root};
+use gedgraft_test_support::spec_dir;
+use gedgraft_tests::workspace_root;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

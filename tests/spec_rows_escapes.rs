@@ -5,7 +5,7 @@
 use gedgraft_model::codes as mc;
 use gedgraft_syntax::{codes as sc, parse, Class};
 use gedgraft_tests::rows::{findings, lowered, shape, strict};
-use gedgraft_tests::{corpus_files, corpus_name};
+use gedgraft_test_support::{corpus_files, corpus_name};
 
 /// The text of the record `@xref@`.
 fn text_of<'d>(d: &'d gedgraft_model::Dataset, xref: &str) -> Option<&'d str> {

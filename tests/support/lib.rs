@@ -10,10 +10,6 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-pub use gedgraft_test_support::{
-    check_shared_data, corpus_dir, corpus_files, corpus_name, shared_dir, spec_dir,
-};
-
 /// The files of a data directory under `tests/data`, sorted.
 pub fn data_files(sub: &str) -> Vec<PathBuf> {
     let dir = workspace_root().join("tests/data").join(sub);
