@@ -148,6 +148,39 @@ fn skip_blanks(bytes: &[u8], mut pos: usize) -> usize {
 /// Lexes level, delimiters, xref, tag and payload; on failure the caller re-tokenises the line as an error.
 fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<LineFacts, LineShape> {
     let bytes = line.as_bytes();
+    let (level, mut pos) = lex_level(line, start, out)?;
+    let has_xref = bytes.get(pos) == Some(&b'@');
+    if has_xref {
+        pos = lex_xref(line, pos, level, out)?;
+    }
+    let (tag_start, mut pos) = lex_tag(line, pos, level)?;
+    let tag_end = pos;
+    out.push((SyntaxKind::Tag, pos));
+    let mut facts = LineFacts {
+        level,
+        has_xref,
+        tag_start,
+        tag_end,
+        payload_start: None,
+        unterminated_escapes: Vec::new(),
+        bad_escapes: Vec::new(),
+        pointer_payload: false,
+    };
+    if pos == bytes.len() {
+        return Ok(facts);
+    }
+    // Exactly one separator; everything after it is payload (R-LINES-08).
+    pos += 1;
+    out.push((SyntaxKind::PayloadSep, pos));
+    facts.payload_start = Some(pos);
+    lex_payload(line, pos, out, &mut facts);
+    Ok(facts)
+}
+
+/// Lexes the level and the delimiter after it (R-LINES-03): the level and where the next field starts, which
+/// is inside the line.
+fn lex_level(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<(usize, usize), LineShape> {
+    let bytes = line.as_bytes();
     // Level: "0" | [1-9][0-9]* (R-LINES-03).
     let mut pos = start;
     while pos < bytes.len() && bytes[pos].is_ascii_digit() {
@@ -228,69 +261,76 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
             pos,
         ));
     }
-    // Optional cross-reference label (R-XREF-IDS-01).
-    let mut has_xref = false;
-    if bytes[pos] == b'@' {
-        let xref_start = pos;
-        let Some(close) = line[pos + 1..].find('@').map(|i| pos + 1 + i) else {
-            return Err(malformed(
-                Some(level),
-                codes::BAD_XREF,
-                "the cross-reference identifier has no closing `@`",
-                pos,
-            ));
-        };
-        let id = &line[pos + 1..close];
-        if id.is_empty() {
-            return Err(malformed(
-                Some(level),
-                codes::BAD_XREF,
-                "the cross-reference identifier `@@` is empty",
-                pos,
-            ));
-        }
-        if let Some((i, c)) = id.char_indices().find(|&(_, c)| !is_id_char(c)) {
-            return Err(malformed(
-                Some(level),
-                codes::BAD_XREF,
-                format!(
-                    "{} is not allowed in a cross-reference identifier",
-                    describe_char(c)
-                ),
-                pos + 1 + i,
-            ));
-        }
-        pos = close + 1;
-        out.push((SyntaxKind::Xref, pos));
-        let after_xref = pos;
-        pos = skip_blanks(bytes, pos);
-        if pos == bytes.len() {
-            return Err(malformed(
-                Some(level),
-                codes::BAD_TAG,
-                "the line has no tag after its cross-reference identifier",
-                pos,
-            ));
-        }
-        if pos == after_xref {
-            return Err(malformed(
-                Some(level),
-                codes::MISSING_DELIMITER,
-                "a space or tab must separate the cross-reference identifier from the tag",
-                pos,
-            ));
-        }
-        out.push((SyntaxKind::Delimiter, pos));
-        has_xref = true;
-        debug_assert!(xref_start < pos);
+    Ok((level, pos))
+}
+
+/// Lexes a cross-reference label at `pos` (an `@`) and the delimiter after it (R-XREF-IDS-01): where the tag
+/// starts.
+fn lex_xref(line: &str, mut pos: usize, level: usize, out: &mut Vec<LineToken>) -> Result<usize, LineShape> {
+    let bytes = line.as_bytes();
+    let xref_start = pos;
+    let Some(close) = line[pos + 1..].find('@').map(|i| pos + 1 + i) else {
+        return Err(malformed(
+            Some(level),
+            codes::BAD_XREF,
+            "the cross-reference identifier has no closing `@`",
+            pos,
+        ));
+    };
+    let id = &line[pos + 1..close];
+    if id.is_empty() {
+        return Err(malformed(
+            Some(level),
+            codes::BAD_XREF,
+            "the cross-reference identifier `@@` is empty",
+            pos,
+        ));
     }
+    if let Some((i, c)) = id.char_indices().find(|&(_, c)| !is_id_char(c)) {
+        return Err(malformed(
+            Some(level),
+            codes::BAD_XREF,
+            format!(
+                "{} is not allowed in a cross-reference identifier",
+                describe_char(c)
+            ),
+            pos + 1 + i,
+        ));
+    }
+    pos = close + 1;
+    out.push((SyntaxKind::Xref, pos));
+    let after_xref = pos;
+    pos = skip_blanks(bytes, pos);
+    if pos == bytes.len() {
+        return Err(malformed(
+            Some(level),
+            codes::BAD_TAG,
+            "the line has no tag after its cross-reference identifier",
+            pos,
+        ));
+    }
+    if pos == after_xref {
+        return Err(malformed(
+            Some(level),
+            codes::MISSING_DELIMITER,
+            "a space or tab must separate the cross-reference identifier from the tag",
+            pos,
+        ));
+    }
+    out.push((SyntaxKind::Delimiter, pos));
+    debug_assert!(xref_start < pos);
+    Ok(pos)
+}
+
+/// Finds the tag at `pos` (R-TAGS-01): where it starts and ends (a space, a tab or the end of the line).
+fn lex_tag(line: &str, mut pos: usize, level: usize) -> Result<(usize, usize), LineShape> {
+    let bytes = line.as_bytes();
     // Tag (R-TAGS-01).
     let tag_start = pos;
     while pos < bytes.len() && is_tag_octet(bytes[pos]) {
         pos += 1;
     }
-    let tag_end = pos;
-    if tag_start == tag_end {
+    if tag_start == pos {
         let c = line[pos..].chars().next().unwrap_or(' ');
         return Err(malformed(
             Some(level),
@@ -308,26 +348,7 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
             pos,
         ));
     }
-    out.push((SyntaxKind::Tag, pos));
-    let mut facts = LineFacts {
-        level,
-        has_xref,
-        tag_start,
-        tag_end,
-        payload_start: None,
-        unterminated_escapes: Vec::new(),
-        bad_escapes: Vec::new(),
-        pointer_payload: false,
-    };
-    if pos == bytes.len() {
-        return Ok(facts);
-    }
-    // Exactly one separator; everything after it is payload (R-LINES-08).
-    pos += 1;
-    out.push((SyntaxKind::PayloadSep, pos));
-    facts.payload_start = Some(pos);
-    lex_payload(line, pos, out, &mut facts);
-    Ok(facts)
+    Ok((tag_start, pos))
 }
 
 /// Lexes a payload: a pointer (with optional surrounding whitespace) or string pieces.
