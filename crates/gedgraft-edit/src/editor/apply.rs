@@ -52,40 +52,8 @@ impl<'p> Editor<'p> {
         let mut bom_encoding = self.parse.detection().bom.map(|b| b.encoding);
         let mut transcoder = None;
         if let Some((to, raw)) = self.transcode {
-            if !self.splices.is_empty() {
-                return Err(EditError::InvalidOption {
-                    message:
-                        "a transcode cannot be combined with other edits (a line-break conversion \
-                              excepted); apply the other edits first"
-                            .into(),
-                });
-            }
-            dialect::check_transcode(self.parse, to)?;
-            let t = Transcoder::new(self.parse, to, raw)?;
-            self.charset_splices(to)?;
-            splice::resolve_texts(self.parse.green(), &mut self.splices);
-            if bom_encoding.is_some() || to.is_utf16() {
-                if to.is_utf16() || to == Encoding::Utf8 {
-                    if bom_encoding.is_none() {
-                        self.splices.push(Splice {
-                            parent: NodeKey {
-                                root: true,
-                                start: 0,
-                            },
-                            children: 0..0,
-                            text: 0..0,
-                            with: vec![NodeOrToken::Token(token(SyntaxKind::Bom, "\u{FEFF}"))],
-                            edit: self.edits.len().saturating_sub(1),
-                            known_change: true,
-                        });
-                    }
-                    bom_encoding = Some(to);
-                } else {
-                    bom_encoding = None;
-                }
-            }
+            transcoder = Some(self.prepare_transcode(to, raw, &mut bom_encoding)?);
             encoding = to;
-            transcoder = Some(t);
         }
         if let Some(eol) = self.eol {
             for s in &mut self.splices {
@@ -202,6 +170,49 @@ impl<'p> Editor<'p> {
             self.warnings,
             self.count + usize::from(whole) + self.eol.map_or(0, |_| 1),
         ))
+    }
+
+    /// Checks a transcode to `to` and adds the splices it needs (`HEAD.CHAR`, a byte-order mark a UTF-16 or
+    /// UTF-8-with-mark file must have); `bom_encoding` becomes the new file's mark encoding.
+    fn prepare_transcode(
+        &mut self,
+        to: Encoding,
+        raw: RawOctets,
+        bom_encoding: &mut Option<Encoding>,
+    ) -> Result<Transcoder, EditError> {
+        if !self.splices.is_empty() {
+            return Err(EditError::InvalidOption {
+                message:
+                    "a transcode cannot be combined with other edits (a line-break conversion \
+                          excepted); apply the other edits first"
+                        .into(),
+            });
+        }
+        dialect::check_transcode(self.parse, to)?;
+        let t = Transcoder::new(self.parse, to, raw)?;
+        self.charset_splices(to)?;
+        splice::resolve_texts(self.parse.green(), &mut self.splices);
+        if bom_encoding.is_some() || to.is_utf16() {
+            if to.is_utf16() || to == Encoding::Utf8 {
+                if bom_encoding.is_none() {
+                    self.splices.push(Splice {
+                        parent: NodeKey {
+                            root: true,
+                            start: 0,
+                        },
+                        children: 0..0,
+                        text: 0..0,
+                        with: vec![NodeOrToken::Token(token(SyntaxKind::Bom, "\u{FEFF}"))],
+                        edit: self.edits.len().saturating_sub(1),
+                        known_change: true,
+                    });
+                }
+                *bom_encoding = Some(to);
+            } else {
+                *bom_encoding = None;
+            }
+        }
+        Ok(t)
     }
 
     /// Checks the identifiers this batch gives against those the file keeps (R-POINTER-CONV: unique).
