@@ -34,6 +34,7 @@ mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
+pub mod value;
 pub mod work;
 mod write;
 
@@ -47,6 +48,7 @@ pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
+pub use value::Value;
 pub use write::{write_green, write_green_threads, write_token};
 
 pub use gedgraft_encoding as encoding;

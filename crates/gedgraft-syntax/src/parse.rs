@@ -166,6 +166,23 @@ impl Parse {
         }
     }
 
+    /// The logical value of a structure of this parse, as [`Structure::value`](crate::ast::Structure::value)
+    /// gives it, with the encoding the file was really read with (an ANSEL file's diacritics follow their
+    /// letters even when its `HEAD.CHAR` says otherwise or the encoding was forced).
+    ///
+    /// ```
+    /// use gedgraft_syntax::{encoding::{DetectOptions, Encoding}, parse_with, ParseOptions};
+    /// let mut options = ParseOptions::default();
+    /// options.detect = DetectOptions { force: Some(Encoding::Ansel), default_encoding: None };
+    /// let parse = parse_with(b"0 HEAD\n0 @N1@ NOTE Jos\xE2e\n0 TRLR\n", &options);
+    /// let note = parse.document().record_by_xref("N1").unwrap();
+    /// assert_eq!(parse.value(&note).unwrap().to_string(), "Jose\u{301}");
+    /// assert_eq!(note.value().unwrap().to_string(), "Jos\u{301}e", "no CHAR: read in tree order");
+    /// ```
+    pub fn value(&self, structure: &crate::ast::Structure) -> Option<crate::Value> {
+        crate::value::of(structure, Some(self.encoding() == Encoding::Ansel))
+    }
+
     /// The root of the tree.
     pub fn syntax(&self) -> SyntaxNode {
         SyntaxNode::new_root(self.green.clone())
