@@ -16,14 +16,41 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 use text_size::{TextRange, TextSize};
 
-/// How to parse.
+/// How to parse. Built from [`ParseOptions::default`] with the `with_…` methods (the struct may grow):
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, ParseOptions};
+/// let options = ParseOptions::default().with_encoding(Encoding::Ansel).with_threads(1);
+/// assert_eq!(options.detect.force, Some(Encoding::Ansel));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// How to choose the encoding (`force` overrides detection).
     pub detect: DetectOptions,
     /// How many threads large inputs may be parsed on: 0 for one per core, 1 for the calling thread only.
     /// The tree and diagnostics are the same either way.
     pub threads: usize,
+}
+
+impl ParseOptions {
+    /// These options with [`detect`](ParseOptions::detect) set to `detect`.
+    pub fn with_detect(mut self, detect: DetectOptions) -> ParseOptions {
+        self.detect = detect;
+        self
+    }
+
+    /// These options with the encoding forced to `encoding`, whatever the file declares (`--encoding NAME`).
+    pub fn with_encoding(mut self, encoding: Encoding) -> ParseOptions {
+        self.detect.force = Some(encoding);
+        self
+    }
+
+    /// These options with [`threads`](ParseOptions::threads) set to `threads`.
+    pub fn with_threads(mut self, threads: usize) -> ParseOptions {
+        self.threads = threads;
+        self
+    }
 }
 
 /// A parsed file: owns its tree and diagnostics, and is `Send + Sync`. Cloning is cheap for the tree, which is
