@@ -17,12 +17,14 @@ use std::collections::{HashMap, HashSet};
 
 mod apply;
 mod charset;
+mod conflicts;
 mod insert;
 mod protect;
 mod rewrap;
 mod structure_edits;
 mod types;
 
+use conflicts::{Checked, Claim};
 pub use types::{LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 
 /// What a new payload is.
@@ -154,6 +156,8 @@ pub struct Editor<'p> {
     transcode: Option<(Encoding, RawOctets)>,
     count: usize,
     xrefs: Option<HashMap<String, u32>>,
+    /// The structures per-structure edits claimed, for conflicts found by the call that causes them.
+    claims: conflicts::Claims,
 }
 
 impl std::fmt::Debug for Editor<'_> {
@@ -196,6 +200,7 @@ impl<'p> Editor<'p> {
             transcode: None,
             count: 0,
             xrefs: None,
+            claims: conflicts::Claims::default(),
         }
     }
 
@@ -407,7 +412,10 @@ impl<'p> Editor<'p> {
         self.protect(&node, "set the payload of")?;
         self.check_new_text(value)?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("setting the payload of line {line}"));
+        let what = format!("setting the payload of line {line}");
+        self.check_claim(&node, Claim::Change, &what)?;
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Text(value), edit, self.parse.encoding());
         self.count += 1;
         Ok(())
@@ -430,7 +438,10 @@ impl<'p> Editor<'p> {
         let node = self.own(structure)?;
         self.protect(&node, "set a pointer in")?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("setting the pointer of line {line}"));
+        let what = format!("setting the pointer of line {line}");
+        self.check_claim(&node, Claim::Change, &what)?;
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Pointer(id), edit, self.parse.encoding());
         self.pointed.push(id.to_string());
         self.count += 1;
@@ -589,6 +600,11 @@ impl<'p> Editor<'p> {
             .map(|i| strip_ats(info.tokens[i].text()).to_string());
         let start = u32::from(node.text_range().start());
         let line = self.line_of(start);
+        self.check_claim(
+            &node,
+            Claim::Change,
+            &format!("changing the identifier of line {line}"),
+        )?;
         match id {
             Some(id) => {
                 check_xref(id)?;
@@ -601,6 +617,7 @@ impl<'p> Editor<'p> {
                 }
                 self.new_ids.push((id.to_string(), Some(start)));
                 let edit = self.new_edit(format!("setting the identifier of line {line}"));
+                self.record_claim(&node, Claim::Change, edit);
                 let xref = NodeOrToken::Token(token(SyntaxKind::Xref, &format!("@{id}@")));
                 match (info.xref, info.tag) {
                     (Some(xi), _) => {
@@ -625,6 +642,7 @@ impl<'p> Editor<'p> {
                     return Ok(());
                 };
                 let edit = self.new_edit(format!("removing the identifier of line {line}"));
+                self.record_claim(&node, Claim::Change, edit);
                 self.splices
                     .push(Splice::new(&node, xi..xi + 2, Vec::new(), edit));
                 self.removed_ids.push(old);
@@ -652,7 +670,12 @@ impl<'p> Editor<'p> {
             return Err(EditError::ForeignNode);
         };
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("deleting line {line} (`{}`)", Self::tag_of(&node)));
+        let what = format!("deleting line {line} (`{}`)", Self::tag_of(&node));
+        if self.check_claim(&node, Claim::Remove, &what)? == Checked::AlreadyGone {
+            return Ok(());
+        }
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Remove, edit);
         let i = node.index();
         self.splices
             .push(Splice::new(&parent, i..i + 1, Vec::new(), edit));

@@ -36,6 +36,7 @@ mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
+pub mod value;
 mod work;
 mod write;
 
@@ -49,6 +50,7 @@ pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, EditedTree, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
+pub use value::Value;
 pub use write::write_green;
 
 pub use gedgraft_encoding as encoding;

@@ -217,8 +217,7 @@ pub(crate) fn length_finding(text: &str, encoding: Encoding) -> Option<Finding> 
     };
     (length > limit).then(|| {
         let message = format!(
-            "the line is {length} octets long, line break included; lines should be at most {limit} \
-             (`gedgraft fix --rewrap` splits them)"
+            "the line is {length} octets long, line break included; lines should be at most {limit}"
         );
         (codes::LINE_TOO_LONG, Class::Warning, message, 0, text.len())
     })
@@ -260,8 +259,8 @@ pub(crate) fn is_lf_cr_gap(text: &str, start: usize, line_end: usize, break_end:
 
 /// The message of the one `lf-cr-line-breaks` diagnostic.
 pub(crate) const LF_CR_MESSAGE: &str =
-    "the file's line breaks are LF CR: read as two line breaks around an \
-    empty line, which is ignored (`gedgraft fix --eol crlf --join-lf-cr` writes them as CR LF)";
+    "line breaks are LF CR, read as two breaks around an empty line \
+    (`gedgraft fix --eol crlf --join-lf-cr` makes them CR LF)";
 
 /// Joins the `lf-cr-line-breaks` diagnostics of the chunks of a parse into the first, so that the file has one.
 pub(crate) fn merge_lf_cr(diagnostics: &mut Vec<Diagnostic>) {

@@ -88,15 +88,21 @@ pub(crate) fn not_gedcom(text: &str) -> Option<String> {
 fn excerpt(line: &str) -> (String, bool) {
     let mut out = String::new();
     let mut binary = false;
-    for (i, c) in line.trim_matches([' ', '\t']).chars().enumerate() {
-        if i == EXCERPT_CHARS {
+    // Columns shown: an undecodable octet or a control character is shown as `\x89` by `Diagnostic::new`.
+    let mut shown = 0;
+    for c in line.trim_matches([' ', '\t']).chars() {
+        if shown >= EXCERPT_CHARS {
             out.push('…');
             break;
         }
         if raw::is_raw(c) || c.is_control() || (c.is_whitespace() && c != ' ') {
             binary = true;
-            out.push(char::REPLACEMENT_CHARACTER);
-        } else if c == '`' {
+            shown += 4;
+            out.push(c);
+            continue;
+        }
+        shown += 1;
+        if c == '`' {
             out.push('\'');
         } else {
             out.push(c);
@@ -188,11 +194,19 @@ mod tests {
         text.push_str("PNG\u{1A}`x`\u{0}");
         text.push_str(&"y".repeat(100));
         let message = not_gedcom(&text).unwrap();
+        // As a diagnostic shows it: undecodable octets and control characters as `\x89`.
+        let shown = crate::Diagnostic::new(
+            "not-gedcom",
+            crate::Class::MalformedStructure,
+            message,
+            Default::default(),
+        )
+        .message;
         assert!(
-            message.contains("binary data (`\u{FFFD}PNG\u{FFFD}'x'\u{FFFD}yyyyy"),
-            "{message}"
+            shown.contains("binary data (`\\x89PNG\\x1A'x'\\x00yyyyy"),
+            "{shown}"
         );
-        assert!(message.contains("y…`"), "{message}");
+        assert!(shown.contains("y…`"), "{shown}");
     }
 
     #[test]

@@ -16,14 +16,41 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 use text_size::{TextRange, TextSize};
 
-/// How to parse.
+/// How to parse. Built from [`ParseOptions::default`] with the `with_…` methods (the struct may grow):
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, ParseOptions};
+/// let options = ParseOptions::default().with_encoding(Encoding::Ansel).with_threads(1);
+/// assert_eq!(options.detect.force, Some(Encoding::Ansel));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// How to choose the encoding (`force` overrides detection).
     pub detect: DetectOptions,
     /// How many threads large inputs may be parsed on: 0 for one per core, 1 for the calling thread only.
     /// The tree and diagnostics are the same either way.
     pub threads: usize,
+}
+
+impl ParseOptions {
+    /// These options with [`detect`](ParseOptions::detect) set to `detect`.
+    pub fn with_detect(mut self, detect: DetectOptions) -> ParseOptions {
+        self.detect = detect;
+        self
+    }
+
+    /// These options with the encoding forced to `encoding`, whatever the file declares (`--encoding NAME`).
+    pub fn with_encoding(mut self, encoding: Encoding) -> ParseOptions {
+        self.detect.force = Some(encoding);
+        self
+    }
+
+    /// These options with [`threads`](ParseOptions::threads) set to `threads`.
+    pub fn with_threads(mut self, threads: usize) -> ParseOptions {
+        self.threads = threads;
+        self
+    }
 }
 
 /// A parsed file: owns its tree and diagnostics, and is `Send + Sync`. Cloning is cheap for the tree, which is
@@ -164,6 +191,23 @@ impl Parse {
                 d.location.line
             };
         }
+    }
+
+    /// The logical value of a structure of this parse, as [`Structure::value`](crate::ast::Structure::value)
+    /// gives it, with the encoding the file was really read with (an ANSEL file's diacritics follow their
+    /// letters even when its `HEAD.CHAR` says otherwise or the encoding was forced).
+    ///
+    /// ```
+    /// use gedgraft_syntax::{encoding::{DetectOptions, Encoding}, parse_with, ParseOptions};
+    /// let mut options = ParseOptions::default();
+    /// options.detect = DetectOptions { force: Some(Encoding::Ansel), default_encoding: None };
+    /// let parse = parse_with(b"0 HEAD\n0 @N1@ NOTE Jos\xE2e\n0 TRLR\n", &options);
+    /// let note = parse.document().record_by_xref("N1").unwrap();
+    /// assert_eq!(parse.value(&note).unwrap().to_string(), "Jose\u{301}");
+    /// assert_eq!(note.value().unwrap().to_string(), "Jos\u{301}e", "no CHAR: read in tree order");
+    /// ```
+    pub fn value(&self, structure: &crate::ast::Structure) -> Option<crate::Value> {
+        crate::value::of(structure, Some(self.encoding() == Encoding::Ansel))
     }
 
     /// The root of the tree.

@@ -48,7 +48,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode, String> {
         .map_or(asked, |(_, rest)| rest)
         .trim_end_matches([']', ':'])
         .trim();
-    match entry(code) {
+    match entry(&code.to_ascii_lowercase()) {
         Some(e) => {
             crate::output::emit(&explain(e))?;
             Ok(ExitCode::SUCCESS)
