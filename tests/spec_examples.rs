@@ -8,8 +8,8 @@
 //! `missing-trailer`: that is expected.
 
 use gedgraft_syntax::parse;
-use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics};
 use gedgraft_test_support::spec_dir;
+use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics};
 use gedgraft_tests::workspace_root;
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@
 
 use gedgraft_model::codes as mc;
 use gedgraft_syntax::{codes as sc, parse, Class};
-use gedgraft_tests::rows::{findings, lowered, shape, strict};
 use gedgraft_test_support::{corpus_files, corpus_name};
+use gedgraft_tests::rows::{findings, lowered, shape, strict};
 
 /// The text of the record `@xref@`.
 fn text_of<'d>(d: &'d gedgraft_model::Dataset, xref: &str) -> Option<&'d str> {

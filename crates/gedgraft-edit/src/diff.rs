@@ -331,7 +331,8 @@ fn scan_both(
 ) -> (Scanned, Scanned) {
     let shorter = u32::from(old.root.text_len()).min(u32::from(new.root.text_len()));
     // Two workers (one per side) once the shorter text reaches `PARALLEL_LEN`, if there are two cores.
-    let workers = gedgraft_syntax::internal::work::workers_for(shorter as usize, PARALLEL_LEN as usize / 2);
+    let workers =
+        gedgraft_syntax::internal::work::workers_for(shorter as usize, PARALLEL_LEN as usize / 2);
     let sides = vec![(old, old_ranges), (new, new_ranges)];
     let mut scans = gedgraft_syntax::internal::work::in_order(sides, workers, |(side, ranges)| {
         Scan::run(side, ranges, &[], context)

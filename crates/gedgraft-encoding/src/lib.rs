@@ -30,9 +30,8 @@ mod sniff;
 mod source_map;
 
 pub use detect::{
-    declaration, declared_encoding, decode_document, detect,
-    detect_and_decode, is_char_tag, Bom, Declaration, DetectOptions,
-    Detection, EncodingNote, MAX_CESU_NOTES,
+    declaration, declared_encoding, decode_document, detect, detect_and_decode, is_char_tag, Bom,
+    Declaration, DetectOptions, Detection, EncodingNote, MAX_CESU_NOTES,
 };
 pub use source_map::{SourceMap, SourceMapBuilder};
 

@@ -134,10 +134,7 @@ mod tests {
         let text = format!("\u{FEFF}a\u{85}\u{8}\u{c}b\u{1}é{raw}");
         let mut out = String::new();
         json_string(&text, &mut out);
-        assert_eq!(
-            out,
-            r#""\ufeffa\u0085\u0008\u000cb\u0001é\udbff\udfe9""#
-        );
+        assert_eq!(out, r#""\ufeffa\u0085\u0008\u000cb\u0001é\udbff\udfe9""#);
         assert_eq!(serde_json::from_str::<String>(&out).ok(), Some(text));
     }
 
@@ -146,8 +143,12 @@ mod tests {
         let parse = crate::parse(b"0 HEAD\n01 X\n0 TRLR\n");
         let d = &parse.diagnostics()[0];
         let (mut compact, mut spaced) = (String::new(), String::new());
-        write_diagnostic_json(d, JsonLayout::Compact, &mut compact, |o| o.push_str(",\"x\":1"));
-        write_diagnostic_json(d, JsonLayout::Spaced, &mut spaced, |o| o.push_str(", \"x\": 1"));
+        write_diagnostic_json(d, JsonLayout::Compact, &mut compact, |o| {
+            o.push_str(",\"x\":1")
+        });
+        write_diagnostic_json(d, JsonLayout::Spaced, &mut spaced, |o| {
+            o.push_str(", \"x\": 1")
+        });
         assert_eq!(compact.replace(' ', ""), spaced.replace(' ', ""));
         assert!(compact.ends_with(",\"x\":1}") && spaced.contains("\"line\": 2, "));
     }

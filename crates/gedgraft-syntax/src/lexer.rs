@@ -179,7 +179,11 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
 
 /// Lexes the level and the delimiter after it (R-LINES-03): the level and where the next field starts, which
 /// is inside the line.
-fn lex_level(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<(usize, usize), LineShape> {
+fn lex_level(
+    line: &str,
+    start: usize,
+    out: &mut Vec<LineToken>,
+) -> Result<(usize, usize), LineShape> {
     let bytes = line.as_bytes();
     // Level: "0" | [1-9][0-9]* (R-LINES-03).
     let mut pos = start;
@@ -266,7 +270,12 @@ fn lex_level(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<(usiz
 
 /// Lexes a cross-reference label at `pos` (an `@`) and the delimiter after it (R-XREF-IDS-01): where the tag
 /// starts.
-fn lex_xref(line: &str, mut pos: usize, level: usize, out: &mut Vec<LineToken>) -> Result<usize, LineShape> {
+fn lex_xref(
+    line: &str,
+    mut pos: usize,
+    level: usize,
+    out: &mut Vec<LineToken>,
+) -> Result<usize, LineShape> {
     let bytes = line.as_bytes();
     let xref_start = pos;
     let Some(close) = line[pos + 1..].find('@').map(|i| pos + 1 + i) else {

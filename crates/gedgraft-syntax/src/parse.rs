@@ -8,8 +8,8 @@ use crate::line_index::LineIndex;
 use crate::not_gedcom;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
 use gedgraft_encoding::{
-    detect_and_decode, internal::detect_trusting_utf8, DetectOptions, Detection, Encoding, EncodingNote,
-    SourceMap, Unencodable,
+    detect_and_decode, internal::detect_trusting_utf8, DetectOptions, Detection, Encoding,
+    EncodingNote, SourceMap, Unencodable,
 };
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::borrow::Cow;

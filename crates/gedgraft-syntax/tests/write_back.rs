@@ -1,8 +1,8 @@
 //! Write back on several threads gives the same octets as on one, for every encoding.
 
 use gedgraft_syntax::encoding::{raw, Encoding};
-use gedgraft_syntax::rowan::{GreenNode, GreenToken, NodeOrToken};
 use gedgraft_syntax::internal::write_green_threads;
+use gedgraft_syntax::rowan::{GreenNode, GreenToken, NodeOrToken};
 use gedgraft_syntax::{parse, write_green, Parse, SyntaxKind};
 use proptest::prelude::*;
 

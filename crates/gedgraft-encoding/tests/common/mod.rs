@@ -4,7 +4,9 @@
 
 use gedgraft_encoding::{Decoded, Detection};
 
-pub use gedgraft_test_support::{check_shared_data, corpus_bytes as corpus_file, corpus_dir, spec_dir};
+pub use gedgraft_test_support::{
+    check_shared_data, corpus_bytes as corpus_file, corpus_dir, spec_dir,
+};
 
 /// Every corpus file (recursively, MANIFEST.md aside), as (path relative to the corpus, octets), sorted.
 pub fn corpus_files() -> Vec<(String, Vec<u8>)> {
