@@ -11,6 +11,7 @@ use gedgraft_edit::{EditError, Editor, NewStructure, Position, RawOctets, Scope,
 use gedgraft_model::{lower, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse, Parse};
+use gedgraft_test_support::marks_before_conc;
 use unicode_normalization::UnicodeNormalization;
 
 /// A windows-1252 file whose header says ANSEL (the issue's `Alcalá`).
@@ -295,22 +296,6 @@ fn r_ansel_02_the_corpus_ansel_file_warns_about_its_52_octets() {
         .filter(|(a, b)| a != b)
         .count();
     assert_eq!(differing, 52);
-}
-
-/// Lines of `bytes` that end with an ANSEL diacritic and are followed by a `CONC` line.
-fn marks_before_conc(bytes: &[u8]) -> usize {
-    let lines: Vec<&[u8]> = bytes
-        .split(|&b| b == b'\n' || b == b'\r')
-        .filter(|l| !l.is_empty())
-        .collect();
-    lines
-        .windows(2)
-        .filter(|w| {
-            w[0].last()
-                .is_some_and(|&o| (0xE0..=0xFE).contains(&o) && o != 0xFD)
-                && w[1].windows(6).any(|x| x == b" CONC ")
-        })
-        .count()
 }
 
 /// R-SERIALISING-STRUCTS-14 and R-ANSEL-03: a re-wrap never puts a split between an ANSEL diacritic and the

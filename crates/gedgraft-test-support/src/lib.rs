@@ -80,3 +80,20 @@ pub fn corpus_bytes(name: &str) -> Vec<u8> {
     let path = corpus_dir().join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("corpus file {}: {e}", path.display()))
 }
+
+/// How many lines of `bytes` end with an ANSEL diacritic (octets E0–FE but FD) and are followed by a `CONC`
+/// line: the splits a re-wrap must never make (R-SERIALISING-STRUCTS-14, R-ANSEL-03).
+pub fn marks_before_conc(bytes: &[u8]) -> usize {
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .windows(2)
+        .filter(|w| {
+            w[0].last()
+                .is_some_and(|&o| (0xE0..=0xFE).contains(&o) && o != 0xFD)
+                && w[1].windows(6).any(|x| x == b" CONC ")
+        })
+        .count()
+}

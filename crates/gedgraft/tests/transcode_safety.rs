@@ -9,6 +9,7 @@
 mod common;
 
 use common::{corpus_file, exit_code, fix_in, gedgraft_in, stderr, stdout_lossy, temp_dir, write};
+use gedgraft_test_support::marks_before_conc;
 use std::path::Path;
 use std::process::Command;
 
@@ -234,22 +235,6 @@ fn ansel_to_utf8_warns_about_the_octets_that_cannot_come_back() {
     let back = std::fs::read(dir.join("back.ged")).expect("back");
     let differing = original.iter().zip(&back).filter(|(a, b)| a != b).count();
     assert_eq!((back.len(), differing), (original.len(), 52));
-}
-
-/// Lines that end with an ANSEL diacritic and are followed by a `CONC` line.
-fn marks_before_conc(bytes: &[u8]) -> usize {
-    let lines: Vec<&[u8]> = bytes
-        .split(|&b| b == b'\n' || b == b'\r')
-        .filter(|l| !l.is_empty())
-        .collect();
-    lines
-        .windows(2)
-        .filter(|w| {
-            w[0].last()
-                .is_some_and(|&o| (0xE0..=0xFE).contains(&o) && o != 0xFD)
-                && w[1].windows(6).any(|x| x == b" CONC ")
-        })
-        .count()
 }
 
 /// Drops every `line` field (re-wrapping moves lines).
