@@ -122,6 +122,7 @@ impl Diagnostic {
     /// use gedgraft_syntax::{Class, Diagnostic, TextRange};
     /// let d = Diagnostic::new("bad-level", Class::MalformedLine, "`1\u{1b}[2J` is not a level", TextRange::default());
     /// assert_eq!(d.message, "`1\\x1B[2J` is not a level");
+    /// assert_eq!((d.location.line, d.location.column, d.last_line), (1, 1, 1)); // 1-based even before it is placed
     /// ```
     pub fn new(
         code: &'static str,

@@ -82,23 +82,8 @@ impl<'p> Editor<'p> {
                 splice::texts(s.with.iter().map(splice::element_ref))
                     .all(|t| !gedgraft_encoding::raw::contains_raw(t))
             });
-        // Changes in the old file's octets, with the new octet length (computed before the splices are consumed).
         let map = parse.source_map();
-        let mut changes: Vec<(usize, usize, usize)> = Vec::with_capacity(self.splices.len());
-        let mut scratch = Vec::new();
-        for s in &self.splices {
-            scratch.clear();
-            for e in &s.with {
-                let line = || parse.locate(s.text.start.into()).line;
-                write_element(e, encoding, bom_encoding, &mut scratch, line)?;
-            }
-            changes.push((
-                map.file_offset(s.text.start as usize),
-                map.file_offset(s.text.end as usize),
-                scratch.len(),
-            ));
-        }
-        drop(scratch);
+        let mut changes = splice_changes(parse, &self.splices, encoding, bom_encoding)?;
         let mut transform = FileTransform {
             eol: self.eol.map(|e| crate::transform::EolState::new(e, parse)),
             transcode: transcoder,
@@ -368,6 +353,32 @@ fn same_octets(parse: &Parse, bytes: &[u8]) -> bool {
         }
     }
     rest.is_empty()
+}
+
+/// Each splice's change in the old file's octets, with the new octet length (computed before the splices are
+/// consumed); a new text the encoding cannot write is an error here.
+fn splice_changes(
+    parse: &Parse,
+    splices: &[Splice],
+    encoding: Encoding,
+    bom_encoding: Option<Encoding>,
+) -> Result<Vec<(usize, usize, usize)>, EditError> {
+    let map = parse.source_map();
+    let mut changes = Vec::with_capacity(splices.len());
+    let mut scratch = Vec::new();
+    for s in splices {
+        scratch.clear();
+        for e in &s.with {
+            let line = || parse.locate(s.text.start.into()).line;
+            write_element(e, encoding, bom_encoding, &mut scratch, line)?;
+        }
+        changes.push((
+            map.file_offset(s.text.start as usize),
+            map.file_offset(s.text.end as usize),
+            scratch.len(),
+        ));
+    }
+    Ok(changes)
 }
 
 /// Writes one green element's octets; `line` is the 1-based line of the input where it goes.
