@@ -32,6 +32,7 @@ mod line_index;
 mod parse;
 mod parser;
 mod select;
+pub mod stream;
 pub mod work;
 mod write;
 
