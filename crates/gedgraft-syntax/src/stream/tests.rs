@@ -44,7 +44,7 @@ fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(),
         },
     );
     let options = StreamOptions::default()
-        .with_detect(detect.clone())
+        .with_detect(detect)
         .with_batch_size(size);
     let stream = match RecordStream::new(input, options) {
         Ok(s) => s,
