@@ -36,13 +36,7 @@ const WHOLE_BODY_NOTES: [&str; 3] = ["encoding-mismatch", "declared-encoding-mis
 
 /// Streams `input` in batches of `size` and checks octets, records and diagnostics against `parse_with`.
 fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(), TestCaseError> {
-    let whole = parse_with(
-        input,
-        &ParseOptions {
-            detect: detect.clone(),
-            threads: 1,
-        },
-    );
+    let whole = parse_with(input, &ParseOptions { detect, threads: 1 });
     let options = StreamOptions::default()
         .with_detect(detect)
         .with_batch_size(size);
