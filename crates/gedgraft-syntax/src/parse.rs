@@ -178,6 +178,13 @@ impl Parse {
         parse
     }
 
+    /// This parse, read in the dialect of `other`'s file: for the parse of an edited batch of a streamed file
+    /// ([`crate::stream`]), whose header (which gives the dialect) is in the first batch only.
+    pub fn with_dialect_of(mut self, other: &Parse) -> Parse {
+        self.dialect = other.dialect;
+        self
+    }
+
     /// The diagnostics, for the stream to join a run of one code across two batches.
     pub(crate) fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
         &mut self.diagnostics
