@@ -88,3 +88,80 @@ fn every_corpus_file_streams_as_it_parses_whole() {
     assert!(files.len() > 100, "only {} corpus files found", files.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// What differs between the lowering's diagnostics streamed (two passes over batches of `size`) and whole.
+fn lowering_difference(bytes: &[u8], size: usize) -> Option<String> {
+    use gedgraft_model::{lower, LowerOptions, StreamLowering};
+    let whole = parse(bytes);
+    let options = LowerOptions::default();
+    let lowered = lower(&whole, &options);
+    let expected: Vec<Seen> = lowered
+        .all_diagnostics(&whole)
+        .into_iter()
+        .map(seen)
+        .collect();
+    let stream_options = StreamOptions::default()
+        .with_batch_size(size)
+        .with_exact_notes(true);
+    let batches = || RecordStream::new(bytes, stream_options.clone());
+    let mut lowering = StreamLowering::new(&options);
+    for batch in batches().ok()? {
+        lowering.index(batch.ok()?.parse());
+    }
+    let mut found = Vec::new();
+    for batch in batches().ok()? {
+        let batch = batch.ok()?;
+        let lowered = lowering.lower(batch.parse());
+        found.extend(lowered.all_diagnostics(batch.parse()).into_iter().map(seen));
+    }
+    (found != expected)
+        .then(|| format!("lowering diagnostics differ:\n{found:?}\nvs\n{expected:?}"))
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn every_corpus_file_lowers_streamed_as_whole() {
+    let files = corpus_files();
+    let mut failures = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).expect("read corpus file");
+        for size in [1, 4096] {
+            if let Some(d) = lowering_difference(&bytes, size) {
+                failures.push(format!("{} (batches of {size}): {d}", corpus_name(path)));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Cross-record facts across batches (2019 R-POINTER-CONV: pointers to no record, to several, to a
+/// substructure; duplicate identifiers), and record-local ones (left-out lines, escapes), in GEDCOM 5.5.1 and
+/// 7.0 (whose `VOID` pointer is no problem).
+#[test]
+fn generated_files_lower_streamed_as_whole() {
+    for version in ["5.5.1", "7.0"] {
+        let mut s = format!("0 HEAD\n1 GEDC\n2 VERS {version}\n1 LANG French\n");
+        for i in 0..40 {
+            s.push_str(&format!(
+                "0 @I{i}@ INDI\n1 NAME A{i}\n1 FAMC @F{}@\n",
+                i % 13
+            ));
+            if i % 5 == 0 {
+                s.push_str("1 NOTE x @#Dbad\n3 JUMP\n1 ASSO @VOID@\n2 @S9@ SUBX\n");
+            }
+            if i % 9 == 0 {
+                s.push_str(&format!("0 @I{}@ INDI\n1 FAMS @S9@\n", i / 3));
+            }
+        }
+        s.push_str("0 @F1@ FAM\n0 @F2@ FAM\n0 @F2@ FAM\n0 TRLR\n0 @F3@ FAM\n0 TRLR\n");
+        for size in [1, 50, 1000] {
+            if let Some(d) = lowering_difference(s.as_bytes(), size) {
+                panic!("{version}, batches of {size}: {d}");
+            }
+        }
+    }
+}

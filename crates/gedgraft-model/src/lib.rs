@@ -48,6 +48,7 @@ pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
 pub use json::{to_json, MAX_INDENT};
+pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered, PARALLEL_CHUNK};
 
 /// The README's examples, compiled and run as doctests so they cannot drift.

@@ -185,6 +185,17 @@ impl Parse {
         self
     }
 
+    /// The file location of the parse's first octet: offset 0, line 1, column 1 for a whole file; for a batch of
+    /// a streamed file ([`crate::stream`]), where the batch starts. Layers above that locate tree offsets
+    /// themselves add it.
+    pub fn origin(&self) -> Location {
+        Location {
+            offset: self.origin.offset,
+            line: self.origin.lines_before.saturating_add(1),
+            column: 1,
+        }
+    }
+
     /// The diagnostics, for the stream to join a run of one code across two batches.
     pub(crate) fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
         &mut self.diagnostics
