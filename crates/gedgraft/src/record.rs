@@ -62,7 +62,11 @@ pub struct Records<'p> {
 impl<'p> Records<'p> {
     /// The finder for `parse`.
     pub fn new(parse: &'p Parse) -> Records<'p> {
-        let header = parse.document().header().map(|r| r.syntax().text_range());
+        // A later batch of a streamed file has no header, whatever its first record.
+        let header = (parse.origin().offset == 0)
+            .then(|| parse.document().header())
+            .flatten()
+            .map(|r| r.syntax().text_range());
         Records {
             parse,
             root: parse.syntax(),

@@ -172,3 +172,55 @@ fn dangling_pointers_are_counted_across_batches() {
     );
     let _ = file;
 }
+
+/// `check FILE ARGS…` streamed and whole; the difference, if any.
+fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
+    let mut all = vec!["check", file.to_str()?];
+    all.extend_from_slice(args);
+    let streamed = run(dir, &all, false, None);
+    let whole = run(dir, &all, true, None);
+    (streamed != whole).then(|| {
+        format!(
+            "{} {args:?}: streamed {:?}\n{}\nvs whole {:?}\n{}",
+            file.display(),
+            streamed.0,
+            String::from_utf8_lossy(&streamed.1),
+            whole.0,
+            String::from_utf8_lossy(&whole.1)
+        )
+    })
+}
+
+const CHECKS: &[&[&str]] = &[&[], &["--format", "json"], &["--all"], &["--no-warnings"]];
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn check_streamed_equals_check_whole_on_the_corpus() {
+    let dir = temp_dir("streaming", "check_corpus");
+    let mut files = Vec::new();
+    files_under(&corpus_dir(), &mut files);
+    files.sort();
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 2]] {
+            failures.extend(check_difference(&dir, file, args));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn check_streamed_equals_check_whole_on_generated_files() {
+    let dir = temp_dir("streaming", "check_generated");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for args in CHECKS {
+            failures.extend(check_difference(&dir, &file, args));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
