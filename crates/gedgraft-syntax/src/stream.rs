@@ -3,7 +3,7 @@
 //! [`RecordStream`] reads from any [`Read`] (a file, standard input) through a buffer of a few MiB, never the
 //! whole input. It detects the encoding on the head of the input with the rules of [`parse_with`](crate::parse_with)
 //! ([`DetectOptions`]), then cuts the input at level-0 line starts into [`Batch`]es of whole records: the
-//! header first, then batches of about [`StreamOptions::batch_size`] octets, and the trailer batch, which runs to
+//! header first, then batches of about [`StreamOptions::batch_size`] octets (1 MiB), and the trailer batch, which runs to
 //! the end of the input (what follows a trailer is read as a whole, as the whole-file parser reads it).
 //!
 //! Each batch is a [`Parse`] of its records (a `DOCUMENT` node holding them), with its file offset and first line;
@@ -53,7 +53,7 @@ use std::io::Read;
 pub struct StreamOptions {
     /// How to choose the encoding (`force` overrides detection), as for a whole-file parse.
     pub detect: DetectOptions,
-    /// About how many octets a batch holds (a batch is at least one record): 4 MiB by default.
+    /// About how many octets a batch holds (a batch is at least one record): 1 MiB by default.
     pub batch_size: usize,
     /// Refuse ([`StreamError::NeedsWholeFile`]) inputs whose encoding notes only the whole body can give.
     pub exact_notes: bool,
@@ -63,7 +63,7 @@ impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
             detect: DetectOptions::default(),
-            batch_size: 4 << 20,
+            batch_size: 1 << 20,
             exact_notes: false,
         }
     }
