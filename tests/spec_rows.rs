@@ -22,30 +22,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
         "R-ESCAPE-PRES-05",
         "applies only in R-ESCAPE-PRES-06's opt-in removal mode, which gedgraft does not have (escapes are kept)",
     ),
-    (
-        "R-LINES-01",
-        "in progress elsewhere: new line diagnostics (U+0000, C0 controls, bare `@`)",
-    ),
-    (
-        "R-ENCODINGS-08",
-        "in progress elsewhere: a diagnostic for the backspace character",
-    ),
-    (
-        "R-SERIALISING-STRUCTS-08",
-        "in progress elsewhere: the long-line diagnostic",
-    ),
-    (
-        "R-RECOVER-06",
-        "in progress elsewhere: the lowering's level-jump recovery",
-    ),
-    (
-        "R-RECOVER-07",
-        "in progress elsewhere: recovery never changes a line's level",
-    ),
-    (
-        "R-RECOVER-09",
-        "in progress elsewhere: rejecting just an unparsable line",
-    ),
 ];
 
 /// The levels whose rows bind an application.

@@ -1,7 +1,7 @@
 //! Every corpus file streamed in batches gives the whole-file parse's octets, records and diagnostics
 //! (DESIGN.md invariant 9).
 
-use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
+use gedgraft_syntax::stream::{FileWide, RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{parse, Diagnostic};
 use gedgraft_tests::{corpus_files, corpus_name};
 
@@ -36,19 +36,24 @@ fn difference(bytes: &[u8], size: usize) -> Option<String> {
     let options = StreamOptions::default()
         .with_batch_size(size)
         .with_exact_notes(true);
-    let stream = match RecordStream::new(bytes, options) {
+    let stream = match RecordStream::new(bytes, options.clone()) {
         Ok(s) => s,
         Err(StreamError::Utf16) if whole.encoding().is_utf16() => return None,
-        Err(StreamError::NeedsWholeFile) => return None,
+        Err(StreamError::NeedsWholeFile | StreamError::NotGedcom) => return None,
         Err(e) => return Some(e.to_string()),
     };
+    let mut file_wide = FileWide::default();
+    for batch in RecordStream::new(bytes, options).ok()? {
+        file_wide.count(&batch.ok()?);
+    }
     let (mut octets, mut children, mut diagnostics) = (Vec::new(), Vec::new(), Vec::new());
     for batch in stream {
-        let batch = match batch {
+        let mut batch = match batch {
             Ok(b) => b,
             Err(StreamError::NeedsWholeFile) => return None,
             Err(e) => return Some(e.to_string()),
         };
+        file_wide.apply(&mut batch);
         octets.extend(batch.parse().to_bytes().unwrap_or_default());
         children.extend(batch.parse().green().children().map(|c| c.to_owned()));
         diagnostics.extend(batch.diagnostics().iter().map(seen));
@@ -105,12 +110,16 @@ fn lowering_difference(bytes: &[u8], size: usize) -> Option<String> {
         .with_exact_notes(true);
     let batches = || RecordStream::new(bytes, stream_options.clone());
     let mut lowering = StreamLowering::new(&options);
+    let mut file_wide = FileWide::default();
     for batch in batches().ok()? {
-        lowering.index(batch.ok()?.parse());
+        let batch = batch.ok()?;
+        file_wide.count(&batch);
+        lowering.index(batch.parse());
     }
     let mut found = Vec::new();
     for batch in batches().ok()? {
-        let batch = batch.ok()?;
+        let mut batch = batch.ok()?;
+        file_wide.apply(&mut batch);
         let lowered = lowering.lower(batch.parse());
         found.extend(lowered.all_diagnostics(batch.parse()).into_iter().map(seen));
     }

@@ -14,7 +14,16 @@ use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse, Parse};
 use libfuzzer_sys::fuzz_target;
 
-const VALUES: [&str; 8] = ["x", "", "a@b", "@@", "José Müller", "@#UE9@", "  padded  ", "line\nbreak"];
+const VALUES: [&str; 8] = [
+    "x",
+    "",
+    "a@b",
+    "@@",
+    "José Müller",
+    "@#UE9@",
+    "  padded  ",
+    "line\nbreak",
+];
 
 fn structures(parse: &Parse) -> Vec<Structure> {
     parse
@@ -43,7 +52,10 @@ fn check(input: &[u8], old: &Parse, edited: &Edited) {
         at_in = change.input.end;
         at_out = change.output.end;
     }
-    assert!(input[at_in..] == output[at_out..], "octets after the last change differ");
+    assert!(
+        input[at_in..] == output[at_out..],
+        "octets after the last change differ"
+    );
     let _ = edited.unified_diff("a", "b");
 }
 
@@ -61,8 +73,12 @@ fuzz_target!(|data: &[u8]| {
         let value = VALUES[usize::from(value) % VALUES.len()];
         let target = targets.get(usize::from(target) % targets.len().max(1));
         let choice = usize::from(choice);
-        let position =
-            [Position::Before, Position::After, Position::FirstChild, Position::LastChild][choice % 4];
+        let position = [
+            Position::Before,
+            Position::After,
+            Position::FirstChild,
+            Position::LastChild,
+        ][choice % 4];
         let _ = match (kind % 9, target) {
             (0, Some(t)) => editor.set_payload(t, value),
             (1, Some(t)) => editor.delete(t),
@@ -76,7 +92,9 @@ fuzz_target!(|data: &[u8]| {
                 editor.escape_at_signs(None);
                 Ok(())
             }
-            (6, _) => editor.rewrap(Some(20 + usize::from(value.len())), None).map(drop),
+            (6, _) => editor
+                .rewrap(Some(20 + usize::from(value.len())), None)
+                .map(drop),
             (7, _) => {
                 let to = [LineBreak::Lf, LineBreak::CrLf, LineBreak::Cr][choice % 3];
                 editor.convert_line_breaks(
@@ -90,8 +108,12 @@ fuzz_target!(|data: &[u8]| {
                 Ok(())
             }
             (8, _) => {
-                let to = [Encoding::Utf8, Encoding::Utf16Le, Encoding::Ansel, Encoding::Windows1252]
-                    [choice % 4];
+                let to = [
+                    Encoding::Utf8,
+                    Encoding::Utf16Le,
+                    Encoding::Ansel,
+                    Encoding::Windows1252,
+                ][choice % 4];
                 editor.transcode(to, RawOctets::Replace);
                 Ok(())
             }

@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use gedgraft_syntax::encoding::{DetectOptions, Encoding};
+use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse, parse_with, Parse, ParseOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -38,13 +38,7 @@ fn check(data: &[u8], parse: &Parse, how: &str) {
 fuzz_target!(|data: &[u8]| {
     check(data, &parse(data), "detected");
     for &encoding in Encoding::all() {
-        let options = ParseOptions {
-            detect: DetectOptions {
-                force: Some(encoding),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
+        let options = ParseOptions::default().with_encoding(encoding);
         check(data, &parse_with(data, &options), encoding.name());
     }
 });

@@ -80,10 +80,7 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
 
     progress("parse on one thread, and the minimal rowan tree for reference");
     let parse_one_thread = best_of(runs, || {
-        let options = gedgraft_syntax::ParseOptions {
-            threads: 1,
-            ..Default::default()
-        };
+        let options = gedgraft_syntax::ParseOptions::default().with_threads(1);
         let t = Stopwatch::start();
         let parse = gedgraft_syntax::parse_with(black_box(&bytes), &options);
         let elapsed = t.stop();

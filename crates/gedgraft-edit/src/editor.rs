@@ -3,8 +3,7 @@
 use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
 use crate::render::{
-    self, default_limit, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid,
-    Style,
+    self, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid, Style,
 };
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
@@ -17,12 +16,14 @@ use std::collections::{HashMap, HashSet};
 
 mod apply;
 mod charset;
+mod conflicts;
 mod insert;
 mod protect;
 mod rewrap;
 mod structure_edits;
 mod types;
 
+use conflicts::{Checked, Claim};
 pub use types::{LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 
 /// What a new payload is.
@@ -157,6 +158,8 @@ pub struct Editor<'p> {
     transcode: Option<(Encoding, RawOctets)>,
     count: usize,
     xrefs: Option<HashMap<String, u32>>,
+    /// The structures per-structure edits claimed, for conflicts found by the call that causes them.
+    claims: conflicts::Claims,
 }
 
 impl std::fmt::Debug for Editor<'_> {
@@ -199,6 +202,7 @@ impl<'p> Editor<'p> {
             transcode: None,
             count: 0,
             xrefs: None,
+            claims: conflicts::Claims::default(),
         }
     }
 
@@ -230,7 +234,7 @@ impl<'p> Editor<'p> {
 
     fn limit(&self) -> usize {
         self.line_limit
-            .unwrap_or_else(|| default_limit(self.parse.encoding()))
+            .unwrap_or_else(|| gedgraft_syntax::line_octet_limit(self.parse.encoding()))
     }
 
     /// How many changes the edits so far make (tags renamed, payloads set, structures inserted, …).
@@ -410,7 +414,10 @@ impl<'p> Editor<'p> {
         self.protect(&node, "set the payload of")?;
         self.check_new_text(value)?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("setting the payload of line {line}"));
+        let what = format!("setting the payload of line {line}");
+        self.check_claim(&node, Claim::Change, &what)?;
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Text(value), edit, self.parse.encoding());
         self.count += 1;
         Ok(())
@@ -433,7 +440,10 @@ impl<'p> Editor<'p> {
         let node = self.own(structure)?;
         self.protect(&node, "set a pointer in")?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("setting the pointer of line {line}"));
+        let what = format!("setting the pointer of line {line}");
+        self.check_claim(&node, Claim::Change, &what)?;
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Pointer(id), edit, self.parse.encoding());
         self.pointed.push(id.to_string());
         self.count += 1;
@@ -592,6 +602,11 @@ impl<'p> Editor<'p> {
             .map(|i| strip_ats(info.tokens[i].text()).to_string());
         let start = u32::from(node.text_range().start());
         let line = self.line_of(start);
+        self.check_claim(
+            &node,
+            Claim::Change,
+            &format!("changing the identifier of line {line}"),
+        )?;
         match id {
             Some(id) => {
                 check_xref(id)?;
@@ -604,6 +619,7 @@ impl<'p> Editor<'p> {
                 }
                 self.new_ids.push((id.to_string(), Some(start)));
                 let edit = self.new_edit(format!("setting the identifier of line {line}"));
+                self.record_claim(&node, Claim::Change, edit);
                 let xref = NodeOrToken::Token(token(SyntaxKind::Xref, &format!("@{id}@")));
                 match (info.xref, info.tag) {
                     (Some(xi), _) => {
@@ -628,6 +644,7 @@ impl<'p> Editor<'p> {
                     return Ok(());
                 };
                 let edit = self.new_edit(format!("removing the identifier of line {line}"));
+                self.record_claim(&node, Claim::Change, edit);
                 self.splices
                     .push(Splice::new(&node, xi..xi + 2, Vec::new(), edit));
                 self.removed_ids.push(old);
@@ -655,7 +672,12 @@ impl<'p> Editor<'p> {
             return Err(EditError::ForeignNode);
         };
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("deleting line {line} (`{}`)", Self::tag_of(&node)));
+        let what = format!("deleting line {line} (`{}`)", Self::tag_of(&node));
+        if self.check_claim(&node, Claim::Remove, &what)? == Checked::AlreadyGone {
+            return Ok(());
+        }
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Remove, edit);
         let i = node.index();
         self.splices
             .push(Splice::new(&parent, i..i + 1, Vec::new(), edit));

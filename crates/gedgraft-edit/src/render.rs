@@ -31,15 +31,6 @@ use std::ops::Range;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-/// The default line limit in octets for `encoding` (R-SERIALISING-STRUCTS-08).
-pub(crate) fn default_limit(encoding: Encoding) -> usize {
-    if encoding.is_utf16() {
-        510
-    } else {
-        255
-    }
-}
-
 /// What kind of token a unit becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum UnitKind {

@@ -585,18 +585,23 @@ fn overlapping_edits_are_refused() {
     let parse = parse(SAMPLE);
     let i1 = parse.document().record_by_xref("I1").expect("I1");
     let name = i1.substructures().next().expect("NAME");
+    // The call that causes the overlap reports it, naming the earlier edit (issue 14).
     let mut editor = Editor::new(&parse);
     editor.delete(&i1).expect("delete");
-    editor.set_payload(&name, "x").expect("set");
-    let err = editor.apply().expect_err("overlap");
+    let err = editor.set_payload(&name, "x").expect_err("overlap");
     assert!(matches!(err, EditError::Overlap { .. }), "{err}");
     assert!(err.to_string().contains("deleting line 3"), "{err}");
     // Inserting into a deleted structure is an overlap too.
     let mut editor = Editor::new(&parse);
     editor.delete(&i1).expect("delete");
-    editor
+    let err = editor
         .insert(&i1, Position::LastChild, &NewStructure::new("X"))
-        .expect("insert");
+        .expect_err("insert into a deleted record");
+    assert!(matches!(err, EditError::Overlap { .. }), "{err}");
+    // A whole-file edit inside a deleted record is still found at `apply`.
+    let mut editor = Editor::new(&parse);
+    editor.delete(&i1).expect("delete");
+    editor.rename_tag("NAME", "_NAME", None).expect("rename");
     assert!(matches!(editor.apply(), Err(EditError::Overlap { .. })));
     // A rename and a payload change of the same line touch different tokens: fine.
     let mut editor = Editor::new(&parse);

@@ -180,3 +180,59 @@ fn copy_keeps_the_formatting_and_refuses_identifiers() {
         Err(EditError::DuplicateXref { id }) if id == "N1"
     ));
 }
+
+/// Conflicts are reported by the call that causes them, naming the earlier edit; deleting inside a deleted
+/// structure is nothing to do (issue 14).
+#[test]
+fn conflicts_are_reported_by_the_call_that_causes_them() {
+    let p = parse(FILE);
+    // Deleting inside a deleted structure: nothing to do, and the result is the outer deletion's.
+    let out = applied(&p, |e| {
+        e.delete(&one(&p, "INDI.BIRT")).expect("delete BIRT");
+        e.delete(&one(&p, "INDI.BIRT.DATE")).expect("no-op");
+        e.delete(&one(&p, "INDI.BIRT.NOTE")).expect("no-op");
+        assert_eq!(e.change_count(), 1);
+    });
+    assert!(!String::from_utf8_lossy(&out).contains("BIRT"));
+
+    let mut e = Editor::new(&p);
+    e.delete(&one(&p, "INDI.BIRT")).expect("delete");
+    let err = e
+        .set_payload(&one(&p, "INDI.BIRT.DATE"), "1901")
+        .expect_err("inside a deleted structure");
+    match &err {
+        EditError::Overlap { first, second } => {
+            assert_eq!(first, "deleting line 5 (`BIRT`)");
+            assert_eq!(second, "setting the payload of line 6");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(e
+        .move_to(
+            &one(&p, "INDI.BIRT.NOTE"),
+            &one(&p, "INDI.NAME"),
+            Position::After
+        )
+        .is_err());
+    assert!(e.set_tag(&one(&p, "INDI.BIRT.DATE"), "_DATE").is_err());
+
+    // Deleting around an edited structure is refused by the deletion, naming the edit.
+    let mut e = Editor::new(&p);
+    e.set_tag(&one(&p, "INDI.BIRT.DATE"), "_DATE")
+        .expect("retag");
+    let err = e.delete(&one(&p, "INDI")).expect_err("around an edit");
+    assert!(
+        matches!(&err, EditError::Overlap { first, .. } if first.starts_with("retagging line 6")),
+        "{err:?}"
+    );
+    // Edits of neighbouring or enclosing structures' own lines do not conflict.
+    let mut e = Editor::new(&p);
+    e.set_tag(&one(&p, "INDI.BIRT"), "DEAT")
+        .expect("retag the parent");
+    e.delete(&one(&p, "INDI.BIRT.NOTE"))
+        .expect("delete a child");
+    e.set_payload(&one(&p, "INDI.NAME"), "Robert")
+        .expect("a sibling");
+    let edited = e.apply().expect("apply");
+    check(&p, &edited);
+}

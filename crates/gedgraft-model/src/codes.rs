@@ -13,8 +13,8 @@ pub const BAD_HEADER: &str = "bad-header";
 /// Non-conformant structure: an escape sequence whose type is neither `U` nor `D` (R-PERMITTED-ESCS-01,
 /// R-PERMITTED-ESCS-05). Kept as written.
 pub const UNPERMITTED_ESCAPE: &str = "unpermitted-escape";
-/// Non-conformant structure: a `U` escape whose value does not match `UnicodeEsc` or names no Unicode scalar
-/// value (R-UNICODE-ESCAPE-02). Kept as written.
+/// Non-conformant structure: a `U` escape whose value does not match `UnicodeEsc` or names no character (not a
+/// Unicode scalar value, or U+0000, U+FFFE, U+FFFF; R-UNICODE-ESCAPE-02). Kept as written.
 pub const BAD_UNICODE_ESCAPE: &str = "bad-unicode-escape";
 /// Warning: a `U` escape with lower-case hexadecimal digits, accepted (R-UNICODE-ESCAPE-03).
 pub const LOWERCASE_UNICODE_ESCAPE: &str = "lowercase-unicode-escape";

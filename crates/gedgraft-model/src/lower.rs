@@ -314,7 +314,7 @@ struct Fragment<'p> {
     records: Vec<u32>,
     /// Every structure with a cross-reference identifier: the identifier, its local id, whether it is a
     /// record.
-    holders: Vec<(&'p str, u32, bool)>,
+    holders: Vec<(&'p str, u32, bool, TextRange)>,
     /// Every pointer payload: the structure's local id, the target and the pointer's range.
     pointers: Vec<(u32, &'p str, TextRange)>,
     diagnostics: Vec<Diagnostic>,
@@ -340,7 +340,7 @@ struct Builder<'p> {
     metadata: Metadata,
     sink: Sink,
     records: Vec<u32>,
-    holders: Vec<(&'p str, u32, bool)>,
+    holders: Vec<(&'p str, u32, bool, TextRange)>,
     pointers: Vec<(u32, &'p str, TextRange)>,
     /// The line number of the next element, from the part's line base.
     line: usize,
@@ -686,12 +686,12 @@ impl<'p> Builder<'p> {
             }
         };
         let tag = self.tag(line.tag);
-        let xref = match line.xref_id() {
-            Some(x) => {
-                self.holders.push((x, id, is_record));
+        let xref = match (line.xref_id(), line.xref) {
+            (Some(x), Some(token)) => {
+                self.holders.push((x, id, is_record, token.range()));
                 self.part.push(x)
             }
-            None => Str::ABSENT,
+            _ => Str::ABSENT,
         };
         let range = cst.range();
         self.part.structures.push(Structure {

@@ -12,10 +12,7 @@ fn main() {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(0);
-    let options = gedgraft_syntax::ParseOptions {
-        threads,
-        ..Default::default()
-    };
+    let options = gedgraft_syntax::ParseOptions::default().with_threads(threads);
     let warmups = std::env::var("WARMUPS")
         .ok()
         .and_then(|t| t.parse().ok())

@@ -89,6 +89,20 @@ impl AfterTrailer {
     }
 }
 
+/// Whether the trailing text `rest` is a DOS end-of-file mark: its first character other than whitespace and
+/// line breaks is Ctrl-Z (U+001A), which DOS-era programs wrote at the end of text files and which ends the file
+/// for any program that reads it the DOS way; what comes after it is never read.
+///
+/// A deliberate departure from the 2019 draft, where the line string `^Z` does not match `Line` (R-LINES-01)
+/// and anything after the trailer is a malformed structure (R-TAGGED-STRUCTS-05): many DOS-era files end in
+/// `^Z`, their data is complete, and an error would fail every one of them. So this is the warning
+/// `junk-after-trailer`, in strict mode too. Any other text after the trailer (NUL octets, binary, an HTML page)
+/// is `content-after-trailer`, a malformed structure. The octets are kept either way.
+pub(crate) fn is_dos_end_of_file(rest: &str) -> bool {
+    rest.trim_start_matches([' ', '\t', '\r', '\n'])
+        .starts_with('\u{1A}')
+}
+
 /// Where the line break at `line_end` ends (CR LF counts as one).
 fn break_end(bytes: &[u8], line_end: usize) -> usize {
     match bytes.get(line_end) {

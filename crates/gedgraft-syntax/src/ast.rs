@@ -216,6 +216,29 @@ impl Structure {
         children(&self.0)
     }
 
+    /// The logical value of the structure's payload: escapes undone (`@@` → `@`, `@#U…@` → its characters;
+    /// calendar escapes `@#D…@` kept), `CONT` lines merged as line feeds and `CONC` lines joined, per the file's
+    /// dialect (GEDCOM 7 undoes only a leading `@@`); in an ANSEL file diacritics follow their letters. A
+    /// pointer payload is [`Value::Pointer`](crate::Value::Pointer). `None` when the structure has no payload.
+    /// This is the text [`Payload::raw_text`] holds escaped, the text the dataset holds, and the text the
+    /// editor's `set_payload` takes. Undecodable octets read as U+FFFD.
+    ///
+    /// A structure does not know the encoding its file was read with: this goes by the file's `HEAD.CHAR`.
+    /// For a file read in another encoding (mislabelled, or forced with `--encoding`),
+    /// [`Parse::value`](crate::Parse::value) knows better.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @N1@ NOTE a@@b @#U263A@\n1 CONC c\n1 CONT d\n0 @I1@ INDI\n1 FAMS @F1@\n0 TRLR\n");
+    /// let doc = parse.document();
+    /// let note = doc.record_by_xref("N1").unwrap();
+    /// assert_eq!(note.value().unwrap().to_string(), "a@b \u{263A}c\nd");
+    /// let fams = doc.record_by_xref("I1").unwrap().substructures().next().unwrap();
+    /// assert_eq!(fams.value(), Some(gedgraft_syntax::Value::Pointer("F1".into())));
+    /// ```
+    pub fn value(&self) -> Option<crate::Value> {
+        crate::value::of(self, None)
+    }
+
     /// This structure's substructures, their substructures and so on, depth first in file order (pre-order; the
     /// structure itself not included). Iterative: deep files are fine.
     ///

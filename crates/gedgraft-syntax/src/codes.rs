@@ -30,6 +30,13 @@ pub const ALL: &[&str] = &[
     MISPLACED_HEADER,
     CONTINUATION_OF_POINTER,
     POINTER_IN_CONTINUATION,
+    NOT_A_CHARACTER,
+    BACKSPACE,
+    CONTROL_CHARACTER,
+    LINE_TOO_LONG,
+    UNESCAPED_AT,
+    LF_CR_LINE_BREAKS,
+    NOT_GEDCOM,
 ];
 
 /// The first line is not `0 HEAD` (R-SPECIFIED-ENC-06).
@@ -68,7 +75,9 @@ pub const CONTENT_AFTER_TRAILER: &str = "content-after-trailer";
 /// that edits and the lowering reach them (R-TAGGED-STRUCTS-03, -05). Reported on the first record after each
 /// trailer.
 pub const RECORD_AFTER_TRAILER: &str = "record-after-trailer";
-/// Control characters (such as a DOS end-of-file mark, `^Z`) after the trailer.
+/// Warning: a DOS end-of-file mark, `^Z`, after the trailer (with whatever follows it), ignored: a deliberate
+/// departure from R-LINES-01 and R-TAGGED-STRUCTS-05, see `after_trailer::is_dos_end_of_file`. Other text after
+/// the trailer is `content-after-trailer`.
 pub const JUNK_AFTER_TRAILER: &str = "junk-after-trailer";
 /// A blank or whitespace-only line (allowed, R-LINE-STRINGS-06).
 pub const BLANK_LINE: &str = "blank-line";
@@ -87,3 +96,25 @@ pub const MISPLACED_HEADER: &str = "misplaced-header";
 pub const CONTINUATION_OF_POINTER: &str = "continuation-of-pointer";
 /// A `CONT`/`CONC` line whose payload is a pointer (R-MERGE-CONTS-07).
 pub const POINTER_IN_CONTINUATION: &str = "pointer-in-continuation";
+/// Malformed line: U+0000, U+FFFE or U+FFFF in a line; they are not characters (2019 L615, Basic Concepts § 2),
+/// so the line string cannot match `Line` (R-LINES-01). Kept as written.
+pub const NOT_A_CHARACTER: &str = "not-a-character";
+/// Non-conformant source: the backspace character U+0008 must not occur (R-ENCODINGS-08). Kept as written.
+pub const BACKSPACE: &str = "backspace";
+/// Warning: a C0 control character other than tab, LF, CR and backspace, or DEL, in a line: a restricted
+/// character in ELF (Basic Concepts § 2.3, R-SPECIFIED-ENC-04), banned in GEDCOM 7. Kept as written.
+pub const CONTROL_CHARACTER: &str = "control-character";
+/// Warning: a line longer than 255 octets (510 in UTF-16), line break included, in the file's encoding
+/// (R-SERIALISING-STRUCTS-08). Not in GEDCOM 7, which has no limit.
+pub const LINE_TOO_LONG: &str = "line-too-long";
+/// Warning: a bare `@` in a string payload, not part of `@@` or an escape; read as a literal `@`
+/// (R-IDENTIFY-ESCS-05) but it should be doubled (R-ESCAPING-01). Not in GEDCOM 7, which doubles only a
+/// leading `@` (the lowering's `unescaped-leading-at`).
+pub const UNESCAPED_AT: &str = "unescaped-at";
+/// Warning: the file's line breaks are LF CR, read as two line breaks around an empty line (R-LINE-STRINGS-02);
+/// one diagnostic for the file, counting the pairs, instead of a `blank-line` per line.
+pub const LF_CR_LINE_BREAKS: &str = "lf-cr-line-breaks";
+/// Malformed structure: the file is not a GEDCOM file at all (an HTML page, a picture, a program): none of its
+/// first lines starts with a level and a tag (see `not_gedcom.rs` for the rule). The only diagnostic of the
+/// file; the whole text is kept as trailing text (R-SPECIFIED-ENC-06: stop parsing the stream as ELF).
+pub const NOT_GEDCOM: &str = "not-gedcom";

@@ -101,7 +101,16 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic whose location is filled in later, when the parse result is assembled.
+    /// A diagnostic whose location is filled in later, when the parse result is assembled. Text the message
+    /// quotes from the file is made printable: a control character shows as `\x1B` (an escape sequence must not
+    /// act on the terminal of whoever reads the report) and an undecodable octet as `\xE9`, as the review diff
+    /// and the source snippets show them.
+    ///
+    /// ```
+    /// use gedgraft_syntax::{Class, Diagnostic, TextRange};
+    /// let d = Diagnostic::new("bad-level", Class::MalformedLine, "`1\u{1b}[2J` is not a level", TextRange::default());
+    /// assert_eq!(d.message, "`1\\x1B[2J` is not a level");
+    /// ```
     pub fn new(
         code: &'static str,
         class: Class,
@@ -111,7 +120,7 @@ impl Diagnostic {
         Diagnostic {
             code,
             class,
-            message: message.into(),
+            message: printable(message.into()),
             range,
             location: Location::default(),
             end_offset: 0,
@@ -125,6 +134,12 @@ impl Diagnostic {
     pub(crate) fn absorb(&mut self, other: &Diagnostic) {
         self.count = self.count.saturating_add(other.count);
         self.last_start = other.last_start;
+    }
+
+    /// Counts one more problem of this run, starting at `start` (after every other one).
+    pub(crate) fn count_one_more(&mut self, start: TextSize) {
+        self.count = self.count.saturating_add(1);
+        self.last_start = start;
     }
 
     /// Where the last problem of the run starts in the tree's text (`range.start()` when `count` is 1).
@@ -165,4 +180,26 @@ impl fmt::Display for Diagnostic {
             self.message
         )
     }
+}
+
+/// `message` with control characters (tab excepted) as `\x1B` and undecodable octets as `\xE9`.
+fn printable(message: String) -> String {
+    use gedgraft_encoding::raw;
+    if message
+        .chars()
+        .all(|c| (c == '\t' || !c.is_control()) && raw::to_octet(c).is_none())
+    {
+        return message;
+    }
+    let mut out = String::with_capacity(message.len() + 8);
+    for c in message.chars() {
+        match raw::to_octet(c) {
+            Some(octet) => out.push_str(&format!("\\x{octet:02X}")),
+            None if c != '\t' && c.is_control() => {
+                out.push_str(&format!("\\x{:02X}", u32::from(c)))
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }

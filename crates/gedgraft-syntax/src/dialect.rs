@@ -184,13 +184,15 @@ impl Dialect {
         }
     }
 
-    /// Whether a syntax-layer diagnostic code applies in this dialect: escape diagnostics (`bad-escape`,
-    /// `unterminated-escape`) do not in GEDCOM 7, which has no escapes.
+    /// Whether a syntax-layer diagnostic code applies in this dialect; not in GEDCOM 7: escape diagnostics
+    /// (`bad-escape`, `unterminated-escape`; it has no escapes), `unescaped-at` (it doubles only a leading `@`)
+    /// and `line-too-long` (it has no `CONC` and no line limit).
     pub fn applies(self, code: &str) -> bool {
-        self.has_escapes()
+        use crate::codes::{BAD_ESCAPE, LINE_TOO_LONG, UNESCAPED_AT, UNTERMINATED_ESCAPE};
+        !self.is_gedcom7()
             || !matches!(
                 code,
-                crate::codes::BAD_ESCAPE | crate::codes::UNTERMINATED_ESCAPE
+                BAD_ESCAPE | UNTERMINATED_ESCAPE | UNESCAPED_AT | LINE_TOO_LONG
             )
     }
 }
@@ -269,6 +271,32 @@ mod tests {
         }
     }
 
+    /// GEDCOM 7.0 § lineStr: only a leading `@` is doubled, so `name@example.com` is as written; § Lines: no
+    /// `CONC`, no length limit. The syntax layer notes both in every file; the dialect drops them.
+    #[test]
+    fn gedcom7_drops_bare_at_and_long_lines() {
+        let long = "w".repeat(300);
+        for (version, kept) in [("7.0", 0), ("5.5.1", 2)] {
+            let text = format!(
+                "0 HEAD\n1 GEDC\n2 VERS {version}\n0 @I1@ INDI\n1 EMAIL name@example.com\n1 NOTE {long}\n0 TRLR\n"
+            );
+            let parse = crate::parse(text.as_bytes());
+            let dialect = parse.dialect();
+            let applying: Vec<&str> = parse
+                .diagnostics()
+                .iter()
+                .filter(|d| dialect.applies(d.code))
+                .map(|d| d.code)
+                .collect();
+            assert_eq!(applying.len(), kept, "{version}: {applying:?}");
+            assert_eq!(
+                parse.diagnostics().len(),
+                2,
+                "the syntax layer reads every file alike"
+            );
+        }
+    }
+
     #[test]
     fn utf16_files_are_read_from_the_tree() {
         let text = "0 HEAD\n1 GEDC\n2 VERS 5.5.5\n0 TRLR\n";
@@ -292,6 +320,9 @@ mod tests {
             assert_eq!(d.has_conc(), !d.is_gedcom7());
             assert_eq!(d.doubles_only_leading_at(), d.is_gedcom7());
             assert_eq!(d.applies(crate::codes::BAD_ESCAPE), !d.is_gedcom7());
+            // GEDCOM 7.0 § lineStr: only a leading `@` is doubled; § Lines: no line length limit.
+            assert_eq!(d.applies(crate::codes::UNESCAPED_AT), !d.is_gedcom7());
+            assert_eq!(d.applies(crate::codes::LINE_TOO_LONG), !d.is_gedcom7());
             assert!(d.applies(crate::codes::LEVEL_JUMP));
         }
         assert!("GEDCOM 7.0.1".parse::<Dialect>().is_err());

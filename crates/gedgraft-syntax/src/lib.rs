@@ -28,11 +28,14 @@ mod green;
 mod green_walk;
 mod kind;
 mod lexer;
+mod line_checks;
 mod line_index;
+mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
 pub mod stream;
+pub mod value;
 pub mod work;
 mod write;
 
@@ -42,9 +45,11 @@ pub use dump::{dump, dump_to, json_string, MAX_INDENT};
 pub use green_walk::{green_tokens, release_iteratively, GreenTokens};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexer::{lex_payload_text, next_line_break, MAX_LEVEL};
+pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
+pub use value::Value;
 pub use write::{write_green, write_green_threads, write_token};
 
 pub use gedgraft_encoding as encoding;

@@ -5,6 +5,7 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::green_walk::{green_tokens, release_iteratively};
 use crate::kind::{SyntaxKind, SyntaxNode};
 use crate::line_index::LineIndex;
+use crate::not_gedcom;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
 use gedgraft_encoding::{
     detect_and_decode, detect_trusting_utf8, DetectOptions, Detection, Encoding, EncodingNote,
@@ -15,14 +16,41 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 use text_size::{TextRange, TextSize};
 
-/// How to parse.
+/// How to parse. Built from [`ParseOptions::default`] with the `with_…` methods (the struct may grow):
+///
+/// ```
+/// use gedgraft_syntax::{encoding::Encoding, ParseOptions};
+/// let options = ParseOptions::default().with_encoding(Encoding::Ansel).with_threads(1);
+/// assert_eq!(options.detect.force, Some(Encoding::Ansel));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// How to choose the encoding (`force` overrides detection).
     pub detect: DetectOptions,
     /// How many threads large inputs may be parsed on: 0 for one per core, 1 for the calling thread only.
     /// The tree and diagnostics are the same either way.
     pub threads: usize,
+}
+
+impl ParseOptions {
+    /// These options with [`detect`](ParseOptions::detect) set to `detect`.
+    pub fn with_detect(mut self, detect: DetectOptions) -> ParseOptions {
+        self.detect = detect;
+        self
+    }
+
+    /// These options with the encoding forced to `encoding`, whatever the file declares (`--encoding NAME`).
+    pub fn with_encoding(mut self, encoding: Encoding) -> ParseOptions {
+        self.detect.force = Some(encoding);
+        self
+    }
+
+    /// These options with [`threads`](ParseOptions::threads) set to `threads`.
+    pub fn with_threads(mut self, threads: usize) -> ParseOptions {
+        self.threads = threads;
+        self
+    }
 }
 
 /// A parsed file: owns its tree and diagnostics, and is `Send + Sync`. Cloning is cheap for the tree, which is
@@ -77,7 +105,10 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
         return parse;
     }
     let (detection, text, source_map) = detect_and_decode(bytes, &options.detect);
-    let parsed = parse_text(&text, detection.used.name(), options.threads);
+    let parsed = match not_gedcom::not_gedcom(&text) {
+        Some(message) => not_gedcom::parsed(&text, message),
+        None => parse_text(&text, detection.used, options.threads),
+    };
     finish(parsed, detection, source_map, || text)
 }
 
@@ -86,6 +117,14 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Parse {
 fn parse_utf8_in_pieces(bytes: &[u8], options: &ParseOptions) -> Option<Parse> {
     let pieces = chunks_for(bytes.len(), options.threads);
     if pieces < 2 {
+        return None;
+    }
+    // A file that is not GEDCOM takes the usual path, which tells so (the rule looks at the start only).
+    let start = bytes.get(..not_gedcom::PROBE_BYTES).unwrap_or(bytes);
+    let start = std::str::from_utf8(start)
+        .or_else(|e| std::str::from_utf8(&start[..e.valid_up_to()]))
+        .unwrap_or_default();
+    if not_gedcom::not_gedcom(start).is_some() {
         return None;
     }
     let detection = detect_trusting_utf8(bytes, &options.detect);
@@ -119,16 +158,38 @@ fn finish<'a>(
         dialect: None,
     };
     let notes = std::mem::take(&mut parse.detection.notes);
-    for note in &notes {
-        parse
-            .diagnostics
-            .push(note_diagnostic(note, &parse.source_map));
+    // A file that is not GEDCOM gets that one diagnostic and no other (see `not_gedcom.rs`).
+    let not_gedcom = parse
+        .diagnostics
+        .iter()
+        .any(|d| d.code == crate::codes::NOT_GEDCOM);
+    for note in notes.iter().filter(|_| !not_gedcom) {
+        let d = note_diagnostic(note, &parse.source_map);
+        parse.diagnostics.push(d);
     }
+    drop_shadowed_by_nul(&mut parse.diagnostics);
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {
         parse.locate_diagnostics(&text());
     }
     parse
+}
+
+/// The NUL octet the detection scan met is not a character either: one diagnostic says so (the `nul-octet`
+/// note; a `not-a-character` of that octet alone is dropped).
+pub(crate) fn drop_shadowed_by_nul(diagnostics: &mut Vec<Diagnostic>) {
+    let nul: Vec<TextSize> = diagnostics
+        .iter()
+        .filter(|d| d.code == EncodingNote::NUL_OCTET)
+        .map(|d| d.range.start())
+        .collect();
+    if !nul.is_empty() {
+        diagnostics.retain(|n| {
+            n.code != crate::codes::NOT_A_CHARACTER
+                || n.count > 1
+                || !nul.contains(&n.range.start())
+        });
+    }
 }
 
 pub(crate) fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
@@ -224,6 +285,23 @@ impl Parse {
                 d.location.line
             };
         }
+    }
+
+    /// The logical value of a structure of this parse, as [`Structure::value`](crate::ast::Structure::value)
+    /// gives it, with the encoding the file was really read with (an ANSEL file's diacritics follow their
+    /// letters even when its `HEAD.CHAR` says otherwise or the encoding was forced).
+    ///
+    /// ```
+    /// use gedgraft_syntax::{encoding::{DetectOptions, Encoding}, parse_with, ParseOptions};
+    /// let mut options = ParseOptions::default();
+    /// options.detect = DetectOptions { force: Some(Encoding::Ansel), default_encoding: None };
+    /// let parse = parse_with(b"0 HEAD\n0 @N1@ NOTE Jos\xE2e\n0 TRLR\n", &options);
+    /// let note = parse.document().record_by_xref("N1").unwrap();
+    /// assert_eq!(parse.value(&note).unwrap().to_string(), "Jose\u{301}");
+    /// assert_eq!(note.value().unwrap().to_string(), "Jos\u{301}e", "no CHAR: read in tree order");
+    /// ```
+    pub fn value(&self, structure: &crate::ast::Structure) -> Option<crate::Value> {
+        crate::value::of(structure, Some(self.encoding() == Encoding::Ansel))
     }
 
     /// The root of the tree.

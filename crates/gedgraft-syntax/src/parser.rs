@@ -8,12 +8,13 @@
 //! A structure's first line has no node of its own: its tokens are the first children of the `RECORD` or
 //! `STRUCTURE` node, up to and including its line break. Continuation lines are `LINE` nodes.
 
-use crate::after_trailer::{AfterTrailer, Next};
+use crate::after_trailer::{self, AfterTrailer, Next};
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
+use crate::line_checks;
 use crate::work::{on_workers, workers_for};
 use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
@@ -43,7 +44,7 @@ pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
 /// many as the machine has cores) parse in parallel. A level-0 line closes every open structure, so each chunk
 /// starts from the same state a sequential parse would be in there, and the chunks' records are simply
 /// concatenated: the tree is the same.
-pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
+pub(crate) fn parse_text(text: &str, encoding: Encoding, threads: usize) -> Parsed {
     let workers = chunks_for(text.len(), threads);
     parse_chunks_on(
         text,
@@ -56,14 +57,14 @@ pub(crate) fn parse_text(text: &str, encoding: &str, threads: usize) -> Parsed {
 /// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line), one
 /// thread per chunk.
 #[cfg(test)]
-pub(crate) fn parse_chunks(text: &str, encoding: &str, starts: &[usize]) -> Parsed {
+pub(crate) fn parse_chunks(text: &str, encoding: Encoding, starts: &[usize]) -> Parsed {
     parse_chunks_on(text, encoding, starts, starts.len())
 }
 
 /// Parses `text` in chunks starting at `starts` on up to `workers` threads.
 pub(crate) fn parse_chunks_on(
     text: &str,
-    encoding: &str,
+    encoding: Encoding,
     starts: &[usize],
     workers: usize,
 ) -> Parsed {
@@ -93,7 +94,7 @@ pub(crate) fn parse_utf8_pieces(bytes: &[u8], workers: usize) -> Option<Parsed> 
     let ranges = chunk_ranges(&work_starts(bytes, workers), bytes.len());
     let last = ranges.len() - 1;
     let unusable = AtomicBool::new(false);
-    let encoding = gedgraft_encoding::Encoding::Utf8.name();
+    let encoding = Encoding::Utf8;
     let outputs = on_workers(ranges, workers, |k, (start, end)| -> Option<ChunkOutput> {
         let text = std::str::from_utf8(&bytes[start..end])
             .ok()
@@ -185,7 +186,7 @@ pub(crate) struct ChunkOutput {
 
 /// Parses `text`, one piece of a file cut at level-0 lines, on this thread; `later` says whether the piece is
 /// not the file's start. Diagnostics are placed in `text` (the caller adds the piece's offset).
-pub(crate) fn parse_piece(text: &str, encoding: &str, later: bool) -> ChunkOutput {
+pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
     run_parser(
         Parser::new(text, encoding, text.len()),
         0,
@@ -194,7 +195,7 @@ pub(crate) fn parse_piece(text: &str, encoding: &str, later: bool) -> ChunkOutpu
     )
 }
 
-fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOutput {
+fn parse_chunk(text: &str, encoding: Encoding, start: usize, end: usize) -> ChunkOutput {
     run_parser(
         Parser::new(text, encoding, end - start),
         start,
@@ -205,7 +206,7 @@ fn parse_chunk(text: &str, encoding: &str, start: usize, end: usize) -> ChunkOut
 
 /// Parses `text` in one pass without sharing leaf nodes: the reference the line cache is tested against.
 #[cfg(test)]
-pub(crate) fn parse_unshared(text: &str, encoding: &str) -> Parsed {
+pub(crate) fn parse_unshared(text: &str, encoding: Encoding) -> Parsed {
     let mut parser = Parser::new(text, encoding, text.len());
     parser.line_cache = LineCache::disabled();
     merge_chunks(text.len(), vec![run_parser(parser, 0, text.len(), false)])
@@ -252,6 +253,7 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
         }
     }
     end_of_file_diagnostics(seen_line, trailer_seen, text_len, &mut diagnostics);
+    line_checks::merge_lf_cr(&mut diagnostics);
     let green = GreenNode::new(SyntaxKind::Document.into(), children);
     Parsed {
         green,
@@ -356,7 +358,7 @@ struct Parser<'t> {
     text: &'t str,
     /// Where `text` starts in the whole file's text (diagnostics are placed in the whole text).
     base: usize,
-    encoding: &'t str,
+    encoding: Encoding,
     factory: GreenFactory,
     line_cache: LineCache,
     stack: Vec<Frame>,
@@ -378,11 +380,15 @@ struct Parser<'t> {
     after_trailer: Option<AfterTrailer>,
     consumed_rest: bool,
     max_depth: usize,
+    /// Whether the line being parsed had a finding of [`line_checks`] (it is then never shared).
+    line_flagged: bool,
+    /// The index of this parser's `lf-cr-line-breaks` diagnostic, once there is one.
+    lf_cr: Option<usize>,
 }
 
 impl<'t> Parser<'t> {
     /// A parser for `len` bytes of `text`.
-    fn new(text: &'t str, encoding: &'t str, len: usize) -> Self {
+    fn new(text: &'t str, encoding: Encoding, len: usize) -> Self {
         let document = Frame::new(SyntaxKind::Document, 0, Vec::new());
         Parser {
             text,
@@ -405,6 +411,8 @@ impl<'t> Parser<'t> {
             after_trailer: None,
             consumed_rest: false,
             max_depth: 1,
+            line_flagged: false,
+            lf_cr: None,
         }
     }
 
@@ -577,8 +585,18 @@ impl<'t> Parser<'t> {
     }
 
     fn line(&mut self, start: usize, line_end: usize, break_end: usize, key: Option<LineKey>) {
+        if line_checks::is_lf_cr_gap(self.text, start, line_end, break_end) {
+            // Not a line of its own for runs of diagnostics: the lines around it are neighbours.
+            self.lf_cr_gap(start, break_end);
+            return;
+        }
         self.prev_line_start = self.line_start;
         self.line_start = Some(self.base + start);
+        self.line_flagged = false;
+        let line_text = &self.text[start..break_end];
+        if let Some(finding) = line_checks::length_finding(line_text, self.encoding) {
+            self.finding(start, finding);
+        }
         if let Some((facts, template)) = key
             .as_ref()
             .and_then(|key| self.line_cache.get(self.text, key))
@@ -615,7 +633,15 @@ impl<'t> Parser<'t> {
                 end,
             );
         }
-        self.report_raw(start);
+        let tokens = std::mem::take(&mut self.tokens);
+        let encoding = self.encoding;
+        line_checks::raw_findings(line, &tokens, encoding, &mut |f| self.finding(start, f));
+        self.tokens = tokens;
+        line_checks::character_findings(line, &mut |f| self.finding(start, f));
+        if let LineShape::Line(facts) = &shape {
+            let at = line_checks::bare_at_finding(&self.tokens, &facts.unterminated_escapes);
+            at.into_iter().for_each(|f| self.finding(start, f));
+        }
         let first = !self.seen_first_line;
         self.seen_first_line = true;
         match shape {
@@ -653,42 +679,29 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// One diagnostic per run of raw octets on the line.
-    fn report_raw(&mut self, start: usize) {
-        let mut from = start;
-        for i in 0..self.tokens.len() {
-            let (kind, end) = self.tokens[i];
-            let octets = if kind == SyntaxKind::Raw {
-                raw::octets_of(&self.text[from..start + end])
-            } else {
-                Vec::new()
-            };
-            // ANSEL octets whose decoding is valid but not reversible (CD, CE, C7, F8) are kept raw for the round
-            // trip only: they are good ANSEL, not undecodable (R-ANSEL-02).
-            let ansel_kept = self.encoding == Encoding::Ansel.name()
-                && octets
-                    .iter()
-                    .all(|o| gedgraft_encoding::ansel::RAW_KEPT.contains(o));
-            if kind == SyntaxKind::Raw && !ansel_kept {
-                let shown: Vec<String> =
-                    octets.iter().take(8).map(|o| format!("{o:02X}")).collect();
-                let more = if octets.len() > 8 { " …" } else { "" };
-                let message = format!(
-                    "octet{} {}{more} cannot be decoded as {}; kept as written",
-                    if octets.len() == 1 { "" } else { "s" },
-                    shown.join(" "),
-                    self.encoding
-                );
-                self.diag(
-                    codes::UNDECODABLE_OCTETS,
-                    Class::NonConformant,
-                    message,
-                    from,
-                    start + end,
-                );
+    /// Reports a finding of [`line_checks`] on the line starting at `start`.
+    fn finding(&mut self, start: usize, (code, class, message, at, end): line_checks::Finding) {
+        self.line_flagged = true;
+        self.diag(code, class, message, start + at, start + end);
+    }
+
+    /// The empty line between the LF and CR of an LF CR pair: kept as a blank line of the tree, and counted in
+    /// this parser's one `lf-cr-line-breaks` diagnostic.
+    fn lf_cr_gap(&mut self, start: usize, break_end: usize) {
+        let at = range(self.base + start, self.base + break_end);
+        match self.lf_cr.and_then(|i| self.diagnostics.get_mut(i)) {
+            Some(d) => d.count_one_more(at.start()),
+            None => {
+                self.lf_cr = Some(self.diagnostics.len());
+                let message = line_checks::LF_CR_MESSAGE;
+                let d = Diagnostic::new(codes::LF_CR_LINE_BREAKS, Class::Warning, message, at);
+                self.diagnostics.push(d);
             }
-            from = start + end;
         }
+        self.tokens.clear();
+        let mut children = self.line_children(start, start, break_end);
+        self.top_children().append(&mut children);
+        self.factory.recycle(children);
     }
 
     /// R-SPECIFIED-ENC-06: after normalisation the first line must be exactly `0 HEAD`.
@@ -878,6 +891,7 @@ impl<'t> Parser<'t> {
             && facts.bad_escapes.is_empty()
             && facts.unterminated_escapes.is_empty()
             && !matches!(tag, "TRLR" | "HEAD" | "CONT" | "CONC")
+            && !self.line_flagged
             && !self.tokens.iter().any(|t| t.0 == SyntaxKind::Raw);
         // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
         let mut frame = Frame::for_line(level, children);
@@ -932,14 +946,11 @@ impl<'t> Parser<'t> {
     fn trailing_text(&mut self, pos: usize) {
         self.close_from(0);
         let rest = &self.text[pos..];
-        let junk_only = rest
-            .chars()
-            .all(|c| c.is_control() || c.is_whitespace() || raw::is_raw(c));
-        if junk_only {
+        if after_trailer::is_dos_end_of_file(rest) {
             self.diag(
                 codes::JUNK_AFTER_TRAILER,
                 Class::Warning,
-                "control characters after the trailer",
+                "a DOS end-of-file mark (Ctrl-Z) after the trailer; it and what follows it are ignored",
                 pos,
                 self.text.len(),
             );

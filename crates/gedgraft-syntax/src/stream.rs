@@ -35,8 +35,10 @@
 //! assert_eq!(lines, [1, 3, 5, 7]); // the header, one record each, the trailer
 //! ```
 
+use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::parse::{note_diagnostic, Origin, Parse};
+use crate::not_gedcom;
+use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
 use gedgraft_encoding::{
@@ -99,6 +101,8 @@ pub enum StreamError {
     Utf16,
     /// The encoding notes need the whole body ([`StreamOptions::exact_notes`]).
     NeedsWholeFile,
+    /// The input is not GEDCOM at all (it parses whole into one run of text with one diagnostic).
+    NotGedcom,
 }
 
 impl std::fmt::Display for StreamError {
@@ -109,6 +113,7 @@ impl std::fmt::Display for StreamError {
             StreamError::NeedsWholeFile => {
                 f.write_str("the encoding notes of this input need the whole file")
             }
+            StreamError::NotGedcom => f.write_str("the input is not GEDCOM"),
         }
     }
 }
@@ -174,6 +179,62 @@ const WHOLE_BODY_NOTES: [&str; 3] = [
     EncodingNote::CESU_8,
 ];
 
+/// The diagnostics a whole-file parse gives once per file, gathered over a first pass of the batches and put
+/// in place in a second: `lf-cr-line-breaks`, one diagnostic at the first LF CR pair counting them all (a stream
+/// gives one per batch that has any, counting that batch's).
+///
+/// ```
+/// use gedgraft_syntax::stream::{FileWide, RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n\r0 @I1@ INDI\n\r0 TRLR\n\r";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// let mut file_wide = FileWide::default();
+/// batches().for_each(|b| file_wide.count(&b.unwrap()));
+/// let mut found = Vec::new();
+/// for batch in batches() {
+///     let mut batch = batch.unwrap();
+///     file_wide.apply(&mut batch);
+///     found.extend(batch.diagnostics().iter().map(|d| (d.code, d.count, d.last_line)));
+/// }
+/// assert_eq!(found, [("lf-cr-line-breaks", 3, 6)]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FileWide {
+    /// How many LF CR pairs, and the line of the last.
+    lf_cr: Option<(u32, usize)>,
+    placed: bool,
+}
+
+impl FileWide {
+    /// First pass: counts what a batch has.
+    pub fn count(&mut self, batch: &Batch) {
+        for d in batch.diagnostics() {
+            if d.code == codes::LF_CR_LINE_BREAKS {
+                let before = self.lf_cr.map_or(0, |(n, _)| n);
+                self.lf_cr = Some((before.saturating_add(d.count), d.last_line));
+            }
+        }
+    }
+
+    /// Second pass: the first `lf-cr-line-breaks` of the file gets the file's count, the later ones go.
+    pub fn apply(&mut self, batch: &mut Batch) {
+        let Some((count, last_line)) = self.lf_cr else {
+            return;
+        };
+        let placed = &mut self.placed;
+        batch.parse.diagnostics_mut().retain_mut(|d| {
+            if d.code != codes::LF_CR_LINE_BREAKS {
+                return true;
+            }
+            if std::mem::replace(placed, true) {
+                return false;
+            }
+            d.count = count;
+            d.last_line = last_line;
+            true
+        });
+    }
+}
+
 /// Octets read at a time.
 const READ: usize = 1 << 20;
 
@@ -222,6 +283,12 @@ impl<R: Read> RecordStream<R> {
         if detection.used.is_utf16() {
             return Err(StreamError::Utf16);
         }
+        // A file that is not GEDCOM is one run of trailing text with one diagnostic: parsed whole.
+        let (head, _) = decode_document_cow(&buf, &detection);
+        if not_gedcom::not_gedcom(&head).is_some() {
+            return Err(StreamError::NotGedcom);
+        }
+        drop(head);
         let whole_body_notes =
             !eof && detection.used != Encoding::Utf8 && options.detect.force.is_none();
         if whole_body_notes {
@@ -296,7 +363,7 @@ impl<R: Read> RecordStream<R> {
         if !first {
             detection.bom = None;
         }
-        let encoding = self.detection.used.name();
+        let encoding = self.detection.used;
         let mut decoded = decode_document_cow(&self.buf[..cut], &detection);
         let mut out = parse_piece(&decoded.0, encoding, self.seen_line);
         if out.trailer_seen && !(self.eof && cut == self.buf.len()) {
@@ -443,7 +510,10 @@ impl<R: Read> Iterator for RecordStream<R> {
             }
         }
         self.ready -= 1;
-        self.pending.pop_front().map(Ok)
+        let mut batch = self.pending.pop_front()?;
+        // Counts are final now: a run of `not-a-character` that went on into the next batch is kept.
+        drop_shadowed_by_nul(batch.parse.diagnostics_mut());
+        Some(Ok(batch))
     }
 }
 

@@ -240,10 +240,7 @@ proptest! {
         // Characters the encoding lacks are left out.
         let text: String = text.chars().filter(|&c| encoding.can_encode(c)).collect();
         encoding.encode(&text, &mut octets).expect("encodable");
-        let p = gedgraft_syntax::parse_with(&octets, &gedgraft_syntax::ParseOptions {
-            detect: gedgraft_syntax::encoding::DetectOptions { force: Some(encoding), default_encoding: None },
-            threads: 1,
-        });
+        let p = gedgraft_syntax::parse_with(&octets, &gedgraft_syntax::ParseOptions::default().with_encoding(encoding).with_threads(1));
         prop_assert_eq!(p.to_bytes_threads(threads).expect("octets"), octets.clone());
         prop_assert_eq!(p.to_bytes_threads(1).expect("octets"), octets);
     }

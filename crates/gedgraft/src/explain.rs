@@ -48,7 +48,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode, String> {
         .map_or(asked, |(_, rest)| rest)
         .trim_end_matches([']', ':'])
         .trim();
-    match entry(code) {
+    match entry(&code.to_ascii_lowercase()) {
         Some(e) => {
             crate::output::emit(&explain(e))?;
             Ok(ExitCode::SUCCESS)
@@ -286,8 +286,9 @@ pub static ENTRIES: &[Entry] = &[
         code: "junk-after-trailer",
         class: Warning,
         rules: &["R-TAGGED-STRUCTS-05"],
-        summary: "control characters (such as a DOS end-of-file mark, ^Z) after the trailer",
-        detail: "Old DOS programs end files with octet 1A (^Z). It is kept as it is and harms nothing.",
+        summary: "a DOS end-of-file mark (^Z) after the trailer",
+        detail: "Old DOS programs end files with octet 1A (^Z). It is kept as it is and harms nothing. (Other \
+                 text or octets after the trailer are `content-after-trailer`.)",
         example: b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n\x1a",
         help: "nothing needs doing; remove it if another program complains",
     },
@@ -369,6 +370,78 @@ pub static ENTRIES: &[Entry] = &[
         detail: "A continuation line holds text; a pointer there is read as text, not as a link.",
         example: b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE This can be found in:\n1 CONT @F1@\n0 TRLR\n",
         help: "write the `@` as `@@` if it is text, or make the pointer a structure of its own",
+    },
+    Entry {
+        code: "not-a-character",
+        class: Line,
+        rules: &["R-LINES-01", "R-UNICODE-ESCAPE-02"],
+        summary: "the line holds U+0000 (NUL), U+FFFE or U+FFFF, which are not characters",
+        detail: "These code points are not characters at all, so a line holding one is malformed; it is kept \
+                 as written. They are usually corruption, or the sign of a wrongly guessed encoding. The escapes \
+                 `@#U0@`, `@#UFFFE@` and `@#UFFFF@` are refused for the same reason (`bad-unicode-escape`).",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\x00b\n0 TRLR\n",
+        help: "delete the character, or read the file with the encoding it really has (`--encoding NAME`)",
+    },
+    Entry {
+        code: "backspace",
+        class: NonConformant,
+        rules: &["R-ENCODINGS-08"],
+        summary: "the text holds U+0008 (backspace), which must never appear",
+        detail: "Old systems overstruck a letter with an accent by writing a backspace between them. The \
+                 character has no meaning in a file today and must not occur; it is kept as written.",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jose\x08'\n0 TRLR\n",
+        help: "delete it and write the accented letter itself (or `@#U…@` in ASCII)",
+    },
+    Entry {
+        code: "control-character",
+        class: Warning,
+        rules: &["R-SPECIFIED-ENC-04"],
+        summary: "the text holds an invisible control character (vertical tab, form feed, escape, DEL, …)",
+        detail: "Control characters are restricted in ELF and banned in GEDCOM 7; they usually come from text \
+                 pasted out of a word processor. It is kept as written.",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NOTE a\x0bb\n0 TRLR\n",
+        help: "remove it, or replace it with a space or a `CONT` line break",
+    },
+    Entry {
+        code: "line-too-long",
+        class: Warning,
+        rules: &["R-SERIALISING-STRUCTS-08"],
+        summary: "a line is longer than 255 octets (510 in UTF-16), line break included",
+        detail: "Writers keep lines within 255 octets by splitting long text with `CONC` lines; older programs \
+                 may cut a longer line. GEDCOM 7 has no limit (and no `CONC`), so its files are not told.",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n0 TRLR\n",
+        help: "`gedgraft fix --rewrap` splits it with `CONC` lines without changing the text",
+    },
+    Entry {
+        code: "unescaped-at",
+        class: Warning,
+        rules: &["R-IDENTIFY-ESCS-05", "R-ESCAPING-01"],
+        summary: "a single `@` in text, which ELF and GEDCOM 5.5.x want written `@@`",
+        detail: "A bare `@` that starts no escape is read as itself, but writers must double it so that it can \
+                 never be taken for a pointer or an escape. GEDCOM 7 doubles only a leading `@` \
+                 (`unescaped-leading-at`).",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL ann@example.com\n0 TRLR\n",
+        help: "`gedgraft fix --escape-at` doubles every bare `@`",
+    },
+    Entry {
+        code: "lf-cr-line-breaks",
+        class: Warning,
+        rules: &["R-LINE-STRINGS-02"],
+        summary: "the line breaks are LF followed by CR, read as two breaks around an empty line",
+        detail: "Each LF CR pair is read as two line breaks with an ignored empty line between them. One \
+                 warning is given for the file, counting the pairs, instead of one `blank-line` per line.",
+        example: b"0 HEAD\n\r1 CHAR UTF-8\n\r0 TRLR\n\r",
+        help: "`gedgraft fix --eol crlf --join-lf-cr` rewrites them as CR LF",
+    },
+    Entry {
+        code: "not-gedcom",
+        class: Structure,
+        rules: &["R-SPECIFIED-ENC-06"],
+        summary: "the file is not a GEDCOM file (an HTML page, a picture, a program)",
+        detail: "None of the first lines starts with a level number as GEDCOM lines do, so nothing else is \
+                 checked and no other diagnostic is given; the file is kept as it is.",
+        example: b"<!DOCTYPE html>\n<html><body>My family tree</body></html>\n",
+        help: "open the right file, or export the tree again from your genealogy program as GEDCOM",
     },
     // ----- gedgraft_encoding::EncodingNote -----
     Entry {

@@ -240,7 +240,7 @@ fn diagnostic(
         let _ = write!(out, ", {place}");
     }
     out.push('\n');
-    let snippet = Snippet::of(parse, d.range.start(), marked_range(records, d));
+    let snippet = Snippet::of(parse, d.range.start(), d.range);
     let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
     let _ = writeln!(out, "{gut}{number} |{gut:#} {}", snippet.source);
     let _ = writeln!(
@@ -280,67 +280,103 @@ fn diagnostic(
     out.push('\n');
 }
 
-/// What the carets mark: the diagnostic's range, except that a `duplicate-xref`, which the lowering reports at
-/// the start of the structure, marks the identifier.
-fn marked_range(records: &Records<'_>, d: &Diagnostic) -> TextRange {
-    if d.code == gedgraft_model::codes::DUPLICATE_XREF && d.range.is_empty() {
-        if let Some(xref) = records.xref_at(d.range.start()) {
-            return xref;
-        }
-    }
-    d.range
-}
-
-/// Lines up to this many octets are shown whole under a diagnostic.
-const LONG_LINE: usize = 512;
-/// How much of a longer line is shown: this many octets either side of what the diagnostic marks …
-const SHOWN_AROUND: usize = 80;
-/// … and of what it marks, at most this many octets.
-const SHOWN_MARKED: usize = 160;
+/// Lines whose shown form is up to this many columns are shown whole under a diagnostic; longer ones are cut
+/// around what the diagnostic marks, so no line of the report is much longer.
+const LONG_LINE: usize = 150;
+/// How much of a cut line is shown: at most this many columns before what the diagnostic marks …
+const SHOWN_BEFORE: usize = 45;
+/// … and of what it marks (the rest of the line fills what is left of [`LONG_LINE`]).
+const SHOWN_MARKED: usize = 60;
 
 /// The source line shown under a diagnostic and where its caret goes.
 #[derive(Debug, PartialEq, Eq)]
 struct Snippet {
     /// The line (or, for a long line, the part around the diagnostic between `…`), printable.
     source: String,
-    /// Characters before the caret.
+    /// Columns before the caret.
     pad: usize,
-    /// Carets: the characters the diagnostic marks on this line, at least one.
+    /// Carets: the columns the diagnostic marks on this line, at least one.
     width: usize,
+}
+
+/// One character as shown, and how many columns it takes (a combining mark takes none: it sits on the letter
+/// before it).
+struct Unit {
+    text: String,
+    columns: usize,
 }
 
 impl Snippet {
     /// The snippet of a diagnostic at tree offset `start` that marks `marked`: its line found through the
-    /// parse's line index, so each diagnostic costs the length of what is shown (at most about [`LONG_LINE`]
-    /// octets), whatever the number of lines, siblings or diagnostics. Characters are shown as the review diff
-    /// shows them: undecodable octets as `\xE9`, a byte-order mark as `[BOM]`, ANSEL in Unicode order.
+    /// parse's line index, so each diagnostic costs the length of its line, whatever the number of lines,
+    /// siblings or diagnostics. Characters are shown as the review diff shows them: undecodable octets as
+    /// `\xE9`, a byte-order mark as `[BOM]`, control characters as `\x1B`, ANSEL in Unicode order; carets count
+    /// columns, not characters or octets.
     fn of(parse: &Parse, start: gedgraft_syntax::TextSize, marked: TextRange) -> Snippet {
         let text = parse.text();
         let line = parse.line_range(start);
         let line = usize::from(line.start())..usize::from(line.end());
         let at = floor_boundary(text, usize::from(marked.start())).clamp(line.start, line.end);
         let end = floor_boundary(text, usize::from(marked.end()).clamp(at, line.end));
-        let (from, marked_end, to) = if line.len() <= LONG_LINE {
-            (line.start, end, line.end)
-        } else {
-            let from = floor_boundary(text, at.saturating_sub(SHOWN_AROUND).max(line.start));
-            let marked_end = floor_boundary(text, end.min(at + SHOWN_MARKED)).max(at);
-            let to =
-                floor_boundary(text, (marked_end + SHOWN_AROUND).min(line.end)).max(marked_end);
-            (from, marked_end, to)
-        };
         let ansel = parse.encoding() == Encoding::Ansel;
-        let mut source = String::with_capacity(to - from + 8);
-        if from > line.start {
+        let before = units(&text[line.start..at], ansel);
+        let mut inside = units(&text[at..end], ansel);
+        let mut after = units(&text[end..line.end], ansel);
+        let columns = |u: &[Unit]| u.iter().map(|u| u.columns).sum::<usize>();
+        let mut source = String::new();
+        let (mut cut_before, mut cut_after) = (0, false);
+        if columns(&before) + columns(&inside) + columns(&after) > LONG_LINE {
+            let mut kept = 0;
+            cut_before = before.len();
+            while cut_before > 0 && kept + before[cut_before - 1].columns <= SHOWN_BEFORE {
+                cut_before -= 1;
+                kept += before[cut_before].columns;
+            }
+            let mut marked_columns = 0;
+            let keep_inside = inside
+                .iter()
+                .take_while(|u| {
+                    marked_columns += u.columns;
+                    marked_columns <= SHOWN_MARKED
+                })
+                .count();
+            if keep_inside < inside.len() {
+                inside.truncate(keep_inside);
+                after.clear();
+                cut_after = true;
+            }
+            let room = LONG_LINE.saturating_sub(kept + columns(&inside));
+            let mut used = 0;
+            let keep_after = after
+                .iter()
+                .take_while(|u| {
+                    used += u.columns;
+                    used <= room
+                })
+                .count();
+            cut_after |= keep_after < after.len();
+            after.truncate(keep_after);
+        }
+        let mut pad = 0;
+        if cut_before > 0 {
+            source.push('\u{2026}');
+            pad += 1;
+        }
+        for u in &before[cut_before..] {
+            source.push_str(&u.text);
+            pad += u.columns;
+        }
+        for u in inside.iter().chain(&after) {
+            source.push_str(&u.text);
+        }
+        if cut_after {
             source.push('\u{2026}');
         }
-        let pad = source.chars().count() + show(&text[from..at], ansel, &mut source);
-        let width = show(&text[at..marked_end], ansel, &mut source).max(1);
-        show(&text[marked_end..to], ansel, &mut source);
-        if to < line.end {
-            source.push('\u{2026}');
+        Snippet {
+            source,
+            pad,
+            width: columns(&inside).max(1),
         }
-        Snippet { source, pad, width }
     }
 }
 
@@ -353,9 +389,8 @@ fn floor_boundary(text: &str, at: usize) -> usize {
     at
 }
 
-/// Appends `text` as shown (see [`Snippet::of`]; tabs as spaces so the caret lines up, other control characters
-/// as `\x1A`) and gives the number of characters appended.
-fn show(text: &str, ansel: bool, out: &mut String) -> usize {
+/// `text` as shown (see [`Snippet::of`]; tabs as spaces so the caret lines up), character by character.
+fn units(text: &str, ansel: bool) -> Vec<Unit> {
     let reordered;
     let text = if ansel {
         reordered = ansel::to_unicode_order(text);
@@ -363,26 +398,33 @@ fn show(text: &str, ansel: bool, out: &mut String) -> usize {
     } else {
         text
     };
-    let mut shown = 0;
-    for c in text.chars() {
-        if let Some(octet) = raw::to_octet(c) {
-            let _ = write!(out, "\\x{octet:02X}");
-            shown += 4;
-        } else if c == '\u{FEFF}' {
-            out.push_str("[BOM]");
-            shown += 5;
-        } else if c == '\t' {
-            out.push(' ');
-            shown += 1;
-        } else if c.is_control() {
-            let _ = write!(out, "\\x{:02X}", u32::from(c));
-            shown += 4;
-        } else {
-            out.push(c);
-            shown += 1;
-        }
+    text.chars()
+        .map(|c| {
+            let text = printable(c);
+            let columns = if unicode_normalization::char::is_combining_mark(c) {
+                0
+            } else {
+                text.chars().count()
+            };
+            Unit { text, columns }
+        })
+        .collect()
+}
+
+/// One character as the report shows it: an undecodable octet as `\xE9`, a byte-order mark as `[BOM]`, a tab
+/// as a space, another control character as `\x1B`, anything else as itself.
+fn printable(c: char) -> String {
+    if let Some(octet) = raw::to_octet(c) {
+        format!("\\x{octet:02X}")
+    } else if c == '\u{FEFF}' {
+        "[BOM]".to_string()
+    } else if c == '\t' {
+        " ".to_string()
+    } else if c.is_control() {
+        format!("\\x{:02X}", u32::from(c))
+    } else {
+        c.to_string()
     }
-    shown
 }
 
 #[cfg(test)]

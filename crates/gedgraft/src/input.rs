@@ -19,13 +19,10 @@ pub fn options(args: &InputArgs) -> Result<ParseOptions, String> {
         .as_deref()
         .map(encoding_named)
         .transpose()?;
-    Ok(ParseOptions {
-        detect: DetectOptions {
-            force,
-            default_encoding,
-        },
-        threads: 0,
-    })
+    Ok(ParseOptions::default().with_detect(DetectOptions {
+        force,
+        default_encoding,
+    }))
 }
 
 /// The encoding called `name`, or an error listing the known names.

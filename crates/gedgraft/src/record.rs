@@ -5,7 +5,7 @@
 //! search over the children's offsets: each diagnostic costs a logarithm of the number of records, whatever the
 //! order diagnostics come in.
 
-use gedgraft_syntax::ast::{AstNode, AstToken, Record, Structure};
+use gedgraft_syntax::ast::{AstNode, AstToken, Record};
 use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, TextRange, TextSize};
 use std::fmt;
 
@@ -55,6 +55,9 @@ pub struct Records<'p> {
     root: SyntaxNode,
     /// The range of the first record, when it is the header.
     header: Option<TextRange>,
+    /// Whether the file has a trailer: text that is not records counts as after it only then (a file that is
+    /// not GEDCOM at all is one run of such text).
+    has_trailer: bool,
     /// The last child found and its place: neighbouring diagnostics are mostly in one record.
     last: Option<(TextRange, Option<Place>)>,
 }
@@ -62,15 +65,17 @@ pub struct Records<'p> {
 impl<'p> Records<'p> {
     /// The finder for `parse`.
     pub fn new(parse: &'p Parse) -> Records<'p> {
+        let document = parse.document();
         // A later batch of a streamed file has no header, whatever its first record.
         let header = (parse.origin().offset == 0)
-            .then(|| parse.document().header())
+            .then(|| document.header())
             .flatten()
             .map(|r| r.syntax().text_range());
         Records {
             parse,
             root: parse.syntax(),
             header,
+            has_trailer: document.trailer().is_some(),
             last: None,
         }
     }
@@ -91,33 +96,40 @@ impl<'p> Records<'p> {
             TextRange::empty(len)
         };
         let child = self.root.child_or_token_at_range(range)?;
-        let range = child.text_range();
-        let place = if child.kind() == SyntaxKind::TrailingText {
-            Some(Place::AfterTrailer)
-        } else {
-            child.into_node().and_then(Record::cast).map(|record| {
+        let mut range = child.text_range();
+        let line = self.parse.locate(range.start()).line;
+        let place = match child.kind() {
+            SyntaxKind::TrailingText | SyntaxKind::Raw if self.has_trailer => {
+                Some(Place::AfterTrailer)
+            }
+            // A malformed line at level 0 (`0 @I1 INDI`), found where its record would be.
+            SyntaxKind::Error => Some(Place::Record(RecordInfo {
+                xref: None,
+                tag: None,
+                line,
+                is_header: false,
+            })),
+            _ => child.into_node().and_then(Record::cast).map(|record| {
+                let tag = record.tag().map(|t| t.text().to_string());
+                // Blank lines after `0 TRLR` belong to the trailer's node, but a user sees them after it.
+                if tag.as_deref() == Some("TRLR") && record.xref().is_none() {
+                    let first_line = self.parse.line_range(range.start());
+                    if at > first_line.end() {
+                        range = TextRange::new(first_line.end() + TextSize::from(1), range.end());
+                        return Place::AfterTrailer;
+                    }
+                    range = TextRange::new(range.start(), first_line.end() + TextSize::from(1));
+                }
                 Place::Record(RecordInfo {
                     xref: record.xref().map(|x| x.id().to_string()),
-                    tag: record.tag().map(|t| t.text().to_string()),
-                    line: self.parse.locate(range.start()).line,
+                    tag,
+                    line,
                     is_header: self.header == Some(range),
                 })
-            })
+            }),
         };
         self.last = Some((range, place.clone()));
         place
-    }
-
-    /// The range of the cross-reference identifier on the line of the structure that starts at `at`, for a
-    /// diagnostic that marks the whole structure by its start (`duplicate-xref`).
-    pub fn xref_at(&self, at: TextSize) -> Option<TextRange> {
-        let token = self.root.token_at_offset(at).right_biased()?;
-        token
-            .parent_ancestors()
-            .filter_map(Structure::cast)
-            .take_while(|s| s.syntax().text_range().start() == at)
-            .find_map(|s| s.xref())
-            .map(|x| x.syntax().text_range())
     }
 }
 
@@ -146,16 +158,23 @@ mod tests {
         assert_eq!(place(input, "junk").as_deref(), Some("after the trailer"));
     }
 
+    /// Blank lines after the trailer are after it; a malformed level-0 line is named by its line; text that is
+    /// not GEDCOM at all (no trailer) is in no record.
     #[test]
-    fn finds_the_xref_of_a_structure_by_its_start() {
-        let p = parse(b"0 HEAD\n0 @I1@ INDI\n1 @N1@ NOTE x\n0 TRLR\n");
-        let records = Records::new(&p);
-        let at =
-            |s: &str| TextSize::from(u32::try_from(p.text().find(s).expect("s")).expect("small"));
-        let range = records.xref_at(at("1 @N1@")).expect("xref");
-        assert_eq!(&p.text()[range], "@N1@");
-        let range = records.xref_at(at("0 @I1@")).expect("xref");
-        assert_eq!(&p.text()[range], "@I1@");
-        assert_eq!(records.xref_at(at("0 TRLR")), None);
+    fn names_what_is_not_a_record() {
+        let input = b"0 HEAD\n0 @I1 INDI\n1 NAME x\n0 TRLR\n\n\n";
+        assert_eq!(
+            place(input, "@I1 INDI").as_deref(),
+            Some("in the record on line 2")
+        );
+        assert_eq!(place(input, "0 TRLR").as_deref(), Some("in the trailer"));
+        let p = parse(input);
+        let mut records = Records::new(&p);
+        let blank = TextSize::from(u32::try_from(p.text().len() - 1).expect("small"));
+        assert_eq!(
+            records.place(blank).map(|pl| pl.to_string()).as_deref(),
+            Some("after the trailer")
+        );
+        assert_eq!(place(b"<!DOCTYPE html>\n<html></html>\n", "html>"), None);
     }
 }

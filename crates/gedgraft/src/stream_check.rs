@@ -2,10 +2,10 @@
 //! batches of whole records ([`gedgraft_syntax::stream`]). The first indexes the cross-reference identifiers
 //! ([`StreamLowering::index`]: one entry per identifier, O(records)); the second parses and lowers each batch
 //! again and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
-//! goes. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
+//! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
 //! What falls back to the whole-file path: `--strict` (it stops at the first error of the file), standard input
-//! (it cannot be read twice), UTF-16, inputs whose encoding notes need the whole body (a file read as UTF-8 that
+//! (it cannot be read twice), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
 //! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
 //! written), and `GEDGRAFT_WHOLE_FILE=1`.
 
@@ -16,7 +16,7 @@ use crate::input;
 use crate::record::Records;
 use crate::stream_fix::{stream_options, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
-use gedgraft_syntax::stream::RecordStream;
+use gedgraft_syntax::stream::{FileWide, RecordStream};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
 
@@ -38,6 +38,7 @@ pub(crate) fn check_streamed(
     // First pass: the index of identifiers. Any problem (unreadable, UTF-16, notes of the whole body) sends
     // the file down the whole-file path, which reports it as it always has.
     let mut lowering = StreamLowering::new(&LowerOptions::default());
+    let mut file_wide = FileWide::default();
     let Some(stream) = open() else {
         return Ok(None);
     };
@@ -45,6 +46,7 @@ pub(crate) fn check_streamed(
         let Ok(batch) = batch else {
             return Ok(None);
         };
+        file_wide.count(&batch);
         lowering.index(batch.parse());
     }
     // Second pass: the diagnostics, batch by batch.
@@ -58,7 +60,8 @@ pub(crate) fn check_streamed(
     let mut report = human::Report::new(human_options);
     let (mut head_written, mut first) = (false, true);
     for batch in stream {
-        let batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        file_wide.apply(&mut batch);
         let parse = batch.parse();
         let lowered = lowering.lower(parse);
         let diagnostics = lowered.all_diagnostics(parse);

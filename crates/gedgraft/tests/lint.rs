@@ -302,3 +302,62 @@ fn help_of_check_and_explain_teaches_by_example() {
         "{explain}"
     );
 }
+
+/// No line of the report is much longer than a terminal: a line of 300 or 600 characters is cut around the
+/// caret, and the caret stays under what it marks.
+#[test]
+fn long_source_lines_are_cut_around_the_caret() {
+    let dir = temp_dir("lint", "long_lines");
+    for len in [160, 300, 600, 5000] {
+        let mut input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NOTE ".to_vec();
+        input.extend(std::iter::repeat_n(b'a', len));
+        input.extend(b"\n1 N@ME ");
+        input.extend(std::iter::repeat_n(b'b', len));
+        input.extend(b"\n0 TRLR\n");
+        write(&dir, "long.ged", &input);
+        let out = stdout(&gedgraft_in(&dir, &["check", "long.ged"]));
+        let widest = out.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(
+            widest <= 170,
+            "{len}: a line of {widest} characters:\n{out}"
+        );
+        assert!(out.contains("bad-tag"), "{out}");
+        assert_eq!(out.contains("line-too-long"), len > 250, "{out}");
+        // The bad tag's caret starts under its `@`, where the diagnostic points.
+        let source = out.lines().find(|l| l.contains("1 N@ME")).expect("snippet");
+        let caret = out
+            .lines()
+            .skip_while(|l| !l.contains("1 N@ME"))
+            .nth(1)
+            .expect("caret line");
+        assert_eq!(source.find("@ME"), caret.find('^'), "{source}\n{caret}");
+    }
+}
+
+/// Text a message quotes from the file cannot act on the terminal: control characters and undecodable octets
+/// are shown as `\x1B` and `\xFF`, in the human report and in JSON alike.
+#[test]
+fn messages_quote_control_characters_escaped() {
+    let dir = temp_dir("lint", "control_in_messages");
+    write(
+        &dir,
+        "inj.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1\x1b[2J\x1b]0;pwned\x07 NAME x\n1 NOTE \xff\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["check", "inj.ged"]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(r"`1\x1B[2J\x1B]0;pwned\x07` is not a level number"),
+        "{text}"
+    );
+    let json = stdout(&gedgraft_in(
+        &dir,
+        &["check", "--format", "json", "inj.ged"],
+    ));
+    assert!(json.contains(r"1\\x1B[2J"), "{json}");
+    assert!(!json.contains("\\u001b"), "{json}");
+}

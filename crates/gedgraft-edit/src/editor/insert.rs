@@ -31,7 +31,9 @@ impl Editor<'_> {
         self.check_new(new)?;
         self.check_charset_insert(&parent, new)?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("inserting `{}` near line {line}", new.tag));
+        let what = format!("inserting `{}` near line {line}", new.tag);
+        self.check_claim(&node, super::conflicts::Claim::Read, &what)?;
+        let edit = self.new_edit(what);
         let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
         let green = self.render_new(new, level, &style);
         self.break_before_end(&parent, index, edit);

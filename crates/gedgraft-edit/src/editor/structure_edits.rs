@@ -1,6 +1,7 @@
 //! Edits of one structure as a whole: giving it another tag, moving it, copying it. Their octets are kept; only
 //! the tag, or the levels a new depth needs, change.
 
+use super::conflicts::{Checked, Claim};
 use super::*;
 
 impl Editor<'_> {
@@ -41,7 +42,9 @@ impl Editor<'_> {
             return Ok(());
         }
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!("retagging line {line} from `{from}` to `{tag}`"));
+        let what = format!("retagging line {line} from `{from}` to `{tag}`");
+        self.check_claim(&node, Claim::Change, &what)?;
+        let edit = self.edits.len();
         let splice = Splice::new(
             &node,
             index..index + 1,
@@ -49,6 +52,8 @@ impl Editor<'_> {
             edit,
         );
         self.check_metadata_rename(std::slice::from_ref(&splice), &from, tag)?;
+        self.new_edit(what);
+        self.record_claim(&node, Claim::Change, edit);
         self.splices.push(splice);
         self.count += 1;
         Ok(())
@@ -99,11 +104,20 @@ impl Editor<'_> {
         let green = self.relevelled(&node, level)?;
         Self::check_placement(&to_parent, &Self::tag_of(&node))?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!(
+        let what = format!(
             "moving line {line} (`{}`) near line {}",
             Self::tag_of(&node),
             self.line_of(u32::from(anchor_node.text_range().start()))
-        ));
+        );
+        self.check_claim(&anchor_node, Claim::Read, &what)?;
+        if self.check_claim(&node, Claim::Remove, &what)? == Checked::AlreadyGone {
+            return Err(EditError::Overlap {
+                first: "an earlier edit removing the structure around it".into(),
+                second: what,
+            });
+        }
+        let edit = self.new_edit(what);
+        self.record_claim(&node, Claim::Remove, edit);
         let i = node.index();
         self.splices
             .push(Splice::new(&parent, i..i + 1, Vec::new(), edit));
@@ -157,11 +171,14 @@ impl Editor<'_> {
         let green = self.relevelled(&node, level)?;
         Self::check_placement(&to_parent, &Self::tag_of(&node))?;
         let line = self.line_of(u32::from(node.text_range().start()));
-        let edit = self.new_edit(format!(
+        let what = format!(
             "copying line {line} (`{}`) near line {}",
             Self::tag_of(&node),
             self.line_of(u32::from(anchor_node.text_range().start()))
-        ));
+        );
+        self.check_claim(&node, Claim::Read, &what)?;
+        self.check_claim(&anchor_node, Claim::Read, &what)?;
+        let edit = self.new_edit(what);
         self.break_before_end(&to_parent, index, edit);
         self.splices.push(Splice::new(
             &to_parent,

@@ -20,8 +20,8 @@ pub(super) fn assemble(
     let mut next_id = 0u32;
     let mut line_base = 0usize;
     let mut table = Holders::with_capacity(holders_len);
-    // Every holder after the first of its identifier, in file order: (identifier, global id).
-    let mut repeats: Vec<(&str, u32)> = Vec::new();
+    // Every holder after the first of its identifier, in file order: (identifier, global id, its range).
+    let mut repeats: Vec<(&str, u32, TextRange)> = Vec::new();
     let mut lists = Vec::with_capacity(fragments.len());
     dataset.records.reserve(records_len);
     for fragment in fragments {
@@ -46,9 +46,9 @@ pub(super) fn assemble(
                 .map(|&local| StructureId::from_u32(global(local))),
         );
         // Every identifier: its first holder, how many structures have it, whether the first is a record.
-        for &(xref, local, is_record) in &holders {
+        for &(xref, local, is_record, range) in &holders {
             if table.insert(xref, global(local), is_record) {
-                repeats.push((xref, global(local)));
+                repeats.push((xref, global(local), range));
             }
         }
         dataset.parts.push(part);
@@ -56,15 +56,15 @@ pub(super) fn assemble(
     }
     let mut sink = Sink::default();
     // Reported at every holder after the first, in file order.
-    for (xref, id) in repeats {
+    for (xref, _, at) in repeats {
         let Some(&Holder { first, .. }) = table.get(xref) else {
             continue;
         };
-        let line = |id| dataset.get(StructureId::from_u32(id));
-        let first_line = line(first).and_then(|f| f.line()).unwrap_or(0);
-        let at = line(id)
-            .and_then(|s| s.range())
-            .map_or(TextRange::default(), |r| TextRange::empty(r.start()));
+        let first_line = dataset
+            .get(StructureId::from_u32(first))
+            .and_then(|f| f.line())
+            .unwrap_or(0);
+        // Marks the identifier itself, so the column is where the user sees it.
         sink.report(
             codes::DUPLICATE_XREF,
             Class::NonConformant,

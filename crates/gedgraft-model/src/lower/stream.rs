@@ -60,7 +60,7 @@ impl StreamLowering {
     pub fn index(&mut self, batch: &Parse) {
         let fragments = self.fragments(batch);
         for (fragment, line_base) in &fragments {
-            for &(xref, local, is_record) in &fragment.holders {
+            for &(xref, local, is_record, _) in &fragment.holders {
                 let (offset, line) = holder_place(batch, fragment, *line_base, local);
                 self.table
                     .entry(xref.into())
@@ -86,16 +86,11 @@ impl StreamLowering {
             diagnostics.extend(fragment.diagnostics.iter().cloned());
         }
         for (fragment, line_base) in &fragments {
-            for &(xref, local, _) in &fragment.holders {
+            for &(xref, local, _, at) in &fragment.holders {
                 let (offset, _) = holder_place(batch, fragment, *line_base, local);
                 let Some(first) = self.table.get(xref).filter(|h| h.offset != offset) else {
                     continue;
                 };
-                let at = fragment
-                    .part
-                    .structures
-                    .get(local as usize)
-                    .map_or(TextRange::default(), |s| TextRange::empty(s.from.into()));
                 let message = duplicate_message(xref, first.line);
                 sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
             }

@@ -1,6 +1,6 @@
 //! The streamed batches against the whole-file parse (DESIGN.md invariant 9: same trees, diagnostics, octets).
 
-use super::{RecordStream, StreamError, StreamOptions};
+use super::{FileWide, RecordStream, StreamError, StreamOptions};
 use crate::encoding::{DetectOptions, Encoding};
 use crate::{parse_with, Diagnostic, ParseOptions};
 use proptest::prelude::*;
@@ -34,6 +34,16 @@ fn seen(d: &Diagnostic) -> Seen {
 /// The codes of the encoding notes only the whole body gives.
 const WHOLE_BODY_NOTES: [&str; 3] = ["encoding-mismatch", "declared-encoding-mismatch", "cesu-8"];
 
+fn options_for(size: usize, detect: DetectOptions) -> StreamOptions {
+    StreamOptions::default()
+        .with_detect(detect)
+        .with_batch_size(size)
+}
+
+fn fail(e: StreamError) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
 /// Streams `input` in batches of `size` and checks octets, records and diagnostics against `parse_with`.
 fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(), TestCaseError> {
     let whole = parse_with(input, &ParseOptions { detect, threads: 1 });
@@ -46,14 +56,24 @@ fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(),
             prop_assert!(whole.encoding().is_utf16());
             return Ok(());
         }
+        Err(StreamError::NotGedcom) => {
+            prop_assert!(whole.diagnostics().iter().any(|d| d.code == "not-gedcom"));
+            return Ok(());
+        }
         Err(e) => return Err(TestCaseError::fail(e.to_string())),
     };
     prop_assert_eq!(stream.detection().used, whole.encoding());
+    let mut file_wide = FileWide::default();
+    let first = RecordStream::new(input, options_for(size, detect)).map_err(fail)?;
+    for batch in first {
+        file_wide.count(&batch.map_err(fail)?);
+    }
     let mut stream = stream;
     let (mut octets, mut children, mut diagnostics) = (Vec::new(), Vec::new(), Vec::new());
     let mut expected_offset = 0u64;
     for batch in &mut stream {
-        let batch = batch.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut batch = batch.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        file_wide.apply(&mut batch);
         prop_assert_eq!(batch.offset(), expected_offset);
         expected_offset += batch.len() as u64;
         octets.extend(
