@@ -23,7 +23,7 @@
 //! ```
 //! use gedgraft_syntax::stream::{RecordStream, StreamOptions};
 //! let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 @I2@ INDI\n1 SEX X\n0 TRLR\n";
-//! let options = StreamOptions { batch_size: 1, ..StreamOptions::default() };
+//! let options = StreamOptions::default().with_batch_size(1);
 //! let mut octets = Vec::new();
 //! let mut lines = Vec::new();
 //! for batch in RecordStream::new(&input[..], options).unwrap() {
