@@ -2,7 +2,8 @@
 //! batches of whole records ([`gedgraft_syntax::stream`]). The first indexes the cross-reference identifiers
 //! ([`StreamLowering::index`]: one entry per identifier, O(records)); the second parses and lowers each batch
 //! again and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
-//! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). Memory: the largest batch plus the index. The output is the whole-file path's (tested).
+//! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). A file of one
+//! batch (under 1 MiB, or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
 //! What falls back to the whole-file path: `--strict` (it stops at the first error of the file), standard input
 //! (it cannot be read twice), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
@@ -16,7 +17,7 @@ use crate::input;
 use crate::record::Records;
 use crate::stream_fix::{stream_options, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
-use gedgraft_syntax::stream::{FileWide, RecordStream};
+use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
 
@@ -42,18 +43,26 @@ pub(crate) fn check_streamed(
     let Some(stream) = open() else {
         return Ok(None);
     };
+    let detection = stream.detection().clone();
+    // A file of one batch (most files) is kept from the first pass rather than read again.
+    let (mut count, mut only) = (0usize, None);
     for batch in stream {
         let Ok(batch) = batch else {
             return Ok(None);
         };
         file_wide.count(&batch);
         lowering.index(batch.parse());
+        count += 1;
+        only = (count == 1).then_some(batch);
     }
     // Second pass: the diagnostics, batch by batch.
-    let Some(stream) = open() else {
-        return Ok(None);
+    let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
+        Some(batch) => Box::new(std::iter::once(Ok(batch))),
+        None => match open() {
+            Some(s) => Box::new(s),
+            None => return Ok(None),
+        },
     };
-    let detection = stream.detection().clone();
     let mut emit = crate::output::emit;
     let mut any_error = false;
     let mut json = String::new();
