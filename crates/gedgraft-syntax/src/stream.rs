@@ -485,7 +485,10 @@ impl<R: Read> RecordStream<R> {
         self.batches += 1;
         // Batches before the one a run may still grow in are final; all are at the end, or when no run goes on.
         self.ready = match (last, self.run_goes_on, self.target) {
-            (false, true, Some((batch, _))) => self.pending.len() - (self.batches - batch) as usize,
+            (false, true, Some((batch, _))) => {
+                let waiting = usize::try_from(self.batches - batch).unwrap_or(usize::MAX);
+                self.pending.len().saturating_sub(waiting)
+            }
             _ => self.pending.len(),
         };
         if last {
