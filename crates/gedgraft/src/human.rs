@@ -319,13 +319,25 @@ impl Snippet {
         let at = floor_boundary(text, usize::from(marked.start())).clamp(line.start, line.end);
         let end = floor_boundary(text, usize::from(marked.end()).clamp(at, line.end));
         let ansel = parse.encoding() == Encoding::Ansel;
-        let before = units(&text[line.start..at], ansel);
-        let mut inside = units(&text[at..end], ansel);
-        let mut after = units(&text[end..line.end], ansel);
+        // Only a window of the line is ever shown: look at no more of it than that (a line of megabytes costs
+        // the window, not the line). Every character shown takes at most 4 octets of the text.
+        let reach = 4 * (LONG_LINE + 1);
+        let window_start = ceil_boundary(text, at.saturating_sub(reach).max(line.start));
+        let inside_end = floor_boundary(text, end.min(at + reach));
+        let window_end = floor_boundary(text, (inside_end + reach).min(line.end)).max(inside_end);
+        let before = units(&text[window_start..at], ansel);
+        let mut inside = units(&text[at..inside_end], ansel);
+        // What follows the marked part, unless the marked part itself was cut.
+        let mut after = if inside_end < end {
+            Vec::new()
+        } else {
+            units(&text[inside_end..window_end], ansel)
+        };
         let columns = |u: &[Unit]| u.iter().map(|u| u.columns).sum::<usize>();
         let mut source = String::new();
-        let (mut cut_before, mut cut_after) = (0, false);
-        if columns(&before) + columns(&inside) + columns(&after) > LONG_LINE {
+        let (mut cut_before, mut cut_after) = (0, inside_end < end || window_end < line.end);
+        let too_long = window_start > line.start || cut_after;
+        if too_long || columns(&before) + columns(&inside) + columns(&after) > LONG_LINE {
             let mut kept = 0;
             cut_before = before.len();
             while cut_before > 0 && kept + before[cut_before - 1].columns <= SHOWN_BEFORE {
@@ -358,7 +370,7 @@ impl Snippet {
             after.truncate(keep_after);
         }
         let mut pad = 0;
-        if cut_before > 0 {
+        if cut_before > 0 || window_start > line.start {
             source.push('\u{2026}');
             pad += 1;
         }
@@ -378,6 +390,15 @@ impl Snippet {
             width: columns(&inside).max(1),
         }
     }
+}
+
+/// The smallest character boundary of `text` at or after `at` (at most its length).
+fn ceil_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// The largest character boundary of `text` at or before `at` (at most its length).
