@@ -69,6 +69,38 @@ pub fn write_atomic_with(
     backup: Option<&str>,
     before_rename: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_atomic_from(path, backup, |out| out.write_all(bytes), before_rename)
+}
+
+/// [`write_atomic`] for output made a piece at a time: `fill` writes the new file's octets (through a buffer)
+/// into the temporary file; if it fails, the original is untouched and no temporary file is left behind.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("gedgraft-edit-doc3-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("family.ged");
+/// gedgraft_edit::write_atomic_streamed(&path, None, |out| {
+///     out.write_all(b"0 HEAD\n")?;
+///     out.write_all(b"0 TRLR\n")
+/// })
+/// .unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"0 HEAD\n0 TRLR\n");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn write_atomic_streamed(
+    path: &Path,
+    backup: Option<&str>,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write_atomic_from(path, backup, fill, |_| Ok(()))
+}
+
+fn write_atomic_from(
+    path: &Path,
+    backup: Option<&str>,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    before_rename: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
     if let Some(suffix) = backup {
         check_backup_suffix(suffix)?;
     }
@@ -86,7 +118,11 @@ pub fn write_atomic_with(
         ".tmp",
         if original.is_some() { 0o600 } else { 0o666 },
     )?;
-    temp.as_file_mut().write_all(bytes)?;
+    {
+        let mut out = io::BufWriter::with_capacity(1 << 16, temp.as_file_mut());
+        fill(&mut out)?;
+        out.flush()?;
+    }
     if let Some(meta) = &original {
         keep_owner_and_mode(temp.as_file(), meta)?;
     }

@@ -93,7 +93,9 @@ mod transcode_check;
 mod transform;
 mod unified;
 
-pub use atomic::{check_backup_suffix, check_replaceable, write_atomic, write_atomic_with};
+pub use atomic::{
+    check_backup_suffix, check_replaceable, write_atomic, write_atomic_streamed, write_atomic_with,
+};
 pub use diff::{unified_diff, LineDiff};
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};

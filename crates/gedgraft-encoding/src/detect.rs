@@ -391,6 +391,34 @@ fn detect_inner<'a>(
     (detection, clean_body)
 }
 
+/// Like [`decode_document`], but borrows `bytes` as the text when they already are it (UTF-8 with no byte-order
+/// mark, valid, and free of raw-range characters), which saves a copy the size of the file.
+///
+/// ```
+/// use gedgraft_encoding::{detect, internal::decode_document_cow, DetectOptions};
+/// let bytes = b"0 HEAD\n0 TRLR\n";
+/// let (text, map) = decode_document_cow(bytes, &detect(bytes, &DetectOptions::default()));
+/// assert!(matches!(text, std::borrow::Cow::Borrowed(_)));
+/// assert_eq!(map.file_offset(7), 7);
+/// ```
+pub fn decode_document_cow<'a>(
+    bytes: &'a [u8],
+    detection: &Detection,
+) -> (std::borrow::Cow<'a, str>, SourceMap) {
+    if detection.bom.is_none() && detection.used == Encoding::Utf8 {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            if !crate::raw::contains_raw(text) {
+                return (
+                    std::borrow::Cow::Borrowed(text),
+                    SourceMap::identity(text.len()),
+                );
+            }
+        }
+    }
+    let decoded = decode_document(bytes, detection);
+    (std::borrow::Cow::Owned(decoded.text), decoded.map)
+}
+
 /// Decodes a whole file as `detection` says: the byte-order mark (if any) becomes U+FEFF, the rest is decoded
 /// with the used encoding. Encoding the text back (U+FEFF in the mark's encoding, the rest in the used one)
 /// gives the original octets.

@@ -48,6 +48,7 @@ pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
 pub use json::{to_json, MAX_INDENT};
+pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered};
 
 /// Constants the workspace's tests share with this crate.

@@ -48,8 +48,13 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
         let offset = usize::from(d.range.start()).min(total);
         d.location = lines.locate(offset, None, map);
     }
-    // The lowering reports each problem once (runs are counted by the syntax layer only).
+    // The lowering reports each problem once (runs are counted by the syntax layer only). A batch of a
+    // streamed file is located in the file.
+    let origin = parse.origin();
     for d in diagnostics.iter_mut() {
+        d.location.offset += origin.offset;
+        d.location.line += origin.line - 1;
+        d.end_offset += origin.offset;
         d.last_line = d.location.line;
     }
 }

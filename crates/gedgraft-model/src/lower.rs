@@ -31,6 +31,7 @@ use assemble::assemble;
 pub(crate) mod dialect_rules;
 mod header;
 mod left_out;
+pub(crate) mod stream;
 use left_out::{nests_in, LeftOut};
 
 /// How to lower. Built from [`LowerOptions::default`] with the `with_…` methods (the struct may grow):
@@ -156,8 +157,31 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     let root: &GreenNodeData = parse.green();
     let document = Node::new(root, TextSize::from(0));
     let (header, trailers) = header_and_trailers(document);
-    // R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest. Its part is the first, with
-    // absolute line numbers.
+    let (mut head, elements, index) = lower_header(parse, finishing, document, header);
+    let runs = split_records(elements, index, options.threads, root.text_len());
+    let language = head.default_language.clone();
+    let lower_run = |run| lower_run(parse, finishing, &language, &trailers, run);
+    let mut fragments = Vec::with_capacity(runs.len() + 1);
+    let metadata = Metadata {
+        dialect: finishing.dialect,
+        ..std::mem::take(&mut head.metadata)
+    };
+    fragments.push(head.into_fragment());
+    // One thread per run, the first on this one.
+    let workers = runs.len();
+    fragments.extend(in_order(runs, workers, lower_run));
+    let (dataset, diagnostics) = assemble(metadata, fragments);
+    finish(parse, dataset, diagnostics, options)
+}
+
+/// R-TAGGED-STRUCTS-01/02: the header comes first and is read before the rest. Its part is the first, with
+/// absolute line numbers. Returns its builder, the elements after it and the index of the first of them.
+fn lower_header<'p>(
+    parse: &'p Parse,
+    finishing: Finishing,
+    document: Node<'p>,
+    header: Option<usize>,
+) -> (Builder<'p>, Elements<'p>, usize) {
     let mut head = Builder::new(parse, finishing, "und".to_string());
     head.line = 1;
     let mut elements = document.elements();
@@ -178,20 +202,7 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
             index += 1;
         }
     }
-    let runs = split_records(elements, index, options.threads, root.text_len());
-    let language = head.default_language.clone();
-    let lower_run = |run| lower_run(parse, finishing, &language, &trailers, run);
-    let mut fragments = Vec::with_capacity(runs.len() + 1);
-    let metadata = Metadata {
-        dialect: finishing.dialect,
-        ..std::mem::take(&mut head.metadata)
-    };
-    fragments.push(head.into_fragment());
-    // One thread per run, the first on this one.
-    let workers = runs.len();
-    fragments.extend(in_order(runs, workers, lower_run));
-    let (dataset, diagnostics) = assemble(metadata, fragments);
-    finish(parse, dataset, diagnostics, options)
+    (head, elements, index)
 }
 
 /// A run of document elements: the index of its first element, the elements from there, how many, and their

@@ -229,7 +229,8 @@ impl std::str::FromStr for Dialect {
 impl Parse {
     /// The file's dialect, read from its header ([`Dialect::of`]).
     pub fn dialect(&self) -> Dialect {
-        Dialect::of(&self.document())
+        self.dialect_override()
+            .unwrap_or_else(|| Dialect::of(&self.document()))
     }
 }
 

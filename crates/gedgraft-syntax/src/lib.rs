@@ -36,6 +36,7 @@ mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
+pub mod stream;
 pub mod value;
 mod work;
 mod write;

@@ -70,6 +70,28 @@ pub struct Parse {
     line_index: OnceLock<LineIndex>,
     text: OnceLock<String>,
     max_depth: usize,
+    /// For one batch of a streamed file ([`crate::stream`]): where its text starts in the file, and the file's
+    /// dialect (read from the header, which is in the first batch only). Zero and `None` for a whole file.
+    origin: Origin,
+    dialect: Option<crate::Dialect>,
+}
+
+/// Where a parsed text starts in its file: the file offset of its first octet and how many lines come before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub(crate) offset: usize,
+    pub(crate) lines_before: usize,
+}
+
+impl Origin {
+    /// A location in the text as a location in the file.
+    fn apply(self, location: Location) -> Location {
+        Location {
+            offset: location.offset.saturating_add(self.offset),
+            line: location.line.saturating_add(self.lines_before),
+            column: location.column,
+        }
+    }
 }
 
 /// Parses octets with the default options (2019 rules: detection, then UTF-8).
@@ -132,6 +154,8 @@ fn finish<'a>(
         line_index: OnceLock::new(),
         text: OnceLock::new(),
         max_depth: parsed.max_depth,
+        origin: Origin::default(),
+        dialect: None,
     };
     let notes = std::mem::take(&mut parse.detection.notes);
     // A file that is not GEDCOM gets that one diagnostic and no other (see `not_gedcom.rs`).
@@ -141,16 +165,9 @@ fn finish<'a>(
         .any(|d| d.code == crate::codes::NOT_GEDCOM);
     for note in notes.iter().filter(|_| !not_gedcom) {
         let d = note_diagnostic(note, &parse.source_map);
-        // The NUL octet the detection scan met is not a character either: one diagnostic says so.
-        if d.code == EncodingNote::NUL_OCTET {
-            parse.diagnostics.retain(|n| {
-                n.code != crate::codes::NOT_A_CHARACTER
-                    || n.count > 1
-                    || n.range.start() != d.range.start()
-            });
-        }
         parse.diagnostics.push(d);
     }
+    drop_shadowed_by_nul(&mut parse.diagnostics);
     parse.detection.notes = notes;
     if !parse.diagnostics.is_empty() {
         parse.locate_diagnostics(&text());
@@ -158,7 +175,24 @@ fn finish<'a>(
     parse
 }
 
-fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
+/// The NUL octet the detection scan met is not a character either: one diagnostic says so (the `nul-octet`
+/// note; a `not-a-character` of that octet alone is dropped).
+pub(crate) fn drop_shadowed_by_nul(diagnostics: &mut Vec<Diagnostic>) {
+    let nul: Vec<TextSize> = diagnostics
+        .iter()
+        .filter(|d| d.code == EncodingNote::NUL_OCTET)
+        .map(|d| d.range.start())
+        .collect();
+    if !nul.is_empty() {
+        diagnostics.retain(|n| {
+            n.code != crate::codes::NOT_A_CHARACTER
+                || n.count > 1
+                || !nul.contains(&n.range.start())
+        });
+    }
+}
+
+pub(crate) fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
     use crate::diagnostic::Class;
     let at = map.text_offset(note.file_offset);
     let class = if note.is_error {
@@ -175,6 +209,64 @@ fn note_diagnostic(note: &EncodingNote, map: &SourceMap) -> Diagnostic {
 }
 
 impl Parse {
+    /// The parse of one batch of a streamed file: `diagnostics` in the batch's text (sorted by start, ties in
+    /// the order a whole-file parse gives), located here in the file through `origin`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn of_batch(
+        green: GreenNode,
+        diagnostics: Vec<Diagnostic>,
+        detection: Detection,
+        source_map: SourceMap,
+        text: &str,
+        max_depth: usize,
+        origin: Origin,
+        dialect: Option<crate::Dialect>,
+    ) -> Parse {
+        let mut parse = Parse {
+            green,
+            diagnostics,
+            detection,
+            source_map,
+            line_index: OnceLock::new(),
+            text: OnceLock::new(),
+            max_depth,
+            origin,
+            dialect,
+        };
+        if !parse.diagnostics.is_empty() {
+            parse.locate_diagnostics(text);
+        }
+        parse
+    }
+
+    /// This parse, read in the dialect of `other`'s file: for the parse of an edited batch of a streamed file
+    /// ([`crate::stream`]), whose header (which gives the dialect) is in the first batch only.
+    pub fn with_dialect_of(mut self, other: &Parse) -> Parse {
+        self.dialect = other.dialect;
+        self
+    }
+
+    /// The file location of the parse's first octet: offset 0, line 1, column 1 for a whole file; for a batch of
+    /// a streamed file ([`crate::stream`]), where the batch starts. Layers above that locate tree offsets
+    /// themselves add it.
+    pub fn origin(&self) -> Location {
+        Location {
+            offset: self.origin.offset,
+            line: self.origin.lines_before.saturating_add(1),
+            column: 1,
+        }
+    }
+
+    /// The diagnostics, for the stream to join a run of one code across two batches.
+    pub(crate) fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.diagnostics
+    }
+
+    /// The file's dialect as the stream read it from the first batch, if this is a later batch.
+    pub(crate) fn dialect_override(&self) -> Option<crate::Dialect> {
+        self.dialect
+    }
+
     fn locate_diagnostics(&mut self, text: &str) {
         let index = self.line_index.get_or_init(|| LineIndex::new(text));
         // In file order, each column counted on from the one before on its line (linear, however many there are).
@@ -182,11 +274,13 @@ impl Parse {
         let mut before = None;
         for d in &mut self.diagnostics {
             let at = usize::from(d.range.start());
-            d.location = index.locate_after(text, &self.source_map, at, before);
-            before = Some((at.min(text.len()), d.location));
-            d.end_offset = self.source_map.file_offset(usize::from(d.range.end()));
+            let local = index.locate_after(text, &self.source_map, at, before);
+            before = Some((at.min(text.len()), local));
+            d.location = self.origin.apply(local);
+            d.end_offset =
+                self.source_map.file_offset(usize::from(d.range.end())) + self.origin.offset;
             d.last_line = if d.count > 1 {
-                index.line_of(usize::from(d.last_start()))
+                index.line_of(usize::from(d.last_start())) + self.origin.lines_before
             } else {
                 d.location.line
             };
@@ -262,7 +356,8 @@ impl Parse {
     pub fn locate(&self, offset: TextSize) -> Location {
         let text = self.text();
         let index = self.line_index.get_or_init(|| LineIndex::new(text));
-        index.locate(text, &self.source_map, usize::from(offset))
+        self.origin
+            .apply(index.locate(text, &self.source_map, usize::from(offset)))
     }
 
     /// The tree range of the line holding tree offset `offset`, without its line break (the line
@@ -336,6 +431,8 @@ impl Parse {
             line_index: OnceLock::new(),
             text: OnceLock::new(),
             max_depth: usize::MAX,
+            origin: Origin::default(),
+            dialect: None,
         });
         let tree = if same {
             EditedTree::Kept

@@ -151,7 +151,7 @@ pub(crate) fn work_starts(bytes: &[u8], workers: usize) -> Vec<usize> {
 }
 
 /// 0, then for each of the ascending `targets` the first level-0 line at or after it (no duplicates).
-fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
+pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
     let mut starts = vec![0];
     for &target in targets {
         let mut pos = target.max(starts[starts.len() - 1]);
@@ -170,18 +170,29 @@ fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
 }
 
 /// What one chunk's parser leaves behind.
-struct ChunkOutput {
-    children: Vec<GreenElement>,
-    diagnostics: Vec<Diagnostic>,
-    max_depth: usize,
-    seen_line: bool,
-    trailer_seen: bool,
+pub(crate) struct ChunkOutput {
+    pub(crate) children: Vec<GreenElement>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) max_depth: usize,
+    pub(crate) seen_line: bool,
+    pub(crate) trailer_seen: bool,
     /// Whether the chunk ran to the end of the text (trailing text after its trailer).
     consumed_rest: bool,
     /// Whether the first diagnostic is on the chunk's first line, and the last on its last line: a run of
     /// one code may go on across the cut ([`merge_chunks`] joins it as a one-pass parse would have).
-    first_diag_on_first_line: bool,
-    last_diag_on_last_line: bool,
+    pub(crate) first_diag_on_first_line: bool,
+    pub(crate) last_diag_on_last_line: bool,
+}
+
+/// Parses `text`, one piece of a file cut at level-0 lines, on this thread; `later` says whether the piece is
+/// not the file's start. Diagnostics are placed in `text` (the caller adds the piece's offset).
+pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
+    run_parser(
+        Parser::new(text, encoding, text.len()),
+        0,
+        text.len(),
+        later,
+    )
 }
 
 fn parse_chunk(text: &str, encoding: Encoding, start: usize, end: usize) -> ChunkOutput {
@@ -241,7 +252,24 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
             break; // later chunks lie after the trailer and are already trailing text
         }
     }
-    let end = text_len;
+    end_of_file_diagnostics(seen_line, trailer_seen, text_len, &mut diagnostics);
+    line_checks::merge_lf_cr(&mut diagnostics);
+    let green = GreenNode::new(SyntaxKind::Document.into(), children);
+    Parsed {
+        green,
+        diagnostics,
+        max_depth,
+    }
+}
+
+/// The diagnostics only the end of the file can give (no line at all, no trailer), for a text of `end` bytes
+/// (the last piece's, when the file is parsed in pieces: these come after every other diagnostic of the parser).
+pub(crate) fn end_of_file_diagnostics(
+    seen_line: bool,
+    trailer_seen: bool,
+    end: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let mut extra = |code, message: &str, start| {
         diagnostics.push(Diagnostic::new(
             code,
@@ -263,13 +291,6 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
             "the file does not end with a `0 TRLR` line",
             end,
         );
-    }
-    line_checks::merge_lf_cr(&mut diagnostics);
-    let green = GreenNode::new(SyntaxKind::Document.into(), children);
-    Parsed {
-        green,
-        diagnostics,
-        max_depth,
     }
 }
 

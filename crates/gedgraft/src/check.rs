@@ -6,9 +6,11 @@ use crate::input::{self, Loaded};
 use crate::record::{Place, Records};
 use crate::style::Palette;
 use gedgraft_model::{lower, LowerOptions};
+use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::internal::{json_option, json_string, write_diagnostic_json, JsonLayout};
-use gedgraft_syntax::{Diagnostic, Severity};
+use gedgraft_syntax::{Diagnostic, Dialect, Severity};
 use std::fmt::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `check` over every file; exit status 1 if any file has an error.
@@ -22,6 +24,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let mut any_error = false;
     let mut unreadable = false;
     for (i, path) in args.files.iter().enumerate() {
+        if let Some(has_error) = crate::stream_check::check_streamed(path, args, &options, &human)?
+        {
+            any_error |= has_error;
+            continue;
+        }
         let loaded = match input::load_with(path, &options) {
             Ok(l) => l,
             Err(e) => {
@@ -76,39 +83,67 @@ pub fn json_report(
     stopped: Option<&Diagnostic>,
     mut emit: impl FnMut(&str) -> Result<(), String>,
 ) -> Result<(), String> {
-    /// Output is handed on in pieces of about this size.
-    const PIECE: usize = 1 << 16;
-    let detection = loaded.parse.detection();
-    let mut records = Records::new(&loaded.parse);
+    let parse = &loaded.parse;
+    let mut records = Records::new(parse);
     let mut out = String::with_capacity(PIECE + 512);
+    json_head(&mut out, &loaded.path, parse.detection(), parse.dialect());
+    json_diagnostics(&mut out, &mut records, diagnostics, true, &mut emit)?;
+    json_tail(
+        &mut out,
+        stopped.map(|d| (d, records.place(d.range.start()))),
+    );
+    emit(&out)
+}
+
+/// Output is handed on in pieces of about this size.
+const PIECE: usize = 1 << 16;
+
+/// The start of a file's JSON object, up to the opening `[` of its diagnostics.
+pub fn json_head(out: &mut String, path: &Path, detection: &Detection, dialect: Dialect) {
     out.push_str("{\"file\":");
-    json_string(&loaded.path.display().to_string(), &mut out);
+    json_string(&path.display().to_string(), out);
     out.push_str(",\"encoding\":{\"detected\":");
-    json_option(detection.detected.map(|e| e.name()), &mut out);
+    json_option(detection.detected.map(|e| e.name()), out);
     out.push_str(",\"declared\":");
-    json_option(detection.declared.as_deref(), &mut out);
+    json_option(detection.declared.as_deref(), out);
     out.push_str(",\"used\":");
-    json_string(detection.used.name(), &mut out);
+    json_string(detection.used.name(), out);
     out.push_str("},\"dialect\":");
-    json_string(&loaded.parse.dialect().to_string(), &mut out);
+    json_string(&dialect.to_string(), out);
     out.push_str(",\"diagnostics\":[");
-    for (i, d) in diagnostics.iter().enumerate() {
-        if i > 0 {
+}
+
+/// Appends diagnostics (of a file, or of one batch of it: `first` says whether any came before), handing
+/// `out` on through `emit` as it grows.
+pub fn json_diagnostics(
+    out: &mut String,
+    records: &mut Records<'_>,
+    diagnostics: &[&Diagnostic],
+    mut first: bool,
+    emit: &mut impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    for d in diagnostics {
+        if !first {
             out.push(',');
         }
-        diagnostic_json(&mut out, d, records.place(d.range.start()).as_ref());
+        first = false;
+        diagnostic_json(out, d, records.place(d.range.start()).as_ref());
         if out.len() >= PIECE {
-            emit(&out)?;
+            emit(out)?;
             out.clear();
         }
     }
+    Ok(())
+}
+
+/// The end of a file's JSON object: the `stopped` diagnostic (with its place) if any, and the line break.
+pub fn json_tail(out: &mut String, stopped: Option<(&Diagnostic, Option<Place>)>) {
     out.push(']');
-    if let Some(d) = stopped {
+    if let Some((d, place)) = stopped {
         out.push_str(",\"stopped\":");
-        diagnostic_json(&mut out, d, records.place(d.range.start()).as_ref());
+        diagnostic_json(out, d, place.as_ref());
     }
     out.push_str("}\n");
-    emit(&out)
 }
 
 /// One diagnostic as a JSON object; `count` and `last_line` only for a run of more than one; `record` the record

@@ -36,7 +36,7 @@ pub enum Eol {
 }
 
 /// One batch of edits.
-enum Stage {
+pub(crate) enum Stage {
     Delete(Vec<Scope>),
     Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
@@ -55,7 +55,7 @@ enum Stage {
 }
 
 /// What `--set`, `--set-pointer` and `--set-xref` put on a structure.
-enum SetValue {
+pub(crate) enum SetValue {
     /// A string payload.
     Text(String),
     /// A pointer payload to this identifier (without `@`s).
@@ -65,9 +65,9 @@ enum SetValue {
 }
 
 /// The checked options: what to do to every file.
-struct Plan {
-    stages: Vec<Stage>,
-    scope: Option<Scope>,
+pub(crate) struct Plan {
+    pub(crate) stages: Vec<Stage>,
+    pub(crate) scope: Option<Scope>,
 }
 
 fn scope(path: &str, option: &str) -> Result<Scope, String> {
@@ -201,7 +201,7 @@ fn edit_error(e: EditError) -> String {
 }
 
 /// Whether `s` lies inside (or is) a structure the scope picks.
-fn in_scope(scope: Option<&Scope>, s: &gedgraft_syntax::ast::Structure) -> bool {
+pub(crate) fn in_scope(scope: Option<&Scope>, s: &gedgraft_syntax::ast::Structure) -> bool {
     let Some(scope) = scope else { return true };
     std::iter::successors(Some(s.clone()), |x| x.parent()).any(|x| scope.matches(&x))
 }
@@ -298,7 +298,11 @@ impl Tally {
 }
 
 /// Applies one stage to `parse`. The new file is not parsed: the next stage, if any, asks for it.
-fn run_stage<'p>(parse: &'p Parse, stage: &Stage, plan: &Plan) -> Result<Edited<'p>, String> {
+pub(crate) fn run_stage<'p>(
+    parse: &'p Parse,
+    stage: &Stage,
+    plan: &Plan,
+) -> Result<Edited<'p>, String> {
     let mut editor = Editor::new(parse);
     add_stage(&mut editor, stage, plan.scope.as_ref())?;
     editor.apply_lazily().map_err(edit_error)
@@ -368,9 +372,9 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
 }
 
 /// What to tell the user about one file.
-struct Report {
-    changed: bool,
-    lines: Vec<String>,
+pub(crate) struct Report {
+    pub(crate) changed: bool,
+    pub(crate) lines: Vec<String>,
 }
 
 fn fix_file(
@@ -390,6 +394,11 @@ fn fix_file(
     if args.in_place {
         // Before reading: a FIFO would wait for a writer, and would then be replaced by a regular file.
         check_replaceable(path).map_err(|e| format!("cannot edit {name} in place: {e}"))?;
+    }
+    if crate::stream_fix::streams(args, plan, path) {
+        if let Some(report) = crate::stream_fix::fix_streamed(path, args, plan, options, stdout)? {
+            return Ok(report);
+        }
     }
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;

@@ -13,6 +13,7 @@ use gedgraft_model::codes::LINES_LEFT_OUT;
 use gedgraft_syntax::encoding::{ansel, raw, Encoding};
 use gedgraft_syntax::{Diagnostic, Parse, Severity, TextRange};
 use std::fmt::Write;
+use std::path::Path;
 
 /// How many diagnostics of one code are shown without `--all`.
 pub const SHOWN_PER_CODE: usize = 5;
@@ -47,101 +48,156 @@ pub fn report(
     options: &Options,
     mut emit: impl FnMut(&str) -> Result<(), String>,
 ) -> Result<(), String> {
-    let parse = &loaded.parse;
-    let pal = &options.palette;
-    let mut records = Records::new(parse);
-    let mut out = String::with_capacity(PIECE + 4096);
-    let (mut errors, mut warnings) = (0u64, 0u64);
-    // One entry per code met, in order of first appearance (a few dozen codes at most).
-    let mut tallies: Vec<Tally> = Vec::new();
-    let mut rest = diagnostics;
-    while let Some((&d, after)) = rest.split_first() {
-        rest = after;
-        // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
-        let n = u64::from(d.count.max(1));
-        match d.severity() {
-            Severity::Error => errors += n,
-            Severity::Warning => warnings += n,
+    let mut report = Report::new(options);
+    let mut records = Records::new(&loaded.parse);
+    report.add(
+        &loaded.path,
+        &loaded.parse,
+        &mut records,
+        diagnostics,
+        &mut emit,
+    )?;
+    report.finish(&loaded.path, loaded.parse.encoding(), stopped, emit)
+}
+
+/// The human report of one file, written as its diagnostics come (all at once, or batch by batch when the
+/// file is streamed): the counts and the codes shown so far carry over.
+pub struct Report<'o> {
+    options: &'o Options,
+    out: String,
+    errors: u64,
+    warnings: u64,
+    /// One entry per code met, in order of first appearance (a few dozen codes at most).
+    tallies: Vec<Tally>,
+}
+
+impl<'o> Report<'o> {
+    /// An empty report.
+    pub fn new(options: &'o Options) -> Report<'o> {
+        Report {
+            options,
+            out: String::with_capacity(PIECE + 4096),
+            errors: 0,
+            warnings: 0,
+            tallies: Vec::new(),
         }
-        // What the lowering left out because of this line is a note of its diagnostic, not one of its own.
-        let left_out = rest
-            .iter()
-            .take_while(|l| l.code == LINES_LEFT_OUT && l.range.start() == d.range.start())
-            .count();
-        let (notes, after_notes) = rest.split_at(left_out);
-        if d.code != LINES_LEFT_OUT {
-            rest = after_notes;
-            warnings += notes.iter().map(|l| u64::from(l.count.max(1))).sum::<u64>();
-        }
-        let notes = if d.code == LINES_LEFT_OUT || options.no_warnings {
-            &[][..]
-        } else {
-            notes
-        };
-        if options.no_warnings && d.severity() == Severity::Warning {
-            continue;
-        }
-        let index = match tallies.iter().position(|t| t.code == d.code) {
-            Some(i) => i,
-            None => {
-                tallies.push(Tally {
-                    code: d.code,
-                    severity: d.severity(),
-                    shown: 0,
-                    left_out: 0,
-                });
-                tallies.len() - 1
+    }
+
+    /// Adds the diagnostics (in file order) of `parse`, a file or one batch of it, whose records `records`
+    /// finds.
+    pub fn add(
+        &mut self,
+        path: &Path,
+        parse: &Parse,
+        records: &mut Records<'_>,
+        diagnostics: &[&Diagnostic],
+        emit: &mut impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let options = self.options;
+        let mut rest = diagnostics;
+        while let Some((&d, after)) = rest.split_first() {
+            rest = after;
+            // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
+            let n = u64::from(d.count.max(1));
+            match d.severity() {
+                Severity::Error => self.errors += n,
+                Severity::Warning => self.warnings += n,
             }
-        };
-        let tally = &mut tallies[index];
-        if !options.all && tally.shown >= SHOWN_PER_CODE {
-            tally.left_out += n;
-            continue;
+            // What the lowering left out because of this line is a note of its diagnostic, not one of its own.
+            let left_out = rest
+                .iter()
+                .take_while(|l| l.code == LINES_LEFT_OUT && l.range.start() == d.range.start())
+                .count();
+            let (notes, after_notes) = rest.split_at(left_out);
+            if d.code != LINES_LEFT_OUT {
+                rest = after_notes;
+                self.warnings += notes.iter().map(|l| u64::from(l.count.max(1))).sum::<u64>();
+            }
+            let notes = if d.code == LINES_LEFT_OUT || options.no_warnings {
+                &[][..]
+            } else {
+                notes
+            };
+            if options.no_warnings && d.severity() == Severity::Warning {
+                continue;
+            }
+            let index = match self.tallies.iter().position(|t| t.code == d.code) {
+                Some(i) => i,
+                None => {
+                    self.tallies.push(Tally {
+                        code: d.code,
+                        severity: d.severity(),
+                        shown: 0,
+                        left_out: 0,
+                    });
+                    self.tallies.len() - 1
+                }
+            };
+            let tally = &mut self.tallies[index];
+            if !options.all && tally.shown >= SHOWN_PER_CODE {
+                tally.left_out += n;
+                continue;
+            }
+            tally.shown += 1;
+            let first = tally.shown == 1;
+            diagnostic(
+                &mut self.out,
+                (path, parse),
+                records,
+                d,
+                notes,
+                first,
+                &options.palette,
+            );
+            if self.out.len() >= PIECE {
+                emit(&self.out)?;
+                self.out.clear();
+            }
         }
-        tally.shown += 1;
-        diagnostic(
-            &mut out,
-            loaded,
-            &mut records,
-            d,
-            notes,
-            tally.shown == 1,
-            pal,
-        );
-        if out.len() >= PIECE {
-            emit(&out)?;
-            out.clear();
-        }
+        Ok(())
     }
-    for t in tallies.iter().filter(|t| t.left_out > 0) {
+
+    /// Writes what was left out, the `--strict` note and the summary.
+    pub fn finish(
+        mut self,
+        path: &Path,
+        encoding: Encoding,
+        stopped: Option<&Diagnostic>,
+        mut emit: impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let pal = &self.options.palette;
+        let out = &mut self.out;
+        for t in self.tallies.iter().filter(|t| t.left_out > 0) {
+            let _ = writeln!(
+                out,
+                "\u{2026} and {} more {} {}{}; --all shows every one",
+                t.left_out,
+                t.code,
+                t.severity.as_str(),
+                if t.left_out == 1 { "" } else { "s" },
+            );
+        }
+        if let Some(d) = stopped {
+            let loc = d.location;
+            let _ = writeln!(
+                out,
+                "{}note{}: --strict: stopped at the first error ({} at {}:{})",
+                pal.label, pal.label, d.code, loc.line, loc.column
+            );
+        }
+        let (errors, warnings) = (self.errors, self.warnings);
         let _ = writeln!(
             out,
-            "\u{2026} and {} more {} {}{}; --all shows every one",
-            t.left_out,
-            t.code,
-            t.severity.as_str(),
-            if t.left_out == 1 { "" } else { "s" },
+            "{}: {} error{}, {} warning{} (encoding {})",
+            path.display(),
+            errors,
+            if errors == 1 { "" } else { "s" },
+            warnings,
+            if warnings == 1 { "" } else { "s" },
+            encoding.name()
         );
+        emit(out)
     }
-    if let Some(d) = stopped {
-        let loc = d.location;
-        let _ = writeln!(
-            out,
-            "{}note{}: --strict: stopped at the first error ({} at {}:{})",
-            pal.label, pal.label, d.code, loc.line, loc.column
-        );
-    }
-    let _ = writeln!(
-        out,
-        "{}: {} error{}, {} warning{} (encoding {})",
-        loaded.path.display(),
-        errors,
-        if errors == 1 { "" } else { "s" },
-        warnings,
-        if warnings == 1 { "" } else { "s" },
-        parse.encoding().name()
-    );
-    emit(&out)
 }
 
 /// Appends one diagnostic: its headline, where it is, the source line with carets, `= note:` lines for what
@@ -149,14 +205,13 @@ pub fn report(
 /// its code a `= help:` line and a pointer to `gedgraft explain`.
 fn diagnostic(
     out: &mut String,
-    loaded: &Loaded,
+    (path, parse): (&Path, &Parse),
     records: &mut Records<'_>,
     d: &Diagnostic,
     notes: &[&Diagnostic],
     first_of_code: bool,
     pal: &Palette,
 ) {
-    let parse = &loaded.parse;
     let sev = pal.severity(d.severity());
     let (msg, gut) = (pal.message, pal.gutter);
     let _ = write!(
@@ -176,7 +231,7 @@ fn diagnostic(
     let _ = write!(
         out,
         "{gutter}{gut}-->{gut:#} {}:{}:{} (byte {})",
-        loaded.path.display(),
+        path.display(),
         loc.line,
         loc.column,
         loc.offset
@@ -264,13 +319,25 @@ impl Snippet {
         let at = floor_boundary(text, usize::from(marked.start())).clamp(line.start, line.end);
         let end = floor_boundary(text, usize::from(marked.end()).clamp(at, line.end));
         let ansel = parse.encoding() == Encoding::Ansel;
-        let before = units(&text[line.start..at], ansel);
-        let mut inside = units(&text[at..end], ansel);
-        let mut after = units(&text[end..line.end], ansel);
+        // Only a window of the line is ever shown: look at no more of it than that (a line of megabytes costs
+        // the window, not the line). Every character shown takes at most 4 octets of the text.
+        let reach = 4 * (LONG_LINE + 1);
+        let window_start = ceil_boundary(text, at.saturating_sub(reach).max(line.start));
+        let inside_end = floor_boundary(text, end.min(at + reach));
+        let window_end = floor_boundary(text, (inside_end + reach).min(line.end)).max(inside_end);
+        let before = units(&text[window_start..at], ansel);
+        let mut inside = units(&text[at..inside_end], ansel);
+        // What follows the marked part, unless the marked part itself was cut.
+        let mut after = if inside_end < end {
+            Vec::new()
+        } else {
+            units(&text[inside_end..window_end], ansel)
+        };
         let columns = |u: &[Unit]| u.iter().map(|u| u.columns).sum::<usize>();
         let mut source = String::new();
-        let (mut cut_before, mut cut_after) = (0, false);
-        if columns(&before) + columns(&inside) + columns(&after) > LONG_LINE {
+        let (mut cut_before, mut cut_after) = (0, inside_end < end || window_end < line.end);
+        let too_long = window_start > line.start || cut_after;
+        if too_long || columns(&before) + columns(&inside) + columns(&after) > LONG_LINE {
             let mut kept = 0;
             cut_before = before.len();
             while cut_before > 0 && kept + before[cut_before - 1].columns <= SHOWN_BEFORE {
@@ -303,7 +370,7 @@ impl Snippet {
             after.truncate(keep_after);
         }
         let mut pad = 0;
-        if cut_before > 0 {
+        if cut_before > 0 || window_start > line.start {
             source.push('\u{2026}');
             pad += 1;
         }
@@ -323,6 +390,15 @@ impl Snippet {
             width: columns(&inside).max(1),
         }
     }
+}
+
+/// The smallest character boundary of `text` at or after `at` (at most its length).
+fn ceil_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// The largest character boundary of `text` at or before `at` (at most its length).

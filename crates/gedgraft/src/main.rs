@@ -9,6 +9,8 @@ mod input;
 mod lower;
 mod output;
 mod record;
+mod stream_check;
+mod stream_fix;
 mod style;
 
 use clap::Parser;

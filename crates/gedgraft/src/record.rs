@@ -66,7 +66,11 @@ impl<'p> Records<'p> {
     /// The finder for `parse`.
     pub fn new(parse: &'p Parse) -> Records<'p> {
         let document = parse.document();
-        let header = document.header().map(|r| r.syntax().text_range());
+        // A later batch of a streamed file has no header, whatever its first record.
+        let header = (parse.origin().offset == 0)
+            .then(|| document.header())
+            .flatten()
+            .map(|r| r.syntax().text_range());
         Records {
             parse,
             root: parse.syntax(),

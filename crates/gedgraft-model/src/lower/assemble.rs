@@ -68,7 +68,7 @@ pub(super) fn assemble(
         sink.report(
             codes::DUPLICATE_XREF,
             Class::NonConformant,
-            format!("@{xref}@ is already the identifier of the structure on line {first_line}"),
+            duplicate_message(xref, first_line),
             at,
         );
     }
@@ -92,20 +92,7 @@ pub(super) fn assemble(
     let void = dialect_rules::null_pointer(dataset.metadata.dialect);
     for (part, left) in dataset.parts.iter_mut().zip(unresolved) {
         for (local, target, at) in left.into_iter().filter(|p| Some(p.1) != void) {
-            let (code, message) = match table.get(target) {
-                Some(&Holder { count, .. }) if count > 1 => (
-                    codes::AMBIGUOUS_POINTER,
-                    format!("@{target}@ is the identifier of {count} structures; the pointer goes to an UNDEF record"),
-                ),
-                Some(_) => (
-                    codes::POINTER_TO_SUBSTRUCTURE,
-                    format!("@{target}@ is the identifier of a substructure, not a record; the pointer goes to an UNDEF record"),
-                ),
-                None => (
-                    codes::UNDEFINED_POINTER,
-                    format!("no record has the identifier @{target}@; the pointer goes to an UNDEF record"),
-                ),
-            };
+            let (code, message) = pointer_problem(target, table.get(target).map(|h| h.count));
             sink.report(code, Class::Warning, message, at);
             let record = *undefined.entry(target).or_insert_with(|| {
                 undefined_targets.push(target);
@@ -142,6 +129,30 @@ pub(super) fn assemble(
     }
     diagnostics.extend(sink.diagnostics);
     (dataset, diagnostics)
+}
+
+/// The message of a `duplicate-xref` at a later holder of `xref`, whose first holder is on `first_line`.
+pub(super) fn duplicate_message(xref: &str, first_line: usize) -> String {
+    format!("@{xref}@ is already the identifier of the structure on line {first_line}")
+}
+
+/// The code and message of a pointer to `target` that leads to no record: `count` structures have the
+/// identifier (`None`: none).
+pub(super) fn pointer_problem(target: &str, count: Option<u32>) -> (&'static str, String) {
+    match count {
+        Some(count) if count > 1 => (
+            codes::AMBIGUOUS_POINTER,
+            format!("@{target}@ is the identifier of {count} structures; the pointer goes to an UNDEF record"),
+        ),
+        Some(_) => (
+            codes::POINTER_TO_SUBSTRUCTURE,
+            format!("@{target}@ is the identifier of a substructure, not a record; the pointer goes to an UNDEF record"),
+        ),
+        None => (
+            codes::UNDEFINED_POINTER,
+            format!("no record has the identifier @{target}@; the pointer goes to an UNDEF record"),
+        ),
+    }
 }
 
 /// Points the pointers of a part that lead to the one record with their identifier there; returns the

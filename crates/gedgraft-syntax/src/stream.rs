@@ -1,0 +1,560 @@
+//! Parsing a file record by record, in memory bounded by the largest batch of records (DESIGN.md invariant 9).
+//!
+//! [`RecordStream`] reads from any [`Read`] (a file, standard input) through a buffer of a few MiB, never the
+//! whole input. It detects the encoding on the head of the input with the rules of [`parse_with`](crate::parse_with)
+//! ([`DetectOptions`]), then cuts the input at level-0 line starts into [`Batch`]es of whole records: the
+//! header first, then batches of about [`StreamOptions::batch_size`] octets (1 MiB), and the trailer batch, which runs to
+//! the end of the input (what follows a trailer is read as a whole, as the whole-file parser reads it).
+//!
+//! Each batch is a [`Parse`] of its records (a `DOCUMENT` node holding them), with its file offset and first line;
+//! its diagnostics are located in the file. A level-0 line closes every open structure, so each batch starts
+//! where a one-pass parse would be, and the batches give the same tree (their records in order), the same octets
+//! and the same diagnostics as [`parse_with`](crate::parse_with) on the whole input: a run of one code across a
+//! cut is joined into the diagnostic where it starts (the batch holding it waits for the next one), the
+//! diagnostics of the file's end (`missing-trailer`) come with the last batch.
+//!
+//! What does not stream: UTF-16 (its line starts are not octet patterns the cutter looks for:
+//! [`StreamError::Utf16`]), and, with [`StreamOptions::exact_notes`], inputs whose encoding notes depend on
+//! statistics of the whole body ([`StreamError::NeedsWholeFile`]): a file read as UTF-8 that is not valid UTF-8, or
+//! read as another 8-bit encoding that was not forced. Without `exact_notes` those inputs stream too, with the
+//! same trees and octets, but without the whole-body notes (`encoding-mismatch`, `declared-encoding-mismatch`
+//! from statistics, `cesu-8`); [`RecordStream::notes_left_out`] says so.
+//!
+//! ```
+//! use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+//! let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 @I2@ INDI\n1 SEX X\n0 TRLR\n";
+//! let options = StreamOptions::default().with_batch_size(1);
+//! let mut octets = Vec::new();
+//! let mut lines = Vec::new();
+//! for batch in RecordStream::new(&input[..], options).unwrap() {
+//!     let batch = batch.unwrap();
+//!     octets.extend(batch.parse().to_bytes().unwrap());
+//!     lines.push(batch.first_line());
+//! }
+//! assert_eq!(octets, input); // the batches write back the input
+//! assert_eq!(lines, [1, 3, 5, 7]); // the header, one record each, the trailer
+//! ```
+
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::not_gedcom;
+use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
+use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near};
+use crate::{Dialect, SyntaxKind};
+use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
+use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
+use rowan::GreenNode;
+use std::collections::VecDeque;
+use std::io::Read;
+
+/// How to stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StreamOptions {
+    /// How to choose the encoding (`force` overrides detection), as for a whole-file parse.
+    pub detect: DetectOptions,
+    /// About how many octets a batch holds (a batch is at least one record): 1 MiB by default.
+    pub batch_size: usize,
+    /// Refuse ([`StreamError::NeedsWholeFile`]) inputs whose encoding notes only the whole body can give.
+    pub exact_notes: bool,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            detect: DetectOptions::default(),
+            batch_size: 1 << 20,
+            exact_notes: false,
+        }
+    }
+}
+
+impl StreamOptions {
+    /// These options with the detection options `detect`.
+    pub fn with_detect(mut self, detect: DetectOptions) -> Self {
+        self.detect = detect;
+        self
+    }
+
+    /// These options with [`StreamOptions::exact_notes`] set to `exact`.
+    pub fn with_exact_notes(mut self, exact: bool) -> Self {
+        self.exact_notes = exact;
+        self
+    }
+
+    /// These options with batches of about `size` octets.
+    pub fn with_batch_size(mut self, size: usize) -> Self {
+        self.batch_size = size;
+        self
+    }
+}
+
+/// Why an input cannot be streamed (the caller parses it whole instead) or could not be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StreamError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The input is UTF-16.
+    Utf16,
+    /// The encoding notes need the whole body ([`StreamOptions::exact_notes`]).
+    NeedsWholeFile,
+    /// The input is not GEDCOM at all (it parses whole into one run of text with one diagnostic).
+    NotGedcom,
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::Io(e) => write!(f, "{e}"),
+            StreamError::Utf16 => f.write_str("UTF-16 input is not streamed"),
+            StreamError::NeedsWholeFile => {
+                f.write_str("the encoding notes of this input need the whole file")
+            }
+            StreamError::NotGedcom => f.write_str("the input is not GEDCOM"),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+impl From<std::io::Error> for StreamError {
+    fn from(e: std::io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+/// One batch of whole records: their parse, where they start in the file, and their diagnostics.
+#[derive(Debug)]
+pub struct Batch {
+    parse: Parse,
+    offset: u64,
+    first_line: u64,
+    len: usize,
+}
+
+impl Batch {
+    /// The parse of the batch's records: a `DOCUMENT` of them, whose diagnostics are located in the file.
+    pub fn parse(&self) -> &Parse {
+        &self.parse
+    }
+
+    /// The parse, taken out of the batch.
+    pub fn into_parse(self) -> Parse {
+        self.parse
+    }
+
+    /// The batch's diagnostics, located in the file, in file order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.parse.diagnostics()
+    }
+
+    /// The file offset of the batch's first octet.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The 1-based line number of the batch's first line in the file.
+    pub fn first_line(&self) -> u64 {
+        self.first_line
+    }
+
+    /// How many octets of the file the batch holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the batch holds no octets (only an empty input gives one).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The codes of the encoding notes that statistics of the whole body give.
+const WHOLE_BODY_NOTES: [&str; 3] = [
+    EncodingNote::ENCODING_MISMATCH,
+    EncodingNote::DECLARED_ENCODING_MISMATCH,
+    EncodingNote::CESU_8,
+];
+
+/// The diagnostics a whole-file parse gives once per file, gathered over a first pass of the batches and put
+/// in place in a second: `lf-cr-line-breaks`, one diagnostic at the first LF CR pair counting them all (a stream
+/// gives one per batch that has any, counting that batch's).
+///
+/// ```
+/// use gedgraft_syntax::stream::{FileWide, RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n\r0 @I1@ INDI\n\r0 TRLR\n\r";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// let mut file_wide = FileWide::default();
+/// batches().for_each(|b| file_wide.count(&b.unwrap()));
+/// let mut found = Vec::new();
+/// for batch in batches() {
+///     let mut batch = batch.unwrap();
+///     file_wide.apply(&mut batch);
+///     found.extend(batch.diagnostics().iter().map(|d| (d.code, d.count, d.last_line)));
+/// }
+/// assert_eq!(found, [("lf-cr-line-breaks", 3, 6)]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FileWide {
+    /// How many LF CR pairs, and the line of the last.
+    lf_cr: Option<(u32, usize)>,
+    placed: bool,
+}
+
+impl FileWide {
+    /// First pass: counts what a batch has.
+    pub fn count(&mut self, batch: &Batch) {
+        for d in batch.diagnostics() {
+            if d.code == codes::LF_CR_LINE_BREAKS {
+                let before = self.lf_cr.map_or(0, |(n, _)| n);
+                self.lf_cr = Some((before.saturating_add(d.count), d.last_line));
+            }
+        }
+    }
+
+    /// Second pass: the first `lf-cr-line-breaks` of the file gets the file's count, the later ones go.
+    pub fn apply(&mut self, batch: &mut Batch) {
+        let Some((count, last_line)) = self.lf_cr else {
+            return;
+        };
+        let placed = &mut self.placed;
+        batch.parse.diagnostics_mut().retain_mut(|d| {
+            if d.code != codes::LF_CR_LINE_BREAKS {
+                return true;
+            }
+            if std::mem::replace(placed, true) {
+                return false;
+            }
+            d.count = count;
+            d.last_line = last_line;
+            true
+        });
+    }
+}
+
+/// Octets read at a time.
+const READ: usize = 1 << 20;
+
+/// The head read before detection: the header scan stops at the first record after the header.
+const HEAD: usize = 64 << 10;
+
+/// The batches of one input, in file order (an [`Iterator`] of `Result<Batch, StreamError>`; after an error it
+/// ends).
+pub struct RecordStream<R> {
+    reader: R,
+    options: StreamOptions,
+    detection: Detection,
+    /// The input not yet parsed, from file offset `offset`, line `line`.
+    buf: Vec<u8>,
+    eof: bool,
+    offset: u64,
+    line: u64,
+    batches: u64,
+    dialect: Option<Dialect>,
+    seen_line: bool,
+    trailer_seen: bool,
+    /// Batches parsed and not yet handed out; `ready` of them are final.
+    pending: VecDeque<Batch>,
+    ready: usize,
+    /// Whether the last diagnostic of the parser's order is on the last line read (a run may go on), and
+    /// where it is: the batch number and its index in that batch's diagnostics.
+    run_goes_on: bool,
+    target: Option<(u64, usize)>,
+    notes_left_out: bool,
+    /// Whether the detection saw the whole input (then its notes are the whole file's).
+    exact_detection: bool,
+    done: bool,
+}
+
+impl<R: Read> RecordStream<R> {
+    /// Reads the head of `reader` and detects its encoding.
+    pub fn new(mut reader: R, options: StreamOptions) -> Result<Self, StreamError> {
+        let mut buf = Vec::new();
+        let eof = fill(&mut reader, &mut buf, HEAD)?;
+        // A head that is the whole input gets the whole-file detection, notes and all.
+        let mut detection = if eof {
+            detect(&buf, &options.detect)
+        } else {
+            detect_trusting_utf8(&buf, &options.detect)
+        };
+        if detection.used.is_utf16() {
+            return Err(StreamError::Utf16);
+        }
+        // A file that is not GEDCOM is one run of trailing text with one diagnostic: parsed whole.
+        let (head, _) = decode_document_cow(&buf, &detection);
+        if not_gedcom::not_gedcom(&head).is_some() {
+            return Err(StreamError::NotGedcom);
+        }
+        drop(head);
+        let whole_body_notes =
+            !eof && detection.used != Encoding::Utf8 && options.detect.force.is_none();
+        if whole_body_notes {
+            if options.exact_notes {
+                return Err(StreamError::NeedsWholeFile);
+            }
+            // Notes from statistics of the head alone would be guesses: the whole body's are left out.
+            detection
+                .notes
+                .retain(|n| !WHOLE_BODY_NOTES.contains(&n.code));
+        }
+        Ok(RecordStream {
+            reader,
+            options,
+            detection,
+            buf,
+            eof,
+            offset: 0,
+            line: 1,
+            batches: 0,
+            dialect: None,
+            seen_line: false,
+            trailer_seen: false,
+            pending: VecDeque::new(),
+            ready: 0,
+            run_goes_on: false,
+            target: None,
+            notes_left_out: whole_body_notes,
+            exact_detection: eof,
+            done: false,
+        })
+    }
+
+    /// How the encoding was chosen (from the head of the input; the notes are those of the head).
+    pub fn detection(&self) -> &Detection {
+        &self.detection
+    }
+
+    /// Whether encoding notes that need the whole body may be missing from the batches (see the module
+    /// documentation); always false with [`StreamOptions::exact_notes`].
+    pub fn notes_left_out(&self) -> bool {
+        self.notes_left_out
+    }
+
+    /// Where the next batch ends: the first level-0 line start after its target size (the header's batch:
+    /// after its first line), or the end of the input.
+    fn next_cut(&mut self) -> Result<usize, StreamError> {
+        let target = if self.batches == 0 {
+            1
+        } else {
+            self.options.batch_size.max(1)
+        };
+        loop {
+            if self.buf.len() > target {
+                if let Some(&cut) = starts_near(&self.buf, &[target]).get(1) {
+                    return Ok(cut);
+                }
+            }
+            if self.eof {
+                return Ok(self.buf.len());
+            }
+            let want = self.buf.len().max(target).saturating_mul(2);
+            self.eof = fill(&mut self.reader, &mut self.buf, want)?;
+        }
+    }
+
+    /// Parses the next batch and adds it to `pending`.
+    fn parse_next(&mut self) -> Result<(), StreamError> {
+        let mut cut = self.next_cut()?;
+        let first = self.batches == 0;
+        let mut detection = self.detection.clone();
+        if !first {
+            detection.bom = None;
+        }
+        let encoding = self.detection.used;
+        let mut decoded = decode_document_cow(&self.buf[..cut], &detection);
+        let mut out = parse_piece(&decoded.0, encoding, self.seen_line);
+        if out.trailer_seen && !(self.eof && cut == self.buf.len()) {
+            // What follows a trailer is read to the end of the input, as the whole-file parser reads it.
+            if !self.eof {
+                self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
+            }
+            cut = self.buf.len();
+            decoded = decode_document_cow(&self.buf[..cut], &detection);
+            out = parse_piece(&decoded.0, encoding, self.seen_line);
+        }
+        let (text, map) = decoded;
+        if self.detection.used == Encoding::Utf8
+            && !self.exact_detection
+            && !map.is_identity()
+            && std::str::from_utf8(&self.buf[..cut]).is_err()
+        {
+            if self.options.exact_notes {
+                return Err(StreamError::NeedsWholeFile);
+            }
+            self.notes_left_out = true;
+        }
+        let last = cut == self.buf.len() && self.eof;
+        self.seen_line |= out.seen_line;
+        self.trailer_seen |= out.trailer_seen;
+
+        // The diagnostics in the order of a whole-file parse: the parser's, the file end's, the encoding notes';
+        // then sorted by position (stable), remembering where the parser's first and last went.
+        let parser_count = out.diagnostics.len();
+        let mut tagged: Vec<(usize, Diagnostic)> = std::mem::take(&mut out.diagnostics)
+            .into_iter()
+            .enumerate()
+            .collect();
+        if last {
+            let mut end = Vec::new();
+            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text.len(), &mut end);
+            tagged.extend(end.into_iter().map(|d| (usize::MAX, d)));
+        }
+        let batch_end = self.offset.saturating_add(cut as u64);
+        for note in &self.detection.notes {
+            let at = note.file_offset as u64;
+            if at >= self.offset && (at < batch_end || last) {
+                let mut local = note.clone();
+                local.file_offset = (at - self.offset) as usize;
+                tagged.push((usize::MAX, note_diagnostic(&local, &map)));
+            }
+        }
+        tagged.sort_by_key(|(_, d)| d.range.start());
+        let position = |tag: usize| tagged.iter().position(|(t, _)| *t == tag);
+        let first_at = (parser_count > 0).then(|| position(0)).flatten();
+        let mut last_at = parser_count
+            .checked_sub(1)
+            .and_then(|n| tagged.iter().position(|(t, _)| *t == n));
+        let diagnostics = tagged.into_iter().map(|(_, d)| d).collect();
+
+        let green = GreenNode::new(SyntaxKind::Document.into(), out.children);
+        let origin = Origin {
+            offset: usize::try_from(self.offset).unwrap_or(usize::MAX),
+            lines_before: usize::try_from(self.line - 1).unwrap_or(usize::MAX),
+        };
+        let mut parse = Parse::of_batch(
+            green,
+            diagnostics,
+            detection,
+            map,
+            &text,
+            out.max_depth,
+            origin,
+            self.dialect,
+        );
+        drop(text);
+        if first {
+            self.dialect = Some(parse.dialect());
+        }
+
+        // A run of one code that goes on across the cut is counted in the diagnostic where it started.
+        let mut absorbed = false;
+        if let (true, true, Some(at), Some((batch, index))) = (
+            self.run_goes_on,
+            out.first_diag_on_first_line,
+            first_at,
+            self.target,
+        ) {
+            let back = (self.batches - batch) as usize;
+            let slot = self.pending.len().checked_sub(back);
+            let into = slot.and_then(|s| self.pending.get_mut(s));
+            if let Some(t) = into.and_then(|b| b.parse.diagnostics_mut().get_mut(index)) {
+                let d = &parse.diagnostics()[at];
+                if t.code == d.code && t.class == d.class {
+                    t.count = t.count.saturating_add(d.count);
+                    t.last_line = d.last_line;
+                    parse.diagnostics_mut().remove(at);
+                    absorbed = true;
+                    last_at = last_at.and_then(|l| match l.cmp(&at) {
+                        std::cmp::Ordering::Less => Some(l),
+                        std::cmp::Ordering::Equal => None,
+                        std::cmp::Ordering::Greater => Some(l - 1),
+                    });
+                }
+            }
+        }
+        if let Some(l) = last_at {
+            self.target = Some((self.batches, l));
+        } else if !absorbed && parser_count > 0 {
+            self.target = None;
+        }
+        self.run_goes_on = out.last_diag_on_last_line;
+
+        let lines = count_lines(&self.buf[..cut]);
+        self.pending.push_back(Batch {
+            parse,
+            offset: self.offset,
+            first_line: self.line,
+            len: cut,
+        });
+        self.buf.drain(..cut);
+        self.offset = batch_end;
+        self.line += lines;
+        self.batches += 1;
+        // Batches before the one a run may still grow in are final; all are at the end, or when no run goes on.
+        self.ready = match (last, self.run_goes_on, self.target) {
+            (false, true, Some((batch, _))) => {
+                let waiting = usize::try_from(self.batches - batch).unwrap_or(usize::MAX);
+                self.pending.len().saturating_sub(waiting)
+            }
+            _ => self.pending.len(),
+        };
+        if last {
+            self.done = true;
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Iterator for RecordStream<R> {
+    type Item = Result<Batch, StreamError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.ready == 0 {
+            if self.done {
+                return None;
+            }
+            if let Err(e) = self.parse_next() {
+                self.done = true;
+                self.pending.clear();
+                return Some(Err(e));
+            }
+        }
+        self.ready -= 1;
+        let mut batch = self.pending.pop_front()?;
+        // Counts are final now: a run of `not-a-character` that went on into the next batch is kept.
+        drop_shadowed_by_nul(batch.parse.diagnostics_mut());
+        Some(Ok(batch))
+    }
+}
+
+/// Reads until `buf` holds `want` octets or the input ends; whether it ended.
+fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    while buf.len() < want {
+        let from = buf.len();
+        let room = (want - from).min(READ.max(from / 2));
+        buf.resize(from + room, 0);
+        match reader.read(&mut buf[from..]) {
+            Ok(0) => {
+                buf.truncate(from);
+                return Ok(true);
+            }
+            Ok(n) => buf.truncate(from + n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(from),
+            Err(e) => {
+                buf.truncate(from);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// How many line breaks `bytes` hold (LF, CR LF, CR: the 2019 draft's, as the line index counts them).
+fn count_lines(bytes: &[u8]) -> u64 {
+    let mut count = 0;
+    let mut pos = 0;
+    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+        let e = pos + i;
+        pos = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
+            e + 2
+        } else {
+            e + 1
+        };
+        count += 1;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests;

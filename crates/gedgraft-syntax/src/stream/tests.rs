@@ -1,0 +1,251 @@
+//! The streamed batches against the whole-file parse (DESIGN.md invariant 9: same trees, diagnostics, octets).
+
+use super::{FileWide, RecordStream, StreamError, StreamOptions};
+use crate::encoding::{DetectOptions, Encoding};
+use crate::{parse_with, Diagnostic, ParseOptions};
+use proptest::prelude::*;
+
+/// What a diagnostic says and where, as a user sees it.
+type Seen = (
+    &'static str,
+    crate::Class,
+    usize,
+    usize,
+    usize,
+    usize,
+    u32,
+    usize,
+);
+
+fn seen(d: &Diagnostic) -> Seen {
+    let l = d.location;
+    (
+        d.code,
+        d.class,
+        l.offset,
+        l.line,
+        l.column,
+        d.end_offset,
+        d.count,
+        d.last_line,
+    )
+}
+
+/// The codes of the encoding notes only the whole body gives.
+const WHOLE_BODY_NOTES: [&str; 3] = ["encoding-mismatch", "declared-encoding-mismatch", "cesu-8"];
+
+fn options_for(size: usize, detect: DetectOptions) -> StreamOptions {
+    StreamOptions::default()
+        .with_detect(detect)
+        .with_batch_size(size)
+}
+
+fn fail(e: StreamError) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
+/// Streams `input` in batches of `size` and checks octets, records and diagnostics against `parse_with`.
+fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(), TestCaseError> {
+    let whole = parse_with(input, &ParseOptions { detect, threads: 1 });
+    let options = StreamOptions::default()
+        .with_detect(detect)
+        .with_batch_size(size);
+    let stream = match RecordStream::new(input, options) {
+        Ok(s) => s,
+        Err(StreamError::Utf16) => {
+            prop_assert!(whole.encoding().is_utf16());
+            return Ok(());
+        }
+        Err(StreamError::NotGedcom) => {
+            prop_assert!(whole.diagnostics().iter().any(|d| d.code == "not-gedcom"));
+            return Ok(());
+        }
+        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+    };
+    prop_assert_eq!(stream.detection().used, whole.encoding());
+    let mut file_wide = FileWide::default();
+    let first = RecordStream::new(input, options_for(size, detect)).map_err(fail)?;
+    for batch in first {
+        file_wide.count(&batch.map_err(fail)?);
+    }
+    let mut stream = stream;
+    let (mut octets, mut children, mut diagnostics) = (Vec::new(), Vec::new(), Vec::new());
+    let mut expected_offset = 0u64;
+    for batch in &mut stream {
+        let mut batch = batch.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        file_wide.apply(&mut batch);
+        prop_assert_eq!(batch.offset(), expected_offset);
+        expected_offset += batch.len() as u64;
+        octets.extend(
+            batch
+                .parse()
+                .to_bytes()
+                .map_err(|e| TestCaseError::fail(e.to_string()))?,
+        );
+        children.extend(batch.parse().green().children().map(|c| c.to_owned()));
+        diagnostics.extend(batch.diagnostics().iter().map(seen));
+    }
+    prop_assert_eq!(&octets[..], input);
+    let whole_children: Vec<_> = whole.green().children().map(|c| c.to_owned()).collect();
+    prop_assert!(children == whole_children, "records differ");
+    let mut expected: Vec<Seen> = whole.diagnostics().iter().map(seen).collect();
+    if stream.notes_left_out() {
+        expected.retain(|d| !WHOLE_BODY_NOTES.contains(&d.0));
+    }
+    prop_assert_eq!(diagnostics, expected);
+    Ok(())
+}
+
+/// Lines that exercise the parser: records, nesting, level jumps, malformed lines, trailers, raw octets.
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(b"0 HEAD".to_vec()),
+        Just(b"1 CHAR UTF-8".to_vec()),
+        Just(b"1 CHAR ANSEL".to_vec()),
+        Just(b"0 @I1@ INDI".to_vec()),
+        Just(b"0 @F1@ FAM".to_vec()),
+        Just(b"1 NAME Jos\xC3\xA9 /M/".to_vec()),
+        Just(b"1 NOTE a".to_vec()),
+        Just(b"2 CONC b".to_vec()),
+        Just(b"2 CONT".to_vec()),
+        Just(b"3 DATE 1900".to_vec()),
+        Just(b"5 JUMP".to_vec()),
+        Just(b"0 TRLR".to_vec()),
+        Just(b"".to_vec()),
+        Just(b"  ".to_vec()),
+        Just(b"  0 X".to_vec()),
+        Just(b"x y".to_vec()),
+        Just(b"0".to_vec()),
+        Just(b"1 NOTE \xFF\xFE".to_vec()),
+        Just(b"1 NOTE @#Dbad".to_vec()),
+        Just(b"\x1A".to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..6),
+    ]
+}
+
+fn file() -> impl Strategy<Value = Vec<u8>> {
+    let breaks = prop_oneof![Just(&b"\n"[..]), Just(&b"\r\n"[..]), Just(&b"\r"[..])];
+    (
+        any::<bool>(),
+        proptest::collection::vec((line(), breaks), 0..40),
+        any::<bool>(),
+    )
+        .prop_map(|(bom, lines, last_break)| {
+            let mut out = Vec::new();
+            if bom {
+                out.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            let n = lines.len();
+            for (i, (l, b)) in lines.into_iter().enumerate() {
+                out.extend(l);
+                if i + 1 < n || last_break {
+                    out.extend_from_slice(b);
+                }
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    // Invariant 9 (DESIGN.md): for any input and any batch size, the batches give the input's octets, the
+    // whole-file parse's records and its diagnostics (code, class, offset, line, column, count).
+    #[test]
+    fn batches_equal_the_whole_file_parse(input in file(), size in 1usize..200) {
+        same_as_whole(&input, size, DetectOptions::default())?;
+    }
+
+    #[test]
+    fn batches_of_arbitrary_octets_equal_the_whole_file_parse(
+        input in proptest::collection::vec(any::<u8>(), 0..300),
+        size in 1usize..64,
+    ) {
+        same_as_whole(&input, size, DetectOptions::default())?;
+    }
+
+    #[test]
+    fn batches_in_a_forced_8_bit_encoding_equal_the_whole_file_parse(input in file(), size in 1usize..100) {
+        for force in [Encoding::Ansel, Encoding::Windows1252, Encoding::Ascii] {
+            let detect = DetectOptions { force: Some(force), default_encoding: None };
+            same_as_whole(&input, size, detect)?;
+        }
+    }
+}
+
+/// The spec's minimal file, streamed a record at a time: the header first, then each record, then the trailer
+/// with what follows it (2019 R-TAGGED-STRUCTS-03: records after a trailer are read on).
+#[test]
+fn header_first_and_the_trailer_batch_runs_to_the_end() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n";
+    let options = StreamOptions::default().with_batch_size(1);
+    let batches: Vec<_> = RecordStream::new(&input[..], options)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    let starts: Vec<_> = batches
+        .iter()
+        .map(|b| (b.offset(), b.first_line()))
+        .collect();
+    assert_eq!(starts, [(0, 1), (20, 3), (32, 4)]);
+    let codes: Vec<_> = batches[2].diagnostics().iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["record-after-trailer"]);
+}
+
+/// A run of one code across a cut is one diagnostic, where it starts, as in a whole-file parse.
+#[test]
+fn a_run_across_batches_is_one_diagnostic() {
+    let input = b"0 HEAD\n0 @I1@ INDI\n\n0 @I2@ INDI\n\n\n0 TRLR\n";
+    same_as_whole(input, 1, DetectOptions::default()).unwrap();
+}
+
+/// A file whose head is not the whole input: its encoding notes need statistics of the whole body.
+fn large(header: &str, last_record: &[u8]) -> Vec<u8> {
+    let mut input = format!("0 HEAD\n1 CHAR {header}\n").into_bytes();
+    for i in 0..5000 {
+        input.extend(format!("0 @I{i}@ INDI\n1 NAME Ann /Smith/\n").bytes());
+    }
+    input.extend_from_slice(last_record);
+    input.extend_from_slice(b"0 TRLR\n");
+    input
+}
+
+#[test]
+fn exact_notes_refuse_what_needs_the_whole_body() {
+    let latin1 = large("UTF-8", b"0 @I1@ INDI\n1 NAME M\xFCller\n");
+    let options = StreamOptions::default()
+        .with_exact_notes(true)
+        .with_batch_size(1000);
+    let results: Vec<_> = RecordStream::new(&latin1[..], options).unwrap().collect();
+    assert!(matches!(
+        results.last(),
+        Some(Err(StreamError::NeedsWholeFile))
+    ));
+    let ansel = large("ANSEL", b"");
+    let options = StreamOptions::default().with_exact_notes(true);
+    assert!(matches!(
+        RecordStream::new(&ansel[..], options),
+        Err(StreamError::NeedsWholeFile)
+    ));
+    // Without exact notes both stream, with the whole file's octets and every other diagnostic.
+    same_as_whole(&latin1, 1000, DetectOptions::default()).unwrap();
+    same_as_whole(&ansel, 1000, DetectOptions::default()).unwrap();
+}
+
+/// Large inputs (the head is not the whole input) in batches of several sizes.
+#[test]
+fn large_inputs_equal_the_whole_file_parse() {
+    let input = large("UTF-8", b"0 @I1@ INDI\n\n\n1 NAME x\n\n");
+    for size in [1, 100, 4096, 100_000, 1 << 20] {
+        same_as_whole(&input, size, DetectOptions::default()).unwrap();
+    }
+}
+
+#[test]
+fn utf16_is_not_streamed() {
+    let input = b"\xFF\xFE0\x00 \x00H\x00E\x00A\x00D\x00\n\x00";
+    assert!(matches!(
+        RecordStream::new(&input[..], StreamOptions::default()),
+        Err(StreamError::Utf16)
+    ));
+}

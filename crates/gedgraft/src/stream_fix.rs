@@ -1,0 +1,323 @@
+//! `gedgraft fix FILE -o OUT` record by record (DESIGN.md invariant 9): the file is read, edited and written
+//! in batches of whole records ([`gedgraft_syntax::stream`]), so memory is bounded by the largest batch, not by
+//! the file. The output, the warnings and the summary are those of the whole-file path (tested).
+//!
+//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at` and `--eol`, with or without
+//! `--select`, to a file or to standard output with `-o`. These edits are local to a record; what is not
+//! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
+//! across batches: the selectors that matched, the identifiers deleted and, with `--delete`, how many pointers
+//! name each identifier (an index of the file's pointer targets, O(records)).
+//!
+//! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
+//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--in-place`, `--check`, standard input
+//! and UTF-16 input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
+//! batch size in octets (both for tests that compare the two paths).
+//! An edit error in a later batch (`--delete TRLR`) leaves an output file untouched; on standard output, the
+//! batches before it have been written.
+
+use crate::cli::FixArgs;
+use crate::fix::{in_scope, run_stage, Plan, Report, Stage};
+use gedgraft_syntax::lexical::strip_ats;
+use crate::{input, output};
+use gedgraft_edit::{
+    compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
+};
+use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
+use gedgraft_syntax::{Parse, ParseOptions, SyntaxKind};
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+
+/// Whether the whole-file path is asked for (`GEDGRAFT_WHOLE_FILE` set): the one place that reads it.
+pub(crate) fn whole_file_forced() -> bool {
+    std::env::var_os("GEDGRAFT_WHOLE_FILE").is_some()
+}
+
+/// The stream options of the command line: detection as asked for, batches of `GEDGRAFT_BATCH_SIZE` octets if
+/// set (tests), else the library's default.
+pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
+    let size = std::env::var("GEDGRAFT_BATCH_SIZE")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let stream = StreamOptions::default().with_detect(options.detect);
+    match size {
+        Some(n) => stream.with_batch_size(n),
+        None => stream,
+    }
+}
+
+/// Whether `fix` streams this file with these options (see the module documentation).
+pub(crate) fn streams(args: &FixArgs, plan: &Plan, path: &Path) -> bool {
+    args.output.is_some()
+        && !args.in_place
+        && !args.check
+        && !input::is_stdin(path)
+        && !whole_file_forced()
+        && plan.stages.iter().all(|s| {
+            matches!(
+                s,
+                Stage::Delete(_)
+                    | Stage::Rename(_)
+                    | Stage::EscapeAt
+                    | Stage::Whole { encoding: None, .. }
+            )
+        })
+}
+
+/// What the batches did to the file so far, and what is gathered across them.
+#[derive(Default)]
+struct Totals {
+    edits: usize,
+    changed: bool,
+    removed: usize,
+    added: usize,
+    batches: usize,
+    /// Warnings other than the two kinds gathered below, in order, once each.
+    warnings: Vec<String>,
+    /// Paths (by stage and place) that picked something in some batch.
+    matched: HashSet<(usize, Option<usize>)>,
+    /// Identifiers of deleted structures, and how many pointers (outside deleted structures) name each target.
+    deleted_ids: HashSet<String>,
+    pointers: HashMap<String, usize>,
+}
+
+/// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
+/// whole-file path, nothing having been written.
+pub(crate) fn fix_streamed(
+    path: &Path,
+    args: &FixArgs,
+    plan: &Plan,
+    options: &ParseOptions,
+    stdout: &mut impl Write,
+) -> Result<Option<Report>, String> {
+    let name = path.display().to_string();
+    let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
+    let file = std::fs::File::open(path).map_err(|e| read_error(&e))?;
+    let stream = match RecordStream::new(file, stream_options(options)) {
+        Ok(s) => s,
+        Err(StreamError::Io(e)) => return Err(read_error(&e)),
+        Err(_) => return Ok(None),
+    };
+    let mut totals = Totals::default();
+    // Errors of the edits are kept apart from those of writing, which are reported as such.
+    let mut failure: Option<String> = None;
+    let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
+        for batch in stream {
+            let batch = batch.map_err(|e| read_error(&e))?;
+            let octets = edit_batch(batch.parse(), plan, &mut totals, !args.quiet)
+                .map_err(|e| format!("{name}: {e}"))?;
+            out(&octets)?;
+        }
+        Ok::<(), String>(())
+    };
+    let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
+    match output::stream_named(out_path) {
+        Some(target) => each(&mut |octets| output::write_stream(target, octets, stdout))?,
+        None => {
+            let written = write_atomic_streamed(out_path, None, |w| {
+                each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string())).map_err(|e| {
+                    failure = Some(e);
+                    std::io::Error::other("edit failed")
+                })
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            written.map_err(|e| output::write_error(&out_path.display().to_string(), &e))?;
+        }
+    }
+    Ok(Some(report(&name, args, plan, totals)))
+}
+
+/// Applies the plan's stages to one batch, as `fix` does to a whole file, and returns the batch's new octets.
+fn edit_batch(
+    batch: &Parse,
+    plan: &Plan,
+    totals: &mut Totals,
+    count_lines: bool,
+) -> Result<Vec<u8>, String> {
+    totals.batches += 1;
+    gather_selections(batch, plan, totals);
+    let mut changes: Option<Vec<Change>> = None;
+    let mut current: Option<Parse> = None;
+    let (last_stage, earlier) = match plan.stages.split_last() {
+        Some((last, earlier)) => (Some(last), earlier),
+        None => (None, &plan.stages[..]),
+    };
+    for stage in earlier {
+        let parse = current.as_ref().unwrap_or(batch);
+        let edited = run_stage(parse, stage, plan)?;
+        tally(&edited, stage, totals, &mut changes);
+        if edited.is_changed() {
+            current = Some(edited.into_parse().with_dialect_of(batch));
+        }
+    }
+    let base = current.as_ref().unwrap_or(batch);
+    let last = match last_stage {
+        Some(stage) => {
+            let edited = run_stage(base, stage, plan)?;
+            tally(&edited, stage, totals, &mut changes);
+            Some(edited)
+        }
+        None => None,
+    };
+    let changes = changes.unwrap_or_default();
+    if !changes.is_empty() {
+        totals.changed = true;
+        if count_lines {
+            let (removed, added) = match &last {
+                Some(edited) if edited.is_changed() => edited.line_counts_from(batch, &changes),
+                _ => LineDiff::counts(batch, base, &changes),
+            };
+            totals.removed += removed;
+            totals.added += added;
+        }
+    }
+    match last {
+        Some(edited) if edited.is_changed() => Ok(edited.into_bytes()),
+        _ => base.to_bytes().map_err(|e| e.to_string()),
+    }
+}
+
+/// Counts one stage's edits of a batch, keeps its warnings and composes its changes with the earlier ones.
+fn tally(edited: &Edited, stage: &Stage, totals: &mut Totals, changes: &mut Option<Vec<Change>>) {
+    totals.edits += edited.change_count();
+    if matches!(stage, Stage::Whole { .. }) && totals.batches > 1 {
+        totals.edits -= 1; // a line-break conversion counts one for the file
+    }
+    for w in edited.warnings() {
+        let gathered = matches!(
+            w,
+            Warning::SelectorMatchedNothing { .. } | Warning::DanglingPointers { .. }
+        );
+        let text = w.to_string();
+        if !gathered && !totals.warnings.contains(&text) {
+            totals.warnings.push(text);
+        }
+    }
+    *changes = Some(match changes.take() {
+        None => edited.changed_ranges().to_vec(),
+        Some(before) => compose_changes(&before, edited.changed_ranges()),
+    });
+    if matches!(stage, Stage::Delete(_)) {
+        count_pointers(edited.parse(), totals);
+    }
+}
+
+/// Notes which of the plan's paths pick something in this batch, and the identifiers the deletions remove.
+fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
+    let document = batch.document();
+    let scope = plan.scope.as_ref();
+    let mut picks = |key: (usize, Option<usize>), path: &Scope| {
+        let found = path.select(&document);
+        if !found.is_empty() {
+            totals.matched.insert(key);
+        }
+        found
+    };
+    for (k, stage) in plan.stages.iter().enumerate() {
+        let scope_picks = scope.is_none_or(|s| !picks((k, None), s).is_empty());
+        if let Stage::Delete(paths) = stage {
+            for (i, path) in paths.iter().enumerate() {
+                for s in picks((k, Some(i)), path) {
+                    let id = s.xref().map(|x| x.id().to_string());
+                    if let (true, true, Some(id)) = (scope_picks, in_scope(scope, &s), id) {
+                        totals.deleted_ids.insert(id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Counts the pointers of a batch after its deletions, by target (pointers on structures' first lines).
+fn count_pointers(parse: &Parse, totals: &mut Totals) {
+    for token in parse.syntax().descendants_with_tokens() {
+        let Some(token) = token.into_token() else {
+            continue;
+        };
+        let on_first_line = token
+            .parent()
+            .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure));
+        if token.kind() == SyntaxKind::Pointer && on_first_line {
+            *totals
+                .pointers
+                .entry(strip_ats(token.text()).to_string())
+                .or_default() += 1;
+        }
+    }
+}
+
+/// The warnings gathered across batches, in the order of the whole-file path: per stage, the scope or the
+/// paths that picked nothing in the whole file, and after the deletions the pointers they left dangling.
+fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut warn = |w: Warning| {
+        let text = w.to_string();
+        if !warnings.contains(&text) {
+            warnings.push(text);
+        }
+    };
+    let unmatched = |path: &Scope| Warning::SelectorMatchedNothing {
+        path: path.path().to_string(),
+    };
+    for (k, stage) in plan.stages.iter().enumerate() {
+        if let Some(s) = &plan.scope {
+            if !totals.matched.contains(&(k, None)) {
+                warn(unmatched(s));
+                continue;
+            }
+        }
+        if let Stage::Delete(paths) = stage {
+            for (i, path) in paths.iter().enumerate() {
+                if !totals.matched.contains(&(k, Some(i))) {
+                    warn(unmatched(path));
+                }
+            }
+            let mut dangling: Vec<(&String, usize)> = totals
+                .deleted_ids
+                .iter()
+                .filter_map(|id| totals.pointers.get(id).map(|&n| (id, n)))
+                .collect();
+            dangling.sort();
+            for (id, count) in dangling {
+                warn(Warning::DanglingPointers {
+                    id: id.clone(),
+                    count,
+                });
+            }
+        }
+    }
+    warnings
+}
+
+/// The summary and warnings of the file, as the whole-file path words them.
+fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
+    let mut warnings = gathered_warnings(plan, &totals);
+    for w in &totals.warnings {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .map(|w| format!("{name}: warning: {w}"))
+        .collect();
+    if !args.quiet {
+        lines.push(if totals.changed {
+            format!(
+                "{name}: changed: {} edit{}, -{} +{} lines",
+                totals.edits,
+                if totals.edits == 1 { "" } else { "s" },
+                totals.removed,
+                totals.added
+            )
+        } else {
+            format!("{name}: unchanged")
+        });
+    }
+    Report {
+        changed: totals.changed,
+        lines,
+    }
+}

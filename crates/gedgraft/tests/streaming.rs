@@ -1,0 +1,226 @@
+//! The command line streams record by record (DESIGN.md invariant 9) and gives the same output as the
+//! whole-file path (`GEDGRAFT_WHOLE_FILE=1`): the same octets, warnings, summary and exit status, on every
+//! corpus file and on generated files, in small batches (`GEDGRAFT_BATCH_SIZE`) so that every file is cut.
+
+mod common;
+
+use common::{corpus_dir, gedgraft_command, temp_dir, write};
+use std::path::{Path, PathBuf};
+
+/// What a run gave: exit status, standard output, standard error, the output file.
+type Outcome = (Option<i32>, Vec<u8>, Vec<u8>, Option<Vec<u8>>);
+
+fn run(dir: &Path, args: &[&str], whole: bool, out: Option<&Path>) -> Outcome {
+    if let Some(o) = out {
+        let _ = std::fs::remove_file(o);
+    }
+    let mut command = gedgraft_command(dir, args);
+    if whole {
+        command.env("GEDGRAFT_WHOLE_FILE", "1");
+    } else {
+        command.env("GEDGRAFT_BATCH_SIZE", "300");
+    }
+    let output = command.output().expect("run gedgraft");
+    let written = out.and_then(|o| std::fs::read(o).ok());
+    (output.status.code(), output.stdout, output.stderr, written)
+}
+
+/// `fix FILE -o OUT EDITS…` streamed and whole; the differences, if any.
+fn fix_difference(dir: &Path, file: &Path, edits: &[&str]) -> Option<String> {
+    let out = dir.join("out.ged");
+    let mut args = vec!["fix", file.to_str()?, "-o", out.to_str()?];
+    args.extend_from_slice(edits);
+    let streamed = run(dir, &args, false, Some(&out));
+    let whole = run(dir, &args, true, Some(&out));
+    (streamed != whole).then(|| {
+        format!(
+            "{} {edits:?}: streamed {:?} {} vs whole {:?} {}",
+            file.display(),
+            streamed.0,
+            String::from_utf8_lossy(&streamed.2),
+            whole.0,
+            String::from_utf8_lossy(&whole.2)
+        )
+    })
+}
+
+/// The edits `fix` streams (local to a record), with selectors that match in some batches and not in others.
+const EDITS: &[&[&str]] = &[
+    &[],
+    &["--rename-tag", "NOTE=_NOTE"],
+    &["--delete", "INDI.NOTE", "--delete", "_NOPE"],
+    &["--delete", "FAM"],
+    &["--delete", "@I1@"],
+    &["--escape-at"],
+    &["--eol", "crlf"],
+    &["--eol", "lf", "--join-lf-cr"],
+    &[
+        "--select",
+        "INDI",
+        "--escape-at",
+        "--rename-tag",
+        "NAME=_NAME",
+    ],
+    &["--delete", "SOUR", "--eol", "cr", "--quiet"],
+];
+
+fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, found);
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ged"))
+        {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn fix_streamed_equals_fix_whole_on_the_corpus() {
+    let dir = temp_dir("streaming", "fix_corpus");
+    let mut files = Vec::new();
+    files_under(&corpus_dir(), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "only {} corpus files", files.len());
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        // Every file written back; the edits on every third file (each edit on a third of the corpus).
+        let edits: Vec<&[&str]> = if i % 3 == 0 {
+            EDITS.to_vec()
+        } else {
+            vec![EDITS[0], EDITS[1 + i % (EDITS.len() - 1)]]
+        };
+        for e in edits {
+            failures.extend(fix_difference(&dir, file, e));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A generated file with what crosses batches: pointers to records deleted in other batches, runs of one
+/// diagnostic across cuts, `@` signs, notes, a 7.0 header (whose `@` rules every batch must follow), records
+/// after a trailer.
+fn generated(version: &str) -> Vec<u8> {
+    let mut s = format!("0 HEAD\n1 GEDC\n2 VERS {version}\n1 CHAR UTF-8\n");
+    for i in 0..60 {
+        s.push_str(&format!(
+            "0 @I{i}@ INDI\n1 NAME Ann{i} /Smith/\n1 FAMS @F{}@\n",
+            i / 2
+        ));
+        if i % 4 == 0 {
+            s.push_str("1 NOTE mail me@example.com\n2 CONT @ home\n\n\n");
+        }
+        if i % 7 == 0 {
+            s.push_str("1 EMAIL @x\n1 _X y\r\n");
+        }
+    }
+    for f in 0..30 {
+        s.push_str(&format!(
+            "0 @F{f}@ FAM\n1 HUSB @I{}@\n1 NOTE @I1@ was here\n",
+            2 * f
+        ));
+    }
+    s.push_str("0 @S1@ SOUR\n1 TITL t\n0 TRLR\n0 @I99@ INDI\n1 FAMC @F1@\n0 TRLR\n");
+    s.into_bytes()
+}
+
+#[test]
+fn fix_streamed_equals_fix_whole_on_generated_files() {
+    let dir = temp_dir("streaming", "fix_generated");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for e in EDITS {
+            failures.extend(fix_difference(&dir, &file, e));
+        }
+        failures.extend(fix_difference(&dir, &file, &["--delete", "TRLR"]));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
+/// batches (the identifiers are gathered across batches).
+#[test]
+fn dangling_pointers_are_counted_across_batches() {
+    let dir = temp_dir("streaming", "dangling");
+    let file = write(&dir, "g.ged", &generated("5.5.1"));
+    let out = dir.join("out.ged");
+    let args = [
+        "fix", "g.ged", "-o", "out.ged", "--delete", "@I0@", "--delete", "@F1@",
+    ];
+    let (code, _, stderr, _) = run(&dir, &args, false, Some(&out));
+    assert_eq!(code, Some(0));
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert!(
+        stderr.contains("warning: 1 pointer to `@I0@` points at no structure"),
+        "{stderr}"
+    );
+    // `@F1@` is named by I2 and I3 near the start and by I99 after the trailer, batches apart.
+    assert!(
+        stderr.contains("warning: 3 pointers to `@F1@` point at no structure"),
+        "{stderr}"
+    );
+    let _ = file;
+}
+
+/// `check FILE ARGS…` streamed and whole; the difference, if any.
+fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
+    let mut all = vec!["check", file.to_str()?];
+    all.extend_from_slice(args);
+    let streamed = run(dir, &all, false, None);
+    let whole = run(dir, &all, true, None);
+    (streamed != whole).then(|| {
+        format!(
+            "{} {args:?}: streamed {:?}\n{}\nvs whole {:?}\n{}",
+            file.display(),
+            streamed.0,
+            String::from_utf8_lossy(&streamed.1),
+            whole.0,
+            String::from_utf8_lossy(&whole.1)
+        )
+    })
+}
+
+const CHECKS: &[&[&str]] = &[&[], &["--format", "json"], &["--all"], &["--no-warnings"]];
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn check_streamed_equals_check_whole_on_the_corpus() {
+    let dir = temp_dir("streaming", "check_corpus");
+    let mut files = Vec::new();
+    files_under(&corpus_dir(), &mut files);
+    files.sort();
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 2]] {
+            failures.extend(check_difference(&dir, file, args));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn check_streamed_equals_check_whole_on_generated_files() {
+    let dir = temp_dir("streaming", "check_generated");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for args in CHECKS {
+            failures.extend(check_difference(&dir, &file, args));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,176 @@
+//! Every corpus file streamed in batches gives the whole-file parse's octets, records and diagnostics
+//! (DESIGN.md invariant 9).
+
+use gedgraft_syntax::stream::{FileWide, RecordStream, StreamError, StreamOptions};
+use gedgraft_syntax::{parse, Diagnostic};
+use gedgraft_test_support::{corpus_files, corpus_name};
+
+type Seen = (
+    &'static str,
+    gedgraft_syntax::Class,
+    usize,
+    usize,
+    usize,
+    usize,
+    u32,
+    usize,
+);
+
+fn seen(d: &Diagnostic) -> Seen {
+    let l = d.location;
+    (
+        d.code,
+        d.class,
+        l.offset,
+        l.line,
+        l.column,
+        d.end_offset,
+        d.count,
+        d.last_line,
+    )
+}
+
+/// What differs between streaming `bytes` in batches of `size` and parsing them whole, if anything.
+fn difference(bytes: &[u8], size: usize) -> Option<String> {
+    let whole = parse(bytes);
+    let options = StreamOptions::default()
+        .with_batch_size(size)
+        .with_exact_notes(true);
+    let stream = match RecordStream::new(bytes, options.clone()) {
+        Ok(s) => s,
+        Err(StreamError::Utf16) if whole.encoding().is_utf16() => return None,
+        Err(StreamError::NeedsWholeFile | StreamError::NotGedcom) => return None,
+        Err(e) => return Some(e.to_string()),
+    };
+    let mut file_wide = FileWide::default();
+    for batch in RecordStream::new(bytes, options).ok()? {
+        file_wide.count(&batch.ok()?);
+    }
+    let (mut octets, mut children, mut diagnostics) = (Vec::new(), Vec::new(), Vec::new());
+    for batch in stream {
+        let mut batch = match batch {
+            Ok(b) => b,
+            Err(StreamError::NeedsWholeFile) => return None,
+            Err(e) => return Some(e.to_string()),
+        };
+        file_wide.apply(&mut batch);
+        octets.extend(batch.parse().to_bytes().unwrap_or_default());
+        children.extend(batch.parse().green().children().map(|c| c.to_owned()));
+        diagnostics.extend(batch.diagnostics().iter().map(seen));
+    }
+    let expected: Vec<Seen> = whole.diagnostics().iter().map(seen).collect();
+    let whole_children: Vec<_> = whole.green().children().map(|c| c.to_owned()).collect();
+    if octets != bytes {
+        Some("octets differ".into())
+    } else if children != whole_children {
+        Some("records differ".into())
+    } else if diagnostics != expected {
+        Some(format!(
+            "diagnostics differ: {diagnostics:?} vs {expected:?}"
+        ))
+    } else {
+        None
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn every_corpus_file_streams_as_it_parses_whole() {
+    let files = corpus_files();
+    let mut failures = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).expect("read corpus file");
+        for size in [1, 4096, 1 << 20] {
+            if let Some(d) = difference(&bytes, size) {
+                failures.push(format!("{} (batches of {size}): {d}", corpus_name(path)));
+                break;
+            }
+        }
+    }
+    assert!(files.len() > 100, "only {} corpus files found", files.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What differs between the lowering's diagnostics streamed (two passes over batches of `size`) and whole.
+fn lowering_difference(bytes: &[u8], size: usize) -> Option<String> {
+    use gedgraft_model::{lower, LowerOptions, StreamLowering};
+    let whole = parse(bytes);
+    let options = LowerOptions::default();
+    let lowered = lower(&whole, &options);
+    let expected: Vec<Seen> = lowered
+        .all_diagnostics(&whole)
+        .into_iter()
+        .map(seen)
+        .collect();
+    let stream_options = StreamOptions::default()
+        .with_batch_size(size)
+        .with_exact_notes(true);
+    let batches = || RecordStream::new(bytes, stream_options.clone());
+    let mut lowering = StreamLowering::new(&options);
+    let mut file_wide = FileWide::default();
+    for batch in batches().ok()? {
+        let batch = batch.ok()?;
+        file_wide.count(&batch);
+        lowering.index(batch.parse());
+    }
+    let mut found = Vec::new();
+    for batch in batches().ok()? {
+        let mut batch = batch.ok()?;
+        file_wide.apply(&mut batch);
+        let lowered = lowering.lower(batch.parse());
+        found.extend(lowered.all_diagnostics(batch.parse()).into_iter().map(seen));
+    }
+    (found != expected)
+        .then(|| format!("lowering diagnostics differ:\n{found:?}\nvs\n{expected:?}"))
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn every_corpus_file_lowers_streamed_as_whole() {
+    let files = corpus_files();
+    let mut failures = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).expect("read corpus file");
+        for size in [1, 4096] {
+            if let Some(d) = lowering_difference(&bytes, size) {
+                failures.push(format!("{} (batches of {size}): {d}", corpus_name(path)));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Cross-record facts across batches (2019 R-POINTER-CONV: pointers to no record, to several, to a
+/// substructure; duplicate identifiers), and record-local ones (left-out lines, escapes), in GEDCOM 5.5.1 and
+/// 7.0 (whose `VOID` pointer is no problem).
+#[test]
+fn generated_files_lower_streamed_as_whole() {
+    for version in ["5.5.1", "7.0"] {
+        let mut s = format!("0 HEAD\n1 GEDC\n2 VERS {version}\n1 LANG French\n");
+        for i in 0..40 {
+            s.push_str(&format!(
+                "0 @I{i}@ INDI\n1 NAME A{i}\n1 FAMC @F{}@\n",
+                i % 13
+            ));
+            if i % 5 == 0 {
+                s.push_str("1 NOTE x @#Dbad\n3 JUMP\n1 ASSO @VOID@\n2 @S9@ SUBX\n");
+            }
+            if i % 9 == 0 {
+                s.push_str(&format!("0 @I{}@ INDI\n1 FAMS @S9@\n", i / 3));
+            }
+        }
+        s.push_str("0 @F1@ FAM\n0 @F2@ FAM\n0 @F2@ FAM\n0 TRLR\n0 @F3@ FAM\n0 TRLR\n");
+        for size in [1, 50, 1000] {
+            if let Some(d) = lowering_difference(s.as_bytes(), size) {
+                panic!("{version}, batches of {size}: {d}");
+            }
+        }
+    }
+}
