@@ -17,11 +17,11 @@
 
 use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage, Plan, Report, Stage};
-use gedgraft_syntax::lexical::strip_ats;
 use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
 };
+use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{Parse, ParseOptions, SyntaxKind};
 use std::collections::{HashMap, HashSet};
