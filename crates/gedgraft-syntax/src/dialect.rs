@@ -21,7 +21,8 @@ use crate::ast::{AstToken, Document, Structure};
 use crate::Parse;
 use std::fmt;
 
-/// The specification a file follows, as its header says (see the [module](self) documentation).
+/// The specification a file follows, as its header says: read from `HEAD.GEDC.VERS` (and an `ELF` structure)
+/// per FamilySearch's *GEDCOM Version Detection*. A reading of the tree, never a different tree.
 ///
 /// ```
 /// use gedgraft_syntax::Dialect;

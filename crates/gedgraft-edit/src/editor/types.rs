@@ -53,7 +53,7 @@ pub enum LfCr {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RawOctets {
-    /// Fail with [`EditError::RawOctets`].
+    /// Fail with [`EditError::RawOctets`](crate::EditError::RawOctets).
     #[default]
     Refuse,
     /// Write U+FFFD REPLACEMENT CHARACTER for each octet (as `@#UFFFD@` in a payload whose encoding lacks it, as
@@ -61,7 +61,7 @@ pub enum RawOctets {
     Replace,
 }
 
-/// Where [`Editor::insert`] puts a new structure, relative to an existing one. Insertions at the same place
+/// Where [`Editor::insert`](crate::Editor::insert) puts a new structure, relative to an existing one. Insertions at the same place
 /// come out in the order they were added.
 ///
 /// ```
