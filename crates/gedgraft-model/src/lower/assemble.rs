@@ -102,33 +102,39 @@ pub(super) fn assemble(
         }
     }
     dataset.xrefs = table.index();
-    // R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier, no payload, no children.
-    if !undefined_targets.is_empty() {
-        let mut part = Part {
-            first: next_id,
-            ..Part::default()
-        };
-        let tag = part.push("UNDEF");
-        for (local, target) in (0u32..).zip(undefined_targets) {
-            let xref = part.push(target);
-            part.structures.push(Structure {
-                tag,
-                xref,
-                payload: Stored::None,
-                parent: NONE,
-                end: local.saturating_add(1),
-                from: 0,
-                to: 0,
-                line: NONE,
-            });
-            dataset
-                .records
-                .push(StructureId::from_u32(next_id.saturating_add(local)));
-        }
-        dataset.parts.push(part);
-    }
+    push_undef_records(&mut dataset, next_id, undefined_targets);
     diagnostics.extend(sink.diagnostics);
     (dataset, diagnostics)
+}
+
+/// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier (`targets`, in file order), no
+/// payload, no children, numbered from `first`.
+fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
+    if targets.is_empty() {
+        return;
+    }
+    let mut part = Part {
+        first,
+        ..Part::default()
+    };
+    let tag = part.push("UNDEF");
+    for (local, target) in (0u32..).zip(targets) {
+        let xref = part.push(target);
+        part.structures.push(Structure {
+            tag,
+            xref,
+            payload: Stored::None,
+            parent: NONE,
+            end: local.saturating_add(1),
+            from: 0,
+            to: 0,
+            line: NONE,
+        });
+        dataset
+            .records
+            .push(StructureId::from_u32(first.saturating_add(local)));
+    }
+    dataset.parts.push(part);
 }
 
 /// The message of a `duplicate-xref` at a later holder of `xref`, whose first holder is on `first_line`.
