@@ -24,7 +24,7 @@
 
 use crate::diff_lines::Lines;
 use crate::edited::Change;
-use crate::unified::{added_in, removed_in, shift, write_unified};
+use crate::unified::{added_in, merge_windows, removed_in, shift, write_unified};
 use gedgraft_encoding::{Encoding, SourceMap};
 use gedgraft_syntax::Parse;
 use rowan::GreenNodeData;
@@ -405,34 +405,15 @@ impl LineDiff {
         let old_count = old_scan.count;
         let new_count = new_scan.count;
         // Windows of lines to compare, merged where they overlap or their gaps disagree.
-        let mut windows: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-        for (i, (o, n)) in old_ranges.iter().zip(&new_ranges).enumerate() {
-            let (wo, wn) = (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()));
-            match windows.last_mut() {
-                Some((po, pn))
-                    if wo.start < po.end
-                        || wn.start < pn.end
-                        || wo.start - po.end != wn.start - pn.end =>
-                {
-                    po.end = po.end.max(wo.end);
-                    pn.end = pn.end.max(wn.end);
-                }
-                _ => {
-                    let first_gap_ok = windows.is_empty() && wo.start == wn.start;
-                    if windows.is_empty() && !first_gap_ok {
-                        windows.push((0..wo.end, 0..wn.end));
-                    } else {
-                        windows.push((wo, wn));
-                    }
-                }
-            }
-        }
-        if let Some((po, pn)) = windows.last_mut() {
-            if old_count - po.end != new_count - pn.end {
-                po.end = old_count;
-                pn.end = new_count;
-            }
-        }
+        let windows = merge_windows(
+            old_ranges
+                .iter()
+                .zip(&new_ranges)
+                .enumerate()
+                .map(|(i, (o, n))| (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()))),
+            (old_count, new_count),
+            false,
+        );
         let mut old_lines = old_scan.lines;
         let mut new_lines = new_scan.lines;
         // Windows merged across unequal gaps may hold lines the scans did not keep.

@@ -12,7 +12,7 @@
 //! starts the next "line", which neither tool handles.
 
 use crate::edited::Change;
-use crate::unified::{hunk_range, shift};
+use crate::unified::{hunk_range, merge_windows, shift};
 use gedgraft_encoding::Encoding;
 use similar::{Algorithm, DiffOp};
 use std::ops::Range;
@@ -87,7 +87,19 @@ pub fn octet_patch(
     }
     let (old_starts, new_starts) = (line_starts(old), line_starts(new));
     let (old_count, new_count) = (old_starts.len(), new_starts.len());
-    let windows = compare_windows(changes, &old_starts, &new_starts);
+    let mut sorted: Vec<&Change> = changes.iter().collect();
+    sorted.sort_by_key(|c| (c.input.start, c.output.start));
+    // Changes beyond either file's end, or out of order, make one window of everything from the first on.
+    let windows = merge_windows(
+        sorted.into_iter().map(|c| {
+            (
+                window(&old_starts, &c.input),
+                window(&new_starts, &c.output),
+            )
+        }),
+        (old_count, new_count),
+        true,
+    );
     let mut ops = Vec::new();
     let (mut oi, mut ni) = (0, 0);
     for (wo, wn) in &windows {
@@ -179,45 +191,6 @@ pub fn octet_patch(
         flush(&mut out, &mut minus, &mut plus);
     }
     Some(out)
-}
-
-/// Windows of lines to compare, merged where they overlap or the lines between them differ in number;
-/// lines outside every window are the same on both sides. A change beyond either file's end, or changes
-/// out of order, make one window of everything from the first change on.
-fn compare_windows(
-    changes: &[Change],
-    old_starts: &[usize],
-    new_starts: &[usize],
-) -> Vec<(Range<usize>, Range<usize>)> {
-    let (old_count, new_count) = (old_starts.len(), new_starts.len());
-    let mut windows: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-    let mut sorted: Vec<&Change> = changes.iter().collect();
-    sorted.sort_by_key(|c| (c.input.start, c.output.start));
-    for c in sorted {
-        let (wo, wn) = (window(old_starts, &c.input), window(new_starts, &c.output));
-        let first = windows.is_empty();
-        match windows.last_mut() {
-            Some((po, pn))
-                if wo.start <= po.end
-                    || wn.start <= pn.end
-                    || wo.start - po.end != wn.start - pn.end =>
-            {
-                po.end = po.end.max(wo.end);
-                pn.end = pn.end.max(wn.end);
-            }
-            _ if first && wo.start != wn.start => windows.push((0..wo.end, 0..wn.end)),
-            _ => windows.push((wo, wn)),
-        }
-    }
-    match windows.last_mut() {
-        Some((po, pn)) if old_count - po.end != new_count - pn.end => {
-            po.end = old_count;
-            pn.end = new_count;
-        }
-        None => windows.push((0..old_count, 0..new_count)),
-        _ => {}
-    }
-    windows
 }
 
 #[cfg(test)]

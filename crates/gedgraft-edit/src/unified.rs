@@ -268,6 +268,48 @@ pub(crate) fn shift(op: DiffOp, o: usize, n: usize) -> DiffOp {
     }
 }
 
+/// A pair of line windows to compare: old lines, new lines.
+pub(crate) type Window = (Range<usize>, Range<usize>);
+
+/// Merges the windows of lines around each change (in order) into the windows to compare: merged where they
+/// overlap (or touch, with `merge_touching`) or where the lines between them differ in number, so that lines
+/// outside every window are the same on both sides. A first window whose lines before it differ in number
+/// starts at line 0; the last one runs to the end when the lines after it differ in number; no change at all
+/// is one window of everything.
+pub(crate) fn merge_windows(
+    around_changes: impl IntoIterator<Item = Window>,
+    counts: (usize, usize),
+    merge_touching: bool,
+) -> Vec<Window> {
+    let mut windows: Vec<Window> = Vec::new();
+    for (wo, wn) in around_changes {
+        let first = windows.is_empty();
+        match windows.last_mut() {
+            Some((po, pn))
+                if wo.start < po.end
+                    || wn.start < pn.end
+                    || (merge_touching && (wo.start == po.end || wn.start == pn.end))
+                    || wo.start - po.end != wn.start - pn.end =>
+            {
+                po.end = po.end.max(wo.end);
+                pn.end = pn.end.max(wn.end);
+            }
+            _ if first && wo.start != wn.start => windows.push((0..wo.end, 0..wn.end)),
+            _ => windows.push((wo, wn)),
+        }
+    }
+    let (old_count, new_count) = counts;
+    match windows.last_mut() {
+        Some((po, pn)) if old_count - po.end != new_count - pn.end => {
+            po.end = old_count;
+            pn.end = new_count;
+        }
+        None => windows.push((0..old_count, 0..new_count)),
+        _ => {}
+    }
+    windows
+}
+
 #[cfg(test)]
 mod tests {
     use super::differing_octets;
