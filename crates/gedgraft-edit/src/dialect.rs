@@ -20,7 +20,8 @@ use crate::render::{
     clusters, glues_to_next, octets, split_lines, value_units, write_cluster, Unit, UnitKind,
 };
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::{lex_payload_text, Dialect, Parse, SyntaxKind};
+use gedgraft_syntax::internal::lex_payload_text;
+use gedgraft_syntax::{Dialect, Parse, SyntaxKind};
 
 /// The units of one line string of a new payload (`segment`: logical text without line breaks), escaped as the
 /// dialect says.

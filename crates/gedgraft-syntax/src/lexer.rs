@@ -86,7 +86,7 @@ pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
 /// `text`) pairs: what a new payload must be spliced as so that the written file parses back to the same tree.
 ///
 /// ```
-/// use gedgraft_syntax::{lex_payload_text, SyntaxKind};
+/// use gedgraft_syntax::{internal::lex_payload_text, SyntaxKind};
 /// assert_eq!(
 ///     lex_payload_text("@@me a@b"),
 ///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 6), (SyntaxKind::AtSign, 7), (SyntaxKind::Text, 8)]

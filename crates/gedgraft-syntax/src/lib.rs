@@ -45,7 +45,6 @@ pub use diagnostic::{Class, Diagnostic, Location, Severity};
 pub use dialect::Dialect;
 pub use dump::{dump, dump_to};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::lex_payload_text;
 pub use lexical::MAX_LEVEL;
 pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_index::LineIndex;
@@ -68,7 +67,7 @@ pub use text_size::{TextRange, TextSize};
 pub mod internal {
     pub use crate::green_walk::{green_tokens, release_iteratively, GreenTokens};
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::next_line_break;
+    pub use crate::lexer::{lex_payload_text, next_line_break};
     pub use crate::write::{write_green_threads, write_token};
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.

@@ -62,8 +62,7 @@ pub(super) fn assemble(
         };
         let first_line = dataset
             .get(StructureId::from_u32(first))
-            .and_then(|f| f.line())
-            .unwrap_or(0);
+            .and_then(|f| f.line());
         // Marks the identifier itself, so the column is where the user sees it.
         sink.report(
             codes::DUPLICATE_XREF,
@@ -137,9 +136,13 @@ fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
     dataset.parts.push(part);
 }
 
-/// The message of a `duplicate-xref` at a later holder of `xref`, whose first holder is on `first_line`.
-pub(super) fn duplicate_message(xref: &str, first_line: usize) -> String {
-    format!("@{xref}@ is already the identifier of the structure on line {first_line}")
+/// The message of a `duplicate-xref` at a later holder of `xref`, whose first holder is on `first_line` (a
+/// structure read from the file always has a line; no line 0 stands for an unknown one).
+pub(super) fn duplicate_message(xref: &str, first_line: Option<usize>) -> String {
+    match first_line {
+        Some(line) => format!("@{xref}@ is already the identifier of the structure on line {line}"),
+        None => format!("@{xref}@ is already the identifier of another structure"),
+    }
 }
 
 /// The code and message of a pointer to `target` that leads to no record: `count` structures have the

@@ -91,7 +91,7 @@ impl StreamLowering {
                 let Some(first) = self.table.get(xref).filter(|h| h.offset != offset) else {
                     continue;
                 };
-                let message = duplicate_message(xref, first.line);
+                let message = duplicate_message(xref, Some(first.line));
                 sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
             }
         }
