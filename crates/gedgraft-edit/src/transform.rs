@@ -287,6 +287,62 @@ impl Transcoder {
             .collect()
     }
 
+    /// Converts a structure's first line (its first `line_len` children) and, when ANSEL is involved, the
+    /// continuation lines right after it, together (a diacritic and its letter may be split across them),
+    /// into `out`; the continuation lines leave `children`.
+    fn convert_first_lines(
+        &self,
+        children: &mut Vec<GreenElement>,
+        line_len: usize,
+        ansel: bool,
+        out: &mut Vec<GreenElement>,
+    ) {
+        let line: Vec<GreenToken> = children[..line_len]
+            .iter()
+            .filter_map(|c| c.as_token().cloned())
+            .collect();
+        // The continuation lines right after the first line, still in the source encoding.
+        let continuations = if ansel {
+            children[line_len..]
+                .iter()
+                .take_while(|c| c.kind() == SyntaxKind::Line.into())
+                .count()
+        } else {
+            0
+        };
+        let mut lines = vec![line];
+        lines.extend(
+            children[line_len..line_len + continuations]
+                .iter()
+                .map(|c| {
+                    c.as_node()
+                        .map(|n| {
+                            n.children()
+                                .filter_map(|t| t.into_token().map(|t| t.to_owned()))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                }),
+        );
+        if self.from == Encoding::Ansel {
+            let moved = move_dangling_diacritics(&mut lines);
+            if self.to != Encoding::Ansel {
+                self.reversal.moved_marks(moved);
+            }
+        } else {
+            move_leading_marks(&mut lines);
+        }
+        let mut lines = lines.into_iter().map(|line| self.convert_line(line));
+        if let Some(first) = lines.next() {
+            out.extend(first.into_iter().map(NodeOrToken::Token));
+        }
+        for (line, old) in lines.zip(&children[line_len..line_len + continuations]) {
+            let tokens = line.into_iter().map(NodeOrToken::Token);
+            out.push(NodeOrToken::Node(GreenNode::new(old.kind(), tokens)));
+        }
+        children.drain(line_len..line_len + continuations);
+    }
+
     /// Converts the children of one rebuilt node.
     fn convert_node(&self, kind: rowan::SyntaxKind, children: &mut Vec<GreenElement>) {
         if self.identity {
@@ -300,68 +356,10 @@ impl Transcoder {
         if ansel && kind == SyntaxKind::Line.into() {
             return;
         }
-        let first_line_node = kind == SyntaxKind::Record.into()
-            || kind == SyntaxKind::Structure.into()
-            || kind == SyntaxKind::Line.into();
-        let line_len = if first_line_node {
-            let mut n = 0;
-            for c in children.iter() {
-                let NodeOrToken::Token(t) = c else { break };
-                n += 1;
-                if t.kind() == SyntaxKind::LineBreak.into() {
-                    break;
-                }
-            }
-            n
-        } else {
-            0
-        };
+        let line_len = first_line_len(kind, children);
         let mut out: Vec<GreenElement> = Vec::with_capacity(children.len());
         if line_len > 0 {
-            let line: Vec<GreenToken> = children[..line_len]
-                .iter()
-                .filter_map(|c| c.as_token().cloned())
-                .collect();
-            // The continuation lines right after the first line, still in the source encoding.
-            let continuations = if ansel {
-                children[line_len..]
-                    .iter()
-                    .take_while(|c| c.kind() == SyntaxKind::Line.into())
-                    .count()
-            } else {
-                0
-            };
-            let mut lines = vec![line];
-            lines.extend(
-                children[line_len..line_len + continuations]
-                    .iter()
-                    .map(|c| {
-                        c.as_node()
-                            .map(|n| {
-                                n.children()
-                                    .filter_map(|t| t.into_token().map(|t| t.to_owned()))
-                                    .collect()
-                            })
-                            .unwrap_or_default()
-                    }),
-            );
-            if self.from == Encoding::Ansel {
-                let moved = move_dangling_diacritics(&mut lines);
-                if self.to != Encoding::Ansel {
-                    self.reversal.moved_marks(moved);
-                }
-            } else {
-                move_leading_marks(&mut lines);
-            }
-            let mut lines = lines.into_iter().map(|line| self.convert_line(line));
-            if let Some(first) = lines.next() {
-                out.extend(first.into_iter().map(NodeOrToken::Token));
-            }
-            for (line, old) in lines.zip(&children[line_len..line_len + continuations]) {
-                let tokens = line.into_iter().map(NodeOrToken::Token);
-                out.push(NodeOrToken::Node(GreenNode::new(old.kind(), tokens)));
-            }
-            children.drain(line_len..line_len + continuations);
+            self.convert_first_lines(children, line_len, ansel, &mut out);
         }
         // Everything else: nodes as they are, runs of text tokens (malformed lines, trailing text) converted.
         let mut run: Option<(rowan::SyntaxKind, String)> = None;
@@ -617,5 +615,26 @@ fn walk_tokens(root: &GreenNodeData, mut f: impl FnMut(SyntaxKind, &str, u32)) {
         let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
         f(kind, t.text(), at);
         at += u32::from(t.text_len());
+    }
+}
+
+/// How many children of a node of `kind` make its first line (tokens up to its line break): none for a node
+/// that does not start with a line.
+fn first_line_len(kind: rowan::SyntaxKind, children: &[GreenElement]) -> usize {
+    let first_line_node = kind == SyntaxKind::Record.into()
+        || kind == SyntaxKind::Structure.into()
+        || kind == SyntaxKind::Line.into();
+    if first_line_node {
+        let mut n = 0;
+        for c in children.iter() {
+            let NodeOrToken::Token(t) = c else { break };
+            n += 1;
+            if t.kind() == SyntaxKind::LineBreak.into() {
+                break;
+            }
+        }
+        n
+    } else {
+        0
     }
 }
