@@ -43,6 +43,82 @@ fn line<'a>(octets: &'a [u8], starts: &[usize], l: usize) -> &'a [u8] {
     octets.get(start..end).unwrap_or(&[])
 }
 
+/// The patch text of the hunks `groups` (empty when no group changes anything): the `---`/`+++` header, then
+/// each hunk's lines as octets, with `\ No newline at end of file` after a last line without one.
+fn write_hunks(
+    groups: Vec<Vec<DiffOp>>,
+    (old, old_starts): (&[u8], &[usize]),
+    (new, new_starts): (&[u8], &[usize]),
+    old_name: &str,
+    new_name: &str,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let push_line = |out: &mut Vec<u8>, sign: u8, text: &[u8]| {
+        out.push(sign);
+        out.extend_from_slice(text);
+        if text.last() != Some(&b'\n') {
+            out.extend_from_slice(b"\n\\ No newline at end of file\n");
+        }
+    };
+    for group in groups {
+        if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            continue;
+        }
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.extend_from_slice(format!("--- {old_name}\n+++ {new_name}\n").as_bytes());
+        }
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        out.extend_from_slice(
+            format!(
+                "@@ -{} +{} @@\n",
+                hunk_range(&old_range),
+                hunk_range(&new_range)
+            )
+            .as_bytes(),
+        );
+        let (mut minus, mut plus) = (Vec::new(), Vec::new());
+        let flush = |out: &mut Vec<u8>, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
+            for l in minus.drain(..) {
+                push_line(out, b'-', line(old, old_starts, l));
+            }
+            for l in plus.drain(..) {
+                push_line(out, b'+', line(new, new_starts, l));
+            }
+        };
+        for op in &group {
+            match *op {
+                DiffOp::Equal { old_index, len, .. } => {
+                    flush(&mut out, &mut minus, &mut plus);
+                    for l in old_index..old_index + len {
+                        push_line(&mut out, b' ', line(old, old_starts, l));
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => minus.extend(old_index..old_index + old_len),
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => plus.extend(new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    minus.extend(old_index..old_index + old_len);
+                    plus.extend(new_index..new_index + new_len);
+                }
+            }
+        }
+        flush(&mut out, &mut minus, &mut plus);
+    }
+    out
+}
+
 /// The lines an octet range touches: from the line holding its start to the line holding its end (included,
 /// so a range ending at a line's start takes that line too: comparing one line more changes nothing).
 fn window(starts: &[usize], range: &Range<usize>) -> Range<usize> {
@@ -126,71 +202,13 @@ pub fn octet_patch(
         });
     }
     let groups = similar::group_diff_ops(ops, CONTEXT);
-    let mut out = Vec::new();
-    let push_line = |out: &mut Vec<u8>, sign: u8, text: &[u8]| {
-        out.push(sign);
-        out.extend_from_slice(text);
-        if text.last() != Some(&b'\n') {
-            out.extend_from_slice(b"\n\\ No newline at end of file\n");
-        }
-    };
-    for group in groups {
-        if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
-            continue;
-        }
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        if out.is_empty() {
-            out.extend_from_slice(format!("--- {old_name}\n+++ {new_name}\n").as_bytes());
-        }
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        out.extend_from_slice(
-            format!(
-                "@@ -{} +{} @@\n",
-                hunk_range(&old_range),
-                hunk_range(&new_range)
-            )
-            .as_bytes(),
-        );
-        let (mut minus, mut plus) = (Vec::new(), Vec::new());
-        let flush = |out: &mut Vec<u8>, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
-            for l in minus.drain(..) {
-                push_line(out, b'-', line(old, &old_starts, l));
-            }
-            for l in plus.drain(..) {
-                push_line(out, b'+', line(new, &new_starts, l));
-            }
-        };
-        for op in &group {
-            match *op {
-                DiffOp::Equal { old_index, len, .. } => {
-                    flush(&mut out, &mut minus, &mut plus);
-                    for l in old_index..old_index + len {
-                        push_line(&mut out, b' ', line(old, &old_starts, l));
-                    }
-                }
-                DiffOp::Delete {
-                    old_index, old_len, ..
-                } => minus.extend(old_index..old_index + old_len),
-                DiffOp::Insert {
-                    new_index, new_len, ..
-                } => plus.extend(new_index..new_index + new_len),
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => {
-                    minus.extend(old_index..old_index + old_len);
-                    plus.extend(new_index..new_index + new_len);
-                }
-            }
-        }
-        flush(&mut out, &mut minus, &mut plus);
-    }
-    Some(out)
+    Some(write_hunks(
+        groups,
+        (old, &old_starts),
+        (new, &new_starts),
+        old_name,
+        new_name,
+    ))
 }
 
 #[cfg(test)]
