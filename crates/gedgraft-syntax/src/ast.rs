@@ -380,21 +380,21 @@ impl Level {
     /// assert_eq!(Level::value_of("x"), None);
     /// ```
     pub fn value_of(text: &str) -> Option<usize> {
-        crate::lexer::read_level(text).ok()
+        crate::lexical::read_level(text).ok()
     }
 }
 
 impl XrefId {
     /// The identifier without its `@`s.
     pub fn id(&self) -> &str {
-        strip_ats(self.text())
+        crate::lexical::strip_ats(self.text())
     }
 }
 
 impl Pointer {
     /// The identifier pointed at, without its `@`s.
     pub fn target(&self) -> &str {
-        strip_ats(self.text())
+        crate::lexical::strip_ats(self.text())
     }
 }
 
@@ -410,12 +410,6 @@ impl Escape {
         let start = 2 + self.escape_type().map_or(0, char::len_utf8);
         t.get(start..t.len().saturating_sub(1)).unwrap_or("")
     }
-}
-
-fn strip_ats(text: &str) -> &str {
-    text.strip_prefix('@')
-        .and_then(|t| t.strip_suffix('@'))
-        .unwrap_or(text)
 }
 
 /// The payload of a line: everything after its payload separator.

@@ -7,7 +7,7 @@
 use crate::codes;
 use crate::kind::SyntaxKind;
 use crate::lexical::{describe_char, is_id_char, is_tag_octet};
-pub(crate) use crate::lexical::{read_level, BadLevel, MAX_LEVEL};
+use crate::lexical::{read_level, BadLevel, MAX_LEVEL};
 use gedgraft_encoding::raw;
 
 /// A token of a line: its kind and the offset where it ends, relative to the line start.

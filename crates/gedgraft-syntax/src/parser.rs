@@ -433,10 +433,18 @@ impl<'t> Parser<'t> {
         // One diagnostic per run of one code on neighbouring lines: a run of blank lines costs one.
         let neighbour = self.diag_line.is_some()
             && (self.diag_line == self.line_start || self.diag_line == self.prev_line_start);
-        if neighbour {
-            push_or_count(&mut self.diagnostics, d);
-        } else {
-            self.diagnostics.push(d);
+        // The `lf-cr-line-breaks` diagnostic this parser made at an LF CR gap in the run does not end it (a
+        // parse of a later batch makes its own there; the whole-file parse made it earlier).
+        let n = self.diagnostics.len();
+        let gap_last = self.lf_cr.is_some_and(|i| i + 1 == n && n >= 2);
+        match self.diagnostics.get_mut(n.wrapping_sub(2)) {
+            Some(before)
+                if neighbour && gap_last && before.code == d.code && before.class == d.class =>
+            {
+                before.absorb(&d)
+            }
+            _ if neighbour => push_or_count(&mut self.diagnostics, d),
+            _ => self.diagnostics.push(d),
         }
         self.diag_line = self.line_start;
         if self.first_diag_line.is_none() {

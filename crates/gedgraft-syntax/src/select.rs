@@ -118,7 +118,7 @@ impl Selector {
                         "empty segment (two dots in a row, or a dot at an end)".into()
                     ))
                 }
-                tag if tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+                tag if crate::lexical::is_tag(tag) => {
                     steps.push(Step {
                         deep,
                         pick: Pick::Tag(tag.to_string()),

@@ -412,9 +412,14 @@ impl<R: Read> RecordStream<R> {
         tagged.sort_by_key(|(_, d)| d.range.start());
         let position = |tag: usize| tagged.iter().position(|(t, _)| *t == tag);
         let first_at = (parser_count > 0).then(|| position(0)).flatten();
-        let mut last_at = parser_count
-            .checked_sub(1)
-            .and_then(|n| tagged.iter().position(|(t, _)| *t == n));
+        // The run a later batch may go on with is the parser's last diagnostic, its `lf-cr-line-breaks` aside:
+        // an LF CR gap is not a line of its own for runs (the parser made that one at a gap after the run).
+        let last_tag = tagged
+            .iter()
+            .filter(|(t, d)| *t < parser_count && d.code != codes::LF_CR_LINE_BREAKS)
+            .map(|(t, _)| *t)
+            .max();
+        let mut last_at = last_tag.and_then(|n| tagged.iter().position(|(t, _)| *t == n));
         let diagnostics = tagged.into_iter().map(|(_, d)| d).collect();
 
         let green = GreenNode::new(SyntaxKind::Document.into(), out.children);

@@ -249,3 +249,21 @@ fn utf16_is_not_streamed() {
         Err(StreamError::Utf16)
     ));
 }
+
+/// A proptest find: blank lines on either side of an LF CR gap are one run in both parses.
+#[test]
+fn blank_lines_around_an_lf_cr_gap_are_one_run() {
+    let input = b"0 HEAD\n\r0 @I1@ INDI\n\n\r\r\n";
+    for size in [1, 8, 200] {
+        same_as_whole(input, size, DetectOptions::default()).expect("same as the whole-file parse");
+    }
+}
+
+/// A proptest find: a run of one code goes on across a batch cut and an LF CR gap.
+#[test]
+fn a_run_goes_on_across_a_cut_and_an_lf_cr_gap() {
+    let input = b"0 HEAD\n0 HEAD\n\r0 HEAD";
+    for size in [1, 8, 200] {
+        same_as_whole(input, size, DetectOptions::default()).expect("same as the whole-file parse");
+    }
+}
