@@ -196,18 +196,7 @@ pub fn write_seeds(rest: &[String]) -> Result<ExitCode, String> {
 
 /// Line breaks per the 2019 draft (LF, CR LF, CR) plus one: the line count of the budget.
 fn line_count(bytes: &[u8]) -> u64 {
-    let mut lines = 1;
-    let mut pos = 0;
-    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-        let e = pos + i;
-        pos = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
-            e + 2
-        } else {
-            e + 1
-        };
-        lines += 1;
-    }
-    lines
+    gedgraft_syntax::internal::count_line_breaks(bytes) + 1
 }
 
 /// What one run of a command gave.

@@ -480,6 +480,23 @@ pub(crate) fn push_split_raw(
     }
 }
 
+/// How many line breaks `bytes` hold (LF, CR LF, CR: the 2019 draft's, as the line index counts them), for
+/// callers that hold octets rather than text (the stream counts its batches' lines with it).
+pub fn count_line_breaks(bytes: &[u8]) -> u64 {
+    let mut count = 0;
+    let mut pos = 0;
+    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+        let e = pos + i;
+        pos = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
+            e + 2
+        } else {
+            e + 1
+        };
+        count += 1;
+    }
+    count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

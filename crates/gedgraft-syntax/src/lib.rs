@@ -67,7 +67,7 @@ pub use text_size::{TextRange, TextSize};
 pub mod internal {
     pub use crate::green_walk::{green_tokens, release_iteratively, GreenTokens};
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::{lex_payload_text, next_line_break};
+    pub use crate::lexer::{count_line_breaks, lex_payload_text, next_line_break};
     pub use crate::write::{write_green_threads, write_token};
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.

@@ -475,7 +475,7 @@ impl<R: Read> RecordStream<R> {
         }
         self.run_goes_on = out.last_diag_on_last_line;
 
-        let lines = count_lines(&self.buf[..cut]);
+        let lines = crate::lexer::count_line_breaks(&self.buf[..cut]);
         self.pending.push_back(Batch {
             parse,
             offset: self.offset,
@@ -543,22 +543,6 @@ fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> std::io::Resu
         }
     }
     Ok(false)
-}
-
-/// How many line breaks `bytes` hold (LF, CR LF, CR: the 2019 draft's, as the line index counts them).
-fn count_lines(bytes: &[u8]) -> u64 {
-    let mut count = 0;
-    let mut pos = 0;
-    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-        let e = pos + i;
-        pos = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
-            e + 2
-        } else {
-            e + 1
-        };
-        count += 1;
-    }
-    count
 }
 
 #[cfg(test)]

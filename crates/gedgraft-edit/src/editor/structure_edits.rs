@@ -100,36 +100,7 @@ impl Editor<'_> {
                         .into(),
             });
         }
-        let (to_parent, index, level) = self.destination(&anchor_node, position)?;
-        let green = self.relevelled(&node, level)?;
-        Self::check_placement(&to_parent, &Self::tag_of(&node))?;
-        let line = self.line_of(u32::from(node.text_range().start()));
-        let what = format!(
-            "moving line {line} (`{}`) near line {}",
-            Self::tag_of(&node),
-            self.line_of(u32::from(anchor_node.text_range().start()))
-        );
-        self.check_claim(&anchor_node, Claim::Read, &what)?;
-        if self.check_claim(&node, Claim::Remove, &what)? == Checked::AlreadyGone {
-            return Err(EditError::Overlap {
-                first: "an earlier edit removing the structure around it".into(),
-                second: what,
-            });
-        }
-        let edit = self.new_edit(what);
-        self.record_claim(&node, Claim::Remove, edit);
-        let i = node.index();
-        self.splices
-            .push(Splice::new(&parent, i..i + 1, Vec::new(), edit));
-        self.break_before_end(&to_parent, index, edit);
-        self.splices.push(Splice::new(
-            &to_parent,
-            index..index,
-            vec![NodeOrToken::Node(green)],
-            edit,
-        ));
-        self.count += 1;
-        Ok(())
+        self.place(&node, &anchor_node, position, Some(&parent))
     }
 
     /// Copies a structure, with its continuation lines and substructures, to `position` relative to `anchor`,
@@ -167,18 +138,47 @@ impl Editor<'_> {
             });
         }
         let anchor_node = self.own(anchor)?;
-        let (to_parent, index, level) = self.destination(&anchor_node, position)?;
-        let green = self.relevelled(&node, level)?;
-        Self::check_placement(&to_parent, &Self::tag_of(&node))?;
-        let line = self.line_of(u32::from(node.text_range().start()));
+        self.place(&node, &anchor_node, position, None)
+    }
+
+    /// Places a copy of `node`, relevelled, at `position` relative to `anchor`; with `from`, its parent, the
+    /// node leaves its place (a move), else it stays (a copy).
+    fn place(
+        &mut self,
+        node: &SyntaxNode,
+        anchor: &SyntaxNode,
+        position: Position,
+        from: Option<&SyntaxNode>,
+    ) -> Result<(), EditError> {
+        let (to_parent, index, level) = self.destination(anchor, position)?;
+        let green = self.relevelled(node, level)?;
+        Self::check_placement(&to_parent, &Self::tag_of(node))?;
         let what = format!(
-            "copying line {line} (`{}`) near line {}",
-            Self::tag_of(&node),
-            self.line_of(u32::from(anchor_node.text_range().start()))
+            "{} line {} (`{}`) near line {}",
+            if from.is_some() { "moving" } else { "copying" },
+            self.line_of(u32::from(node.text_range().start())),
+            Self::tag_of(node),
+            self.line_of(u32::from(anchor.text_range().start()))
         );
-        self.check_claim(&node, Claim::Read, &what)?;
-        self.check_claim(&anchor_node, Claim::Read, &what)?;
+        self.check_claim(anchor, Claim::Read, &what)?;
+        let claim = if from.is_some() {
+            Claim::Remove
+        } else {
+            Claim::Read
+        };
+        if self.check_claim(node, claim, &what)? == Checked::AlreadyGone {
+            return Err(EditError::Overlap {
+                first: "an earlier edit removing the structure around it".into(),
+                second: what,
+            });
+        }
         let edit = self.new_edit(what);
+        self.record_claim(node, claim, edit);
+        if let Some(parent) = from {
+            let i = node.index();
+            self.splices
+                .push(Splice::new(parent, i..i + 1, Vec::new(), edit));
+        }
         self.break_before_end(&to_parent, index, edit);
         self.splices.push(Splice::new(
             &to_parent,
