@@ -10,6 +10,7 @@ use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
 use crate::{dialect, scope::Scope};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
+use gedgraft_syntax::internal::green_view::Node as GreenView;
 use gedgraft_syntax::lexical::{self, strip_ats};
 use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
@@ -831,18 +832,18 @@ fn first_line_green(
     node: &GreenNodeData,
     at: u32,
 ) -> impl Iterator<Item = (usize, &rowan::GreenTokenData, u32)> {
-    let mut offset = at;
     let mut ended = false;
-    node.children().enumerate().map_while(move |(i, c)| {
-        let t = c.into_token()?;
-        if ended {
-            return None;
-        }
-        ended = t.kind() == SyntaxKind::LineBreak.into();
-        let here = offset;
-        offset += u32::from(t.text_len());
-        Some((i, t, here))
-    })
+    GreenView::new(node, at.into())
+        .elements()
+        .enumerate()
+        .map_while(move |(i, (c, start))| {
+            let t = c.into_token()?;
+            if ended {
+                return None;
+            }
+            ended = t.kind() == SyntaxKind::LineBreak.into();
+            Some((i, t, u32::from(start)))
+        })
 }
 
 /// Every token child of a green node starting at `at`: (child index, token, offset).
@@ -850,10 +851,8 @@ fn all_tokens_green(
     node: &GreenNodeData,
     at: u32,
 ) -> impl Iterator<Item = (usize, &rowan::GreenTokenData, u32)> {
-    let mut offset = at;
-    node.children().enumerate().filter_map(move |(i, c)| {
-        let here = offset;
-        offset += u32::from(c.text_len());
-        c.into_token().map(|t| (i, t, here))
-    })
+    GreenView::new(node, at.into())
+        .elements()
+        .enumerate()
+        .filter_map(|(i, (c, start))| c.into_token().map(|t| (i, t, u32::from(start))))
 }

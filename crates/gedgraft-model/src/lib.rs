@@ -37,7 +37,6 @@
 
 pub mod codes;
 mod dataset;
-mod green;
 mod json;
 mod locate;
 mod lower;

@@ -15,11 +15,13 @@ use crate::dataset::{
     fnv, Dataset, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex, NONE,
     TOMBSTONE,
 };
-use crate::green::{count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node, Token};
 use crate::locate::locate_sorted;
 use crate::trailers::header_and_trailers;
 use crate::unescape::{literal_text, unescape_line, Finishing, TextBuilder};
 use gedgraft_encoding::Encoding;
+use gedgraft_syntax::internal::green_view::{
+    count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node, Token,
+};
 use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};

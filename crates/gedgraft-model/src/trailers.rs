@@ -1,6 +1,6 @@
 //! Which records of a document are its header and its trailers, which the lowering treats apart.
 
-use crate::green::Node;
+use gedgraft_syntax::internal::green_view::Node;
 use gedgraft_syntax::SyntaxKind;
 
 /// The element indices of the header record (the first record, if its tag is `HEAD`) and of the trailers

@@ -11,8 +11,8 @@
 //! `Structure::value`; this module reports what is wrong while it unescapes.
 
 use crate::codes;
-use crate::green::Token;
 use crate::lower::Sink;
+use gedgraft_syntax::internal::green_view::Token;
 pub(crate) use gedgraft_syntax::value::{
     escape_meaning, literal_text, EscapeMeaning, EscapeProblem, Finishing, TextBuilder,
 };

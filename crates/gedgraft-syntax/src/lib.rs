@@ -25,6 +25,7 @@ mod diagnostic;
 mod dialect;
 mod dump;
 mod green;
+mod green_view;
 mod green_walk;
 mod json;
 mod kind;
@@ -66,6 +67,10 @@ pub use text_size::{TextRange, TextSize};
 #[doc(hidden)]
 pub mod internal {
     pub use crate::green_walk::{green_tokens, release_iteratively, GreenTokens};
+    /// Typed views of green nodes with their offsets, for readers of a whole tree (the lowering).
+    pub mod green_view {
+        pub use crate::green_view::*;
+    }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
     pub use crate::lexer::{count_line_breaks, lex_payload_text, next_line_break};
     pub use crate::write::{write_green_threads, write_token};

@@ -15,10 +15,10 @@
 
 use super::Builder;
 use crate::codes;
-use crate::green::{LineInfo, Node, Token};
 use crate::lower::left_out::nests_in;
 use crate::lower::Sink;
 use crate::unescape::{literal_text, TextBuilder};
+use gedgraft_syntax::internal::green_view::{LineInfo, Node, Token};
 use gedgraft_syntax::{Class, Dialect, SyntaxKind};
 use text_size::TextRange;
 

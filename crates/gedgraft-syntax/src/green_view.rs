@@ -1,4 +1,5 @@
-//! Cheap views of the green tree for the lowering.
+//! Cheap typed views of the green tree, for readers that walk a whole tree once (the lowering, the stream's
+//! lowering): the one green-level view of the syntax crate (issue 14: the model used to keep its own copy).
 //!
 //! The lowering reads the tree once, front to back. Red `SyntaxNode` cursors allocate a node per step and
 //! keep parent links alive, so the lowering walks the green tree directly instead: a child iterator of a green
@@ -8,8 +9,8 @@
 //! The accessors mirror the typed CST of `gedgraft_syntax::ast` (`Structure::line`, `Line::tokens`,
 //! `Line::payload`, `Payload::tokens`, …) exactly; the lowering's tests and the corpus snapshots hold them to it.
 
-use gedgraft_syntax::rowan::{self, GreenNodeData, GreenTokenData, NodeOrToken};
-use gedgraft_syntax::SyntaxKind;
+use crate::SyntaxKind;
+use rowan::{GreenNodeData, GreenTokenData, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
 /// The syntax kind of a raw rowan kind (as `Elf::kind_from_raw`).
@@ -18,31 +19,38 @@ fn kind(raw: rowan::SyntaxKind) -> SyntaxKind {
 }
 
 /// A green element and where it starts.
-pub(crate) type Element<'g> = (NodeOrToken<&'g GreenNodeData, &'g GreenTokenData>, TextSize);
+pub type Element<'g> = (NodeOrToken<&'g GreenNodeData, &'g GreenTokenData>, TextSize);
 
 /// A green node and its start offset in the tree's text.
 #[derive(Clone, Copy)]
-pub(crate) struct Node<'g> {
+pub struct Node<'g> {
+    /// The green node.
     pub green: &'g GreenNodeData,
+    /// Where it starts in the tree's text.
     pub start: TextSize,
 }
 
 /// A green token and its start offset in the tree's text.
 #[derive(Clone, Copy)]
-pub(crate) struct Token<'g> {
+pub struct Token<'g> {
+    /// The green token.
     pub green: &'g GreenTokenData,
+    /// Where it starts in the tree's text.
     pub start: TextSize,
 }
 
 impl<'g> Token<'g> {
+    /// The token's kind.
     pub fn kind(self) -> SyntaxKind {
         kind(self.green.kind())
     }
 
+    /// The token's text.
     pub fn text(self) -> &'g str {
         self.green.text()
     }
 
+    /// The token's range in the tree's text.
     pub fn range(self) -> TextRange {
         TextRange::at(self.start, self.green.text_len())
     }
@@ -50,7 +58,7 @@ impl<'g> Token<'g> {
 
 /// The children of a node with their offsets. Cloning is cheap (a slice iterator and an offset).
 #[derive(Clone)]
-pub(crate) struct Elements<'g> {
+pub struct Elements<'g> {
     children: rowan::Children<'g>,
     offset: TextSize,
 }
@@ -78,14 +86,17 @@ impl Elements<'_> {
 }
 
 impl<'g> Node<'g> {
+    /// The node `green` starting at `start`.
     pub fn new(green: &'g GreenNodeData, start: TextSize) -> Node<'g> {
         Node { green, start }
     }
 
+    /// The node's kind.
     pub fn kind(self) -> SyntaxKind {
         kind(self.green.kind())
     }
 
+    /// The node's range in the tree's text.
     pub fn range(self) -> TextRange {
         TextRange::at(self.start, self.green.text_len())
     }
@@ -95,6 +106,7 @@ impl<'g> Node<'g> {
         matches!(self.kind(), SyntaxKind::Record | SyntaxKind::Structure)
     }
 
+    /// The node's children with their starts.
     pub fn elements(self) -> Elements<'g> {
         Elements {
             children: self.green.children(),
@@ -135,7 +147,7 @@ impl<'g> Node<'g> {
                 return None;
             };
             match kind(t.kind()) {
-                SyntaxKind::Level => return gedgraft_syntax::ast::Level::value_of(t.text()),
+                SyntaxKind::Level => return crate::ast::Level::value_of(t.text()),
                 SyntaxKind::Whitespace => {}
                 _ => return None,
             }
@@ -161,7 +173,7 @@ impl<'g> Node<'g> {
 
 /// What the lowering needs of one line: `ast::Line` read in one pass over its tokens.
 #[derive(Clone)]
-pub(crate) struct LineInfo<'g> {
+pub struct LineInfo<'g> {
     /// The first `XREF` token.
     pub xref: Option<Token<'g>>,
     /// The first `TAG` token.
@@ -308,16 +320,16 @@ impl<'g> LineInfo<'g> {
     }
 }
 
-pub(crate) use gedgraft_syntax::lexical::strip_ats;
+pub use crate::lexical::strip_ats;
 
 /// The number of `LINE_BREAK` tokens in a subtree.
-pub(crate) fn count_line_breaks(node: Node<'_>) -> usize {
-    gedgraft_syntax::internal::green_tokens(node.green)
+pub fn count_line_breaks(node: Node<'_>) -> usize {
+    crate::green_walk::green_tokens(node.green)
         .filter(|t| is_line_break(t))
         .count()
 }
 
 /// Whether a token is a line break (the walk counts lines with this).
-pub(crate) fn is_line_break(token: &GreenTokenData) -> bool {
+pub fn is_line_break(token: &GreenTokenData) -> bool {
     kind(token.kind()) == SyntaxKind::LineBreak
 }
