@@ -12,7 +12,7 @@
 //! starts the next "line", which neither tool handles.
 
 use crate::edited::Change;
-use crate::unified::{hunk_range, merge_windows, shift};
+use crate::unified::{hunk_range, merge_windows, shift, walk_hunk, Mark};
 use gedgraft_encoding::Encoding;
 use similar::{Algorithm, DiffOp};
 use std::ops::Range;
@@ -80,41 +80,11 @@ fn write_hunks(
             )
             .as_bytes(),
         );
-        let (mut minus, mut plus) = (Vec::new(), Vec::new());
-        let flush = |out: &mut Vec<u8>, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
-            for l in minus.drain(..) {
-                push_line(out, b'-', line(old, old_starts, l));
-            }
-            for l in plus.drain(..) {
-                push_line(out, b'+', line(new, new_starts, l));
-            }
-        };
-        for op in &group {
-            match *op {
-                DiffOp::Equal { old_index, len, .. } => {
-                    flush(&mut out, &mut minus, &mut plus);
-                    for l in old_index..old_index + len {
-                        push_line(&mut out, b' ', line(old, old_starts, l));
-                    }
-                }
-                DiffOp::Delete {
-                    old_index, old_len, ..
-                } => minus.extend(old_index..old_index + old_len),
-                DiffOp::Insert {
-                    new_index, new_len, ..
-                } => plus.extend(new_index..new_index + new_len),
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => {
-                    minus.extend(old_index..old_index + old_len);
-                    plus.extend(new_index..new_index + new_len);
-                }
-            }
-        }
-        flush(&mut out, &mut minus, &mut plus);
+        walk_hunk(&group, |mark, l| match mark {
+            Mark::Context => push_line(&mut out, b' ', line(old, old_starts, l)),
+            Mark::Removed => push_line(&mut out, b'-', line(old, old_starts, l)),
+            Mark::Added => push_line(&mut out, b'+', line(new, new_starts, l)),
+        });
     }
     out
 }

@@ -69,14 +69,6 @@ pub(crate) fn write_unified<'l>(
             out.push_str("\\ No newline at end of file\n");
         }
     };
-    let flush = |out: &mut String, minus: &mut Vec<usize>, plus: &mut Vec<usize>| {
-        for l in minus.drain(..) {
-            push_line(out, '-', old(l));
-        }
-        for l in plus.drain(..) {
-            push_line(out, '+', new(l));
-        }
-    };
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
     for group in groups {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -92,36 +84,45 @@ pub(crate) fn write_unified<'l>(
         if let Some(note) = octets_only_note(group, encodings, &old, &new) {
             out.push_str(&note);
         }
-        // Runs of changes print their removed lines first, then their added lines, as `diff -u` does.
-        let (mut minus, mut plus) = (Vec::new(), Vec::new());
-        for op in group {
-            match *op {
-                DiffOp::Equal { old_index, len, .. } => {
-                    flush(&mut out, &mut minus, &mut plus);
-                    for l in old_index..old_index + len {
-                        push_line(&mut out, ' ', old(l));
-                    }
-                }
-                DiffOp::Delete {
-                    old_index, old_len, ..
-                } => minus.extend(old_index..old_index + old_len),
-                DiffOp::Insert {
-                    new_index, new_len, ..
-                } => plus.extend(new_index..new_index + new_len),
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => {
-                    minus.extend(old_index..old_index + old_len);
-                    plus.extend(new_index..new_index + new_len);
-                }
-            }
-        }
-        flush(&mut out, &mut minus, &mut plus);
+        walk_hunk(group, |mark, l| match mark {
+            Mark::Context => push_line(&mut out, ' ', old(l)),
+            Mark::Removed => push_line(&mut out, '-', old(l)),
+            Mark::Added => push_line(&mut out, '+', new(l)),
+        });
     }
     out
+}
+
+/// What a line of a hunk is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// An unchanged line (an index of the old side).
+    Context,
+    /// A removed line (old side).
+    Removed,
+    /// An added line (new side).
+    Added,
+}
+
+/// Walks the lines of one hunk in the order `diff -u` prints them: context lines as they come, and each run of
+/// changes as its removed lines, then its added lines. Shared by the review diff and the octet patch.
+pub(crate) fn walk_hunk(group: &[DiffOp], mut emit: impl FnMut(Mark, usize)) {
+    let (mut minus, mut plus): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let flush =
+        |minus: &mut Vec<usize>, plus: &mut Vec<usize>, emit: &mut dyn FnMut(Mark, usize)| {
+            minus.drain(..).for_each(|l| emit(Mark::Removed, l));
+            plus.drain(..).for_each(|l| emit(Mark::Added, l));
+        };
+    for op in group {
+        if let DiffOp::Equal { old_index, len, .. } = *op {
+            flush(&mut minus, &mut plus, &mut emit);
+            (old_index..old_index + len).for_each(|l| emit(Mark::Context, l));
+        } else {
+            minus.extend(op.old_range());
+            plus.extend(op.new_range());
+        }
+    }
+    flush(&mut minus, &mut plus, &mut emit);
 }
 
 /// The note for the lines of a hunk that changed only in their octets: the replaced lines, paired in order,
