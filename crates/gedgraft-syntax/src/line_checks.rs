@@ -243,7 +243,7 @@ pub(crate) fn bare_at_finding(tokens: &[LineToken], unterminated: &[usize]) -> O
         String::new()
     };
     let message = format!(
-        "a lone `@` in the text{more}: write it `@@` (read as a literal `@`; `gedgraft fix --escape-at` doubles them)"
+        "a lone `@` in the text{more}: write it `@@` (it is read as a literal `@`)"
     );
     Some((codes::UNESCAPED_AT, Class::Warning, message, at, at + 1))
 }
