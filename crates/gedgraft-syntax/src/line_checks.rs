@@ -242,9 +242,8 @@ pub(crate) fn bare_at_finding(tokens: &[LineToken], unterminated: &[usize]) -> O
     } else {
         String::new()
     };
-    let message = format!(
-        "a lone `@` in the text{more}: write it `@@` (it is read as a literal `@`)"
-    );
+    let message =
+        format!("a lone `@` in the text{more}: write it `@@` (it is read as a literal `@`)");
     Some((codes::UNESCAPED_AT, Class::Warning, message, at, at + 1))
 }
 
