@@ -3,13 +3,13 @@
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
 //! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at` and `--eol`, with or without
-//! `--select`, to a file or to standard output with `-o`. These edits are local to a record; what is not
+//! `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
 //! across batches: the selectors that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
 //! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
-//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--in-place`, `--check`, standard input
+//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check`, standard input
 //! and UTF-16 input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
 //! An edit error in a later batch (`--delete TRLR`) leaves an output file untouched; on standard output, the
@@ -48,8 +48,7 @@ pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
 
 /// Whether `fix` streams this file with these options (see the module documentation).
 pub(crate) fn streams(args: &FixArgs, plan: &Plan, path: &Path) -> bool {
-    args.output.is_some()
-        && !args.in_place
+    (args.output.is_some() || args.in_place)
         && !args.check
         && !input::is_stdin(path)
         && !whole_file_forced()
@@ -101,6 +100,7 @@ pub(crate) fn fix_streamed(
     let mut totals = Totals::default();
     // Errors of the edits are kept apart from those of writing, which are reported as such.
     let mut failure: Option<String> = None;
+    // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
@@ -108,17 +108,46 @@ pub(crate) fn fix_streamed(
                 .map_err(|e| format!("{name}: {e}"))?;
             out(&octets)?;
         }
-        Ok::<(), String>(())
+        Ok::<bool, String>(totals.changed)
     };
+    if args.in_place {
+        // The new file is written next to the original and renamed over it only if something changed:
+        // an unchanged file is not touched (its temporary copy is dropped).
+        let mut unchanged = false;
+        let written = write_atomic_streamed(path, args.backup.as_deref(), |w| {
+            match each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string())) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    unchanged = true;
+                    Err(std::io::Error::other("unchanged"))
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Err(std::io::Error::other("edit failed"))
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if !unchanged {
+            written.map_err(|e| output::write_error(&name, &e))?;
+        }
+        return Ok(Some(report(&name, args, plan, totals)));
+    }
     let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
     match output::stream_named(out_path) {
-        Some(target) => each(&mut |octets| output::write_stream(target, octets, stdout))?,
+        Some(target) => {
+            each(&mut |octets| output::write_stream(target, octets, stdout))?;
+        }
         None => {
             let written = write_atomic_streamed(out_path, None, |w| {
-                each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string())).map_err(|e| {
-                    failure = Some(e);
-                    std::io::Error::other("edit failed")
-                })
+                each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string()))
+                    .map(|_| ())
+                    .map_err(|e| {
+                        failure = Some(e);
+                        std::io::Error::other("edit failed")
+                    })
             });
             if let Some(e) = failure {
                 return Err(e);

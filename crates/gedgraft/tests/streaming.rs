@@ -224,3 +224,54 @@ fn check_streamed_equals_check_whole_on_generated_files() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `fix --in-place EDITS… FILE` streamed and whole on copies of `original`: the same exit status, output,
+/// summary and resulting file (and backup); an unchanged file keeps its modification time.
+fn in_place_difference(dir: &Path, original: &[u8], edits: &[&str]) -> Option<String> {
+    let mut results = Vec::new();
+    for whole in [false, true] {
+        let file = write(dir, "in-place.ged", original);
+        let backup = dir.join("in-place.ged.orig");
+        let _ = std::fs::remove_file(&backup);
+        let before = std::fs::metadata(&file).and_then(|m| m.modified()).ok();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut args = vec!["fix", "--in-place", "--backup", ".orig", "in-place.ged"];
+        args.extend_from_slice(edits);
+        let outcome = run(dir, &args, whole, None);
+        let after = std::fs::metadata(&file).and_then(|m| m.modified()).ok();
+        let text = std::fs::read(&file).ok();
+        let kept = std::fs::read(&backup).ok();
+        if text.as_deref() == Some(original) && before != after {
+            return Some(format!(
+                "{edits:?} (whole: {whole}): an unchanged file was rewritten"
+            ));
+        }
+        results.push((outcome, text, kept));
+    }
+    (results[0] != results[1]).then(|| {
+        format!(
+            "{edits:?}: streamed {:?}\nvs whole {:?}",
+            results[0], results[1]
+        )
+    })
+}
+
+/// `--in-place` streams too (with `--backup`): the same file, backup, summary and status as the whole-file
+/// path, and an unchanged file is not touched.
+#[test]
+fn fix_in_place_streamed_equals_fix_in_place_whole() {
+    let dir = temp_dir("streaming", "fix_in_place");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let original = generated(version);
+        for e in EDITS {
+            failures.extend(in_place_difference(&dir, &original, e));
+        }
+        failures.extend(in_place_difference(
+            &dir,
+            &original,
+            &["--rename-tag", "_NONE=_X"],
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
