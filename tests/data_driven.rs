@@ -11,23 +11,7 @@
 
 use gedgraft_syntax::{parse, Severity};
 use gedgraft_tests::report::{assert_round_trip, dump_with_diagnostics};
-use gedgraft_tests::{data_files, workspace_root};
-use std::path::Path;
-
-/// The snapshot name of a data file: its file name without `.ged`.
-fn case_name(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("UTF-8 file name");
-    name.strip_suffix(".ged").unwrap_or(name).to_string()
-}
-
-/// The diagnostic code an `err/` file is named after: its name up to the first `.`.
-fn expected_code(path: &Path) -> String {
-    let name = case_name(path);
-    name.split('.').next().unwrap_or_default().to_string()
-}
+use gedgraft_tests::{case_name, data_files, expected_code, workspace_root};
 
 /// The string values of `pub const NAME: &str = "value";` (or `&'static str`) declarations in `source`.
 fn declared_codes(source: &str) -> Vec<String> {

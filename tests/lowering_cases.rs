@@ -9,23 +9,7 @@
 
 use gedgraft_model::{codes, lower, to_json, LowerOptions, Lowered};
 use gedgraft_syntax::{parse, Parse, Severity};
-use gedgraft_tests::{data_files, workspace_root};
-use std::path::Path;
-
-/// The snapshot name of a case: its file name without `.ged`.
-fn case_name(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("UTF-8 file name");
-    name.strip_suffix(".ged").unwrap_or(name).to_string()
-}
-
-/// The code a case is named after: its name up to the first `.`.
-fn expected_code(path: &Path) -> String {
-    let name = case_name(path);
-    name.split('.').next().unwrap_or_default().to_string()
-}
+use gedgraft_tests::{case_name, data_files, expected_code, workspace_root};
 
 fn lowered(input: &[u8], options: &LowerOptions) -> (Parse, Lowered) {
     let parse = parse(input);

@@ -28,3 +28,18 @@ pub fn data_files(sub: &str) -> Vec<PathBuf> {
 pub mod report;
 
 pub mod rows;
+
+/// The snapshot name of a data-driven case (`tests/data/…/CODE[.variant].ged`): its file name without `.ged`.
+pub fn case_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("UTF-8 file name");
+    name.strip_suffix(".ged").unwrap_or(name).to_string()
+}
+
+/// The diagnostic code a data-driven case is named after: its name up to the first `.`.
+pub fn expected_code(path: &Path) -> String {
+    let name = case_name(path);
+    name.split('.').next().unwrap_or_default().to_string()
+}
