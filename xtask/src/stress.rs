@@ -196,7 +196,7 @@ pub fn write_seeds(rest: &[String]) -> Result<ExitCode, String> {
 
 /// Line breaks per the 2019 draft (LF, CR LF, CR) plus one: the line count of the budget.
 fn line_count(bytes: &[u8]) -> u64 {
-    gedgraft_syntax::internal::count_line_breaks(bytes) + 1
+    gedgraft_syntax::line_cursor::count_line_breaks(bytes) + 1
 }
 
 /// What one run of a command gave.

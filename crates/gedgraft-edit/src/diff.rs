@@ -26,6 +26,7 @@ use crate::diff_lines::Lines;
 use crate::edited::Change;
 use crate::unified::{added_in, merge_windows, removed_in, shift, write_unified};
 use gedgraft_encoding::{Encoding, SourceMap};
+use gedgraft_syntax::line_cursor::LineCursor;
 use gedgraft_syntax::Parse;
 use rowan::GreenNodeData;
 use similar::{Algorithm, DiffOp};
@@ -75,9 +76,9 @@ impl<'a> Side<'a> {
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
 
-/// One pass over a side's tokens, in text order, without a copy of the text. Lines start after every LF, CR LF
-/// or lone CR (a CR LF counts once, even split between two tokens), and the text's end starts a last, empty
-/// "line" unless a line break ends the text. The pass finds the line of every change's start and end, and keeps
+/// One pass over a side's tokens, in text order, without a copy of the text. Lines start where a [`LineCursor`]
+/// says (a CR LF counts once, even split between two tokens), and the text's end starts a last, empty "line"
+/// unless a line break ends the text. The pass finds the line of every change's start and end, and keeps
 /// (as shown) the lines that touch a change, `context` lines either side of them, and the lines `wanted`.
 pub(crate) struct Scan<'a, 'r> {
     encoding: Encoding,
@@ -158,7 +159,7 @@ impl<'a, 'r> Scan<'a, 'r> {
             lines: Lines::default(),
             scratch: String::new(),
         };
-        let mut pending_cr = false;
+        let mut cursor = LineCursor::new();
         let mut last = 0u8;
         for text in gedgraft_syntax::internal::green_tokens(side.root).map(|t| t.text()) {
             let bytes = text.as_bytes();
@@ -166,35 +167,15 @@ impl<'a, 'r> Scan<'a, 'r> {
                 continue;
             };
             let pos = scan.pos;
-            let (mut from, mut i) = (0, 0);
-            if pending_cr {
-                pending_cr = false;
-                if bytes[0] == b'\n' {
-                    scan.current.push(text.get(..1).unwrap_or(""));
-                    (from, i) = (1, 1);
-                    scan.start_line(pos + 1);
-                } else {
-                    scan.start_line(pos);
+            let mut from = 0;
+            cursor.feed(bytes, |start| {
+                let end = start.at - pos;
+                if end > from {
+                    scan.current.push(text.get(from..end).unwrap_or(""));
+                    from = end;
                 }
-            }
-            while let Some(at) = gedgraft_syntax::internal::next_line_break(bytes, i) {
-                let end = if bytes[at] == b'\n' {
-                    at + 1
-                } else {
-                    match bytes.get(at + 1) {
-                        Some(b'\n') => at + 2,
-                        Some(_) => at + 1,
-                        None => {
-                            pending_cr = true;
-                            break;
-                        }
-                    }
-                };
-                scan.current.push(text.get(from..end).unwrap_or(""));
-                from = end;
-                i = end;
-                scan.start_line(pos + end);
-            }
+                scan.start_line(start.at);
+            });
             if from < bytes.len() {
                 scan.current.push(text.get(from..).unwrap_or(""));
             }
@@ -202,8 +183,10 @@ impl<'a, 'r> Scan<'a, 'r> {
             last = end_byte;
         }
         let end = scan.pos;
-        if pending_cr || scan.line_start != end {
-            scan.start_line(end);
+        match cursor.finish() {
+            Some(start) => scan.start_line(start.at),
+            None if scan.line_start != end => scan.start_line(end),
+            None => {}
         }
         // Points at or past the end.
         let (starts, line_start) = (scan.starts, scan.line_start);
@@ -760,7 +743,7 @@ mod tests {
             for l in 0..scanned.count {
                 let mut want = String::new();
                 let brk = show(&text[starts[l]..starts[l + 1]], Encoding::Utf8, &mut want);
-                prop_assert_eq!(scanned.lines.get(l).map(|(t, b, _)| (t, b)), Some((want.as_str(), brk.as_str())));
+                prop_assert_eq!(scanned.lines.get(l).map(|(t, b, _)| (t, b)), Some((want.as_str(), brk.map_or("", gedgraft_syntax::LineBreak::as_str))));
             }
         }
     }

@@ -4,6 +4,7 @@
 use crate::diff::{Scan, Side};
 use crate::unified::ShownLine;
 use gedgraft_encoding::{ansel, raw, Encoding};
+use gedgraft_syntax::LineBreak;
 use std::ops::Range;
 
 /// Lines of one side as shown, by line number: only those the diff compares or prints.
@@ -26,27 +27,7 @@ pub(crate) struct Held {
     pub start: u32,
     pub end: u32,
     pub octets: (u32, u32),
-    pub line_break: Break,
-}
-
-/// A line break form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Break {
-    None,
-    Lf,
-    CrLf,
-    Cr,
-}
-
-impl Break {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Break::None => "",
-            Break::Lf => "\n",
-            Break::CrLf => "\r\n",
-            Break::Cr => "\r",
-        }
-    }
+    pub line_break: Option<LineBreak>,
 }
 
 impl Lines {
@@ -67,7 +48,7 @@ impl Lines {
             self.text
                 .get(held.start as usize..held.end as usize)
                 .unwrap_or(""),
-            held.line_break.as_str(),
+            held.line_break.map_or("", LineBreak::as_str),
             self.octets
                 .get(held.octets.0 as usize..held.octets.1 as usize)
                 .unwrap_or(&[]),
@@ -154,7 +135,7 @@ impl Lines {
         let plain = encoding != Encoding::Ansel && !line.bytes().any(|b| b == 0xEF || b == 0xF4);
         let line_break = if plain {
             let content = line.trim_end_matches(['\r', '\n']).len();
-            let line_break = line_break_of(line.get(content..).unwrap_or(""));
+            let line_break = LineBreak::of(line.get(content..).unwrap_or(""));
             self.text.truncate(start + content);
             line_break
         } else {
@@ -193,20 +174,10 @@ impl Lines {
     }
 }
 
-/// The break that ends a line, from the line-break characters at its end.
-pub(crate) fn line_break_of(end: &str) -> Break {
-    match end {
-        "\r\n" => Break::CrLf,
-        "\n" => Break::Lf,
-        "\r" => Break::Cr,
-        _ => Break::None,
-    }
-}
-
 /// Appends how a line (with its break) is shown to `out`, and gives its break.
-pub(crate) fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Break {
+pub(crate) fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Option<LineBreak> {
     let content = raw_line.trim_end_matches(['\r', '\n']);
-    let line_break = line_break_of(raw_line.get(content.len()..).unwrap_or(""));
+    let line_break = LineBreak::of(raw_line.get(content.len()..).unwrap_or(""));
     // A byte-order mark starts with EF, a raw character (U+10FF00 up) with F4.
     if encoding != Encoding::Ansel && !content.bytes().any(|b| b == 0xEF || b == 0xF4) {
         out.push_str(content);

@@ -203,28 +203,15 @@ pub(crate) fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
 pub(crate) fn split_lines(value: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let bytes = value.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                out.push(&value[start..i]);
-                i += 1;
-                start = i;
-            }
-            b'\r' => {
-                out.push(&value[start..i]);
-                i += if bytes.get(i + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                start = i;
-            }
-            _ => i += 1,
+    let mut start = 0;
+    loop {
+        let end = gedgraft_syntax::line_cursor::line_end(bytes, start);
+        out.push(value.get(start..end.content_end).unwrap_or(""));
+        if end.form.is_none() {
+            return out;
         }
+        start = end.next_start;
     }
-    out.push(&value[start..]);
-    out
 }
 
 /// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other

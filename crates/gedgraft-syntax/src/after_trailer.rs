@@ -17,7 +17,8 @@
 //! Once a parser has seen a trailer it reads on to the end of the text, past the end of its chunk, so that a
 //! parse on many threads is the same as a one-thread parse (the chunks after it are dropped).
 
-use crate::lexer::{lex_line, next_line_break, LineShape, LineToken};
+use crate::lexer::{lex_line, LineShape, LineToken};
+use crate::line_cursor::line_end;
 
 /// Where the parser is after the last trailer line.
 #[derive(Debug, Clone, Copy)]
@@ -56,12 +57,12 @@ impl AfterTrailer {
         // The first non-blank line at or after `pos`.
         let mut at = pos;
         while at < bytes.len() {
-            let line_end = next_line_break(bytes, at).unwrap_or(bytes.len());
-            let line = text.get(at..line_end).unwrap_or("");
+            let end = line_end(bytes, at);
+            let line = text.get(at..end.content_end).unwrap_or("");
             let shape = lex_line(line, tokens);
             let readable = match shape {
                 LineShape::Blank => {
-                    at = break_end(bytes, line_end);
+                    at = end.next_start;
                     continue;
                 }
                 LineShape::Line(facts) if self.first_record_pending => facts.level == 0,
@@ -76,7 +77,7 @@ impl AfterTrailer {
             if at > pos {
                 return Next::Line; // a blank line before a readable one
             }
-            self.readable_until = break_end(bytes, line_end);
+            self.readable_until = end.next_start;
             return if std::mem::take(&mut self.first_record_pending) {
                 Next::FirstRecord
             } else {
@@ -101,13 +102,4 @@ impl AfterTrailer {
 pub(crate) fn is_dos_end_of_file(rest: &str) -> bool {
     rest.trim_start_matches([' ', '\t', '\r', '\n'])
         .starts_with('\u{1A}')
-}
-
-/// Where the line break at `line_end` ends (CR LF counts as one).
-fn break_end(bytes: &[u8], line_end: usize) -> usize {
-    match bytes.get(line_end) {
-        Some(b'\r') if bytes.get(line_end + 1) == Some(&b'\n') => line_end + 2,
-        Some(_) => line_end + 1,
-        None => line_end,
-    }
 }

@@ -50,38 +50,6 @@ pub(crate) struct LineFacts {
     pub pointer_payload: bool,
 }
 
-/// Bytes searched eight at a time before [`next_line_break`] hands over to `memchr`: GEDCOM lines are short,
-/// and for a short line `memchr`'s set-up costs more than the search.
-const SHORT_SEARCH: usize = 64;
-
-/// The position of the first LF or CR at or after `from` (`None` past the end): where the lexer ends a line.
-///
-/// ```
-/// assert_eq!(gedgraft_syntax::internal::next_line_break(b"1 SEX M\n2 DATE", 0), Some(7));
-/// assert_eq!(gedgraft_syntax::internal::next_line_break(b"1 SEX M\n2 DATE", 8), None);
-/// ```
-pub fn next_line_break(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const LFS: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    const CRS: u64 = u64::from_ne_bytes([b'\r'; 8]);
-    // Marks the zero bytes of `v` (exactly for the lowest one, which is all that is read here).
-    let zeros = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
-    let limit = bytes.len().min(from.saturating_add(SHORT_SEARCH));
-    let mut i = from;
-    while let Some(word) = bytes.get(i..i + 8).filter(|_| i + 8 <= limit) {
-        let mut octets = [0u8; 8];
-        octets.copy_from_slice(word);
-        let w = u64::from_le_bytes(octets);
-        let found = zeros(w ^ LFS) | zeros(w ^ CRS);
-        if found != 0 {
-            return Some(i + (found.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    memchr::memchr2(b'\n', b'\r', bytes.get(i..)?).map(|at| i + at)
-}
-
 /// The payload tokens the lexer makes of `text` written after a payload separator, as (kind, end offset in
 /// `text`) pairs: what a new payload must be spliced as so that the written file parses back to the same tree.
 ///
@@ -480,27 +448,9 @@ pub(crate) fn push_split_raw(
     }
 }
 
-/// How many line breaks `bytes` hold (LF, CR LF, CR: the 2019 draft's, as the line index counts them), for
-/// callers that hold octets rather than text (the stream counts its batches' lines with it).
-pub fn count_line_breaks(bytes: &[u8]) -> u64 {
-    let mut count = 0;
-    let mut pos = 0;
-    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-        let e = pos + i;
-        pos = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
-            e + 2
-        } else {
-            e + 1
-        };
-        count += 1;
-    }
-    count
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::Just;
     use SyntaxKind::*;
 
     fn lex(line: &str) -> (Vec<(SyntaxKind, String)>, LineShape) {
@@ -517,37 +467,6 @@ mod tests {
             .collect();
         assert_eq!(start, line.len(), "tokens cover the line");
         (tokens, shape)
-    }
-
-    proptest::proptest! {
-        /// The word-at-a-time search finds the same line break as `memchr`, from any start, in any bytes
-        /// (line breaks near word edges, octets 0x80 and up next to them, long lines past the short search).
-        #[test]
-        fn next_line_break_agrees_with_memchr(
-            bytes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    Just(b'\n'), Just(b'\r'), Just(0x0Bu8), Just(0x8A), Just(0x8D), Just(0x00), Just(0xFF), Just(b'a')
-                ],
-                0..200,
-            ),
-            from in 0usize..210,
-        ) {
-            let expected = bytes
-                .get(from..)
-                .and_then(|rest| memchr::memchr2(b'\n', b'\r', rest))
-                .map(|i| from + i);
-            proptest::prop_assert_eq!(next_line_break(&bytes, from), expected);
-        }
-    }
-
-    #[test]
-    fn next_line_break_on_long_lines() {
-        let mut line = vec![b'x'; 300];
-        line.extend_from_slice(b"\r\n");
-        assert_eq!(next_line_break(&line, 0), Some(300));
-        assert_eq!(next_line_break(&line, 301), Some(301));
-        assert_eq!(next_line_break(&line, 302), None);
-        assert_eq!(next_line_break(&line, 400), None);
     }
 
     fn kinds(line: &str) -> Vec<SyntaxKind> {

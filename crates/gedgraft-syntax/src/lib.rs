@@ -32,6 +32,7 @@ mod kind;
 mod lexer;
 pub mod lexical;
 mod line_checks;
+pub mod line_cursor;
 mod line_index;
 mod not_gedcom;
 mod parse;
@@ -48,6 +49,7 @@ pub use dump::{dump, dump_to};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexical::MAX_LEVEL;
 pub use line_checks::{is_not_a_character, line_octet_limit};
+pub use line_cursor::LineBreak;
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, EditedTree, Parse, ParseOptions};
 pub use select::{Selector, SelectorError};
@@ -72,7 +74,7 @@ pub mod internal {
         pub use crate::green_view::*;
     }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::{count_line_breaks, lex_payload_text, next_line_break};
+    pub use crate::lexer::lex_payload_text;
     pub use crate::write::{write_green_threads, write_token};
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.

@@ -1,11 +1,13 @@
-//! Line and column numbers for offsets in decoded text.
+//! Line and column numbers for offsets in decoded text, in any order: a [`LineCursor`] finds the lines once.
 
 use crate::diagnostic::Location;
+use crate::line_cursor::LineCursor;
 use gedgraft_encoding::SourceMap;
 use std::ops::Range;
 
-/// The start offset of every line of a text, with line breaks per the 2019 draft (LF, CR LF, CR). Offsets are
-/// 32-bit, as in the tree (rowan's texts are under 4 GiB): four octets a line.
+/// The start offset of every line of a text, as [`LineCursor`] finds them (LF, CR LF, CR; LF CR is two). Offsets
+/// are 32-bit, as in the tree (rowan's texts are under 4 GiB): four octets a line. For offsets in ascending
+/// order a [`LineCursor`] alone is cheaper.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<u32>,
@@ -14,18 +16,12 @@ pub struct LineIndex {
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> LineIndex {
-        let bytes = text.as_bytes();
         let mut starts = vec![0u32];
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-            let e = pos + i;
-            let next = if bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n') {
-                e + 2
-            } else {
-                e + 1
-            };
-            starts.push(u32::try_from(next).unwrap_or(u32::MAX));
-            pos = next;
+        let mut cursor = LineCursor::new();
+        let mut push = |at: usize| starts.push(u32::try_from(at).unwrap_or(u32::MAX));
+        cursor.feed(text.as_bytes(), |s| push(s.at));
+        if let Some(s) = cursor.finish() {
+            push(s.at);
         }
         LineIndex { starts }
     }
@@ -42,15 +38,7 @@ impl LineIndex {
         let line = self.line_of(offset);
         let start = self.start(line - 1).unwrap_or(0);
         let end = match self.start(line) {
-            Some(next)
-                if text
-                    .as_bytes()
-                    .get(start..next)
-                    .is_some_and(|l| l.ends_with(b"\r\n")) =>
-            {
-                next - 2
-            }
-            Some(next) => next.saturating_sub(1).max(start),
+            Some(_) => crate::line_cursor::line_end(text.as_bytes(), start).content_end,
             None => text.len(),
         };
         start..end
@@ -70,53 +58,15 @@ impl LineIndex {
     /// The location of a text offset: file offset through `map`, 1-based line, 1-based column in characters.
     /// A byte-order mark does not count as a column.
     pub fn locate(&self, text: &str, map: &SourceMap, offset: usize) -> Location {
-        self.locate_after(text, map, offset, None)
-    }
-
-    /// [`LineIndex::locate`], counting the column from `before` (an earlier text offset and its location) when
-    /// that is on the same line: locating offsets in ascending order then costs the length of the text once,
-    /// not once per offset (many diagnostics on one long line).
-    pub fn locate_after(
-        &self,
-        text: &str,
-        map: &SourceMap,
-        offset: usize,
-        before: Option<(usize, Location)>,
-    ) -> Location {
         let offset = offset.min(text.len());
         let line = self.line_of(offset);
-        let first_column = self.start(line - 1).map_or(0, |s| {
-            if line == 1 && text.starts_with('\u{FEFF}') {
-                s + '\u{FEFF}'.len_utf8()
-            } else {
-                s
-            }
-        });
-        if let Some((at, location)) = before {
-            let counted = (location.line == line && first_column <= at && at <= offset)
-                .then(|| text.get(at..offset))
-                .flatten();
-            if let Some(between) = counted {
-                return Location {
-                    offset: map.file_offset(offset),
-                    line,
-                    column: location.column + between.chars().count(),
-                };
-            }
-        }
-        let mut line_start = self.start(line - 1).unwrap_or(0);
-        if line == 1 && text.starts_with('\u{FEFF}') {
-            line_start = line_start
-                .max('\u{FEFF}'.len_utf8())
-                .min(offset.max(line_start));
-        }
-        let column = text
-            .get(line_start..offset)
-            .map_or(1, |s| s.chars().count() + 1);
+        let start = self.start(line - 1).unwrap_or(0).min(offset);
         Location {
             offset: map.file_offset(offset),
             line,
-            column,
+            column: LineCursor::at_line(line, start)
+                .seek(text.as_bytes(), offset)
+                .column,
         }
     }
 }
@@ -158,27 +108,6 @@ mod tests {
         assert_eq!(line(text.len()), "0 TRLR");
         assert_eq!(line(usize::MAX), "0 TRLR");
         assert_eq!(LineIndex::new("").line_range("", 0), 0..0);
-    }
-
-    #[test]
-    fn locating_after_an_earlier_offset_gives_the_same_locations() {
-        for text in [
-            "\u{FEFF}0 HEAD\r\n1 NOTE é @#x@ ü\r\n\n\r0 TRLR",
-            "0 HEAD\n1 NOTE aé@#x@b\n",
-            "",
-        ] {
-            let index = LineIndex::new(text);
-            let map = SourceMap::identity(text.len());
-            let offsets: Vec<usize> = (0..=text.len() + 1)
-                .filter(|&i| i > text.len() || text.is_char_boundary(i))
-                .collect();
-            let mut before = None;
-            for &at in &offsets {
-                let hinted = index.locate_after(text, &map, at, before);
-                assert_eq!(hinted, index.locate(text, &map, at), "{text:?} at {at}");
-                before = Some((at.min(text.len()), hinted));
-            }
-        }
     }
 
     #[test]

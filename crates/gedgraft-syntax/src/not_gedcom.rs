@@ -20,7 +20,8 @@
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::kind::SyntaxKind;
-use crate::lexer::{lex_line, next_line_break, push_split_raw, LineShape};
+use crate::lexer::{lex_line, push_split_raw, LineShape};
+use crate::line_cursor::line_end;
 use crate::parser::Parsed;
 use gedgraft_encoding::raw;
 use rowan::{GreenNode, GreenToken, NodeOrToken};
@@ -51,9 +52,9 @@ pub(crate) fn not_gedcom(text: &str) -> Option<String> {
     let (mut lines, mut with_level) = (0usize, 0usize);
     let mut pos = 0;
     while pos < bytes.len() {
-        let line_end = next_line_break(bytes, pos).unwrap_or(bytes.len());
-        let line = &probe[pos..line_end];
-        pos = line_end + 1;
+        let end = line_end(bytes, pos);
+        let line = &probe[pos..end.content_end];
+        pos = end.next_start;
         let has_level = match lex_line(line, &mut tokens) {
             LineShape::Blank => continue,
             LineShape::Line(_) | LineShape::Malformed { level: Some(_), .. } => true,

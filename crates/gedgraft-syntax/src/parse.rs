@@ -4,6 +4,7 @@ use crate::ast::Document;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::green_walk::{green_tokens, release_iteratively};
 use crate::kind::{SyntaxKind, SyntaxNode};
+use crate::line_cursor::LineCursor;
 use crate::line_index::LineIndex;
 use crate::not_gedcom;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
@@ -267,23 +268,35 @@ impl Parse {
         self.dialect
     }
 
+    /// Places the diagnostics in the file, in one walk over the text in file order (linear however many there
+    /// are), and a second over the ends of runs if there are any.
     fn locate_diagnostics(&mut self, text: &str) {
-        let index = self.line_index.get_or_init(|| LineIndex::new(text));
-        // In file order, each column counted on from the one before on its line (linear, however many there are).
+        let bytes = text.as_bytes();
         self.diagnostics.sort_by_key(|d| d.range.start());
-        let mut before = None;
+        let mut cursor = LineCursor::with_columns();
         for d in &mut self.diagnostics {
             let at = usize::from(d.range.start());
-            let local = index.locate_after(text, &self.source_map, at, before);
-            before = Some((at.min(text.len()), local));
-            d.location = self.origin.apply(local);
+            let position = cursor.seek(bytes, at);
+            d.location = self.origin.apply(Location {
+                offset: self.source_map.file_offset(at.min(bytes.len())),
+                line: position.line,
+                column: position.column,
+            });
             d.end_offset =
                 self.source_map.file_offset(usize::from(d.range.end())) + self.origin.offset;
-            d.last_line = if d.count > 1 {
-                index.line_of(usize::from(d.last_start())) + self.origin.lines_before
-            } else {
-                d.location.line
-            };
+            d.last_line = d.location.line;
+        }
+        let mut runs: Vec<(TextSize, usize)> = (self.diagnostics.iter().enumerate())
+            .filter(|(_, d)| d.count > 1)
+            .map(|(i, d)| (d.last_start(), i))
+            .collect();
+        runs.sort_unstable();
+        let mut cursor = LineCursor::new();
+        for (last_start, i) in runs {
+            let line = cursor.seek(bytes, usize::from(last_start)).line;
+            if let Some(d) = self.diagnostics.get_mut(i) {
+                d.last_line = line + self.origin.lines_before;
+            }
         }
     }
 

@@ -13,8 +13,9 @@ use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, GreenFactory, LineCache, LineKey, Template};
 use crate::kind::SyntaxKind;
-use crate::lexer::{lex_line, next_line_break, push_split_raw, LineFacts, LineShape, LineToken};
+use crate::lexer::{lex_line, push_split_raw, LineFacts, LineShape, LineToken};
 use crate::line_checks;
+use crate::line_cursor::{line_end, LineEnd};
 use crate::work::{on_workers, workers_for};
 use gedgraft_encoding::{raw, Encoding};
 use rowan::{GreenNode, NodeOrToken};
@@ -155,8 +156,12 @@ pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
     let mut starts = vec![0];
     for &target in targets {
         let mut pos = target.max(starts[starts.len() - 1]);
-        while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
-            let start = pos + i + 1;
+        while let LineEnd {
+            next_start: start,
+            form: Some(_),
+            ..
+        } = line_end(bytes, pos)
+        {
             let rest = &bytes[start..];
             if rest.starts_with(b"0 ") || rest.starts_with(b"0\t") {
                 starts.push(start);
@@ -503,13 +508,8 @@ impl<'t> Parser<'t> {
     /// Where the line starting at `pos` ends, where its line break ends, and its line-cache key (if it has
     /// one); at the end of `bytes`, an empty line.
     fn line_at(&self, bytes: &[u8], pos: usize) -> (usize, usize, Option<LineKey>) {
-        let (line_end, break_end) = match next_line_break(bytes, pos) {
-            Some(e) => {
-                let crlf = bytes[e] == b'\r' && bytes.get(e + 1) == Some(&b'\n');
-                (e, if crlf { e + 2 } else { e + 1 })
-            }
-            None => (bytes.len(), bytes.len()),
-        };
+        let end = line_end(bytes, pos);
+        let (line_end, break_end) = (end.content_end, end.next_start);
         let key = (pos < bytes.len())
             .then(|| self.line_cache.key(self.text, pos, break_end))
             .flatten();

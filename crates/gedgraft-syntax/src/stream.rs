@@ -475,7 +475,7 @@ impl<R: Read> RecordStream<R> {
         }
         self.run_goes_on = out.last_diag_on_last_line;
 
-        let lines = crate::lexer::count_line_breaks(&self.buf[..cut]);
+        let lines = crate::line_cursor::count_line_breaks(&self.buf[..cut]);
         self.pending.push_back(Batch {
             parse,
             offset: self.offset,

@@ -1,30 +1,11 @@
 //! The editor's value types: line breaks, raw-octet policy, insert positions, new structures.
 
-/// The line break new and converted lines get.
+/// The line break new and converted lines get (the syntax crate's [`gedgraft_syntax::LineBreak`]).
 ///
 /// ```
 /// assert_eq!(gedgraft_edit::LineBreak::CrLf.as_str(), "\r\n");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LineBreak {
-    /// `LF` (U+000A), Unix.
-    Lf,
-    /// `CR LF`, Windows.
-    CrLf,
-    /// `CR` (U+000D), classic Mac OS.
-    Cr,
-}
-
-impl LineBreak {
-    /// The break's characters.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LineBreak::Lf => "\n",
-            LineBreak::CrLf => "\r\n",
-            LineBreak::Cr => "\r",
-        }
-    }
-}
+pub use gedgraft_syntax::LineBreak;
 
 /// How a line-break conversion reads an LF directly followed by a CR
 /// ([`Editor::convert_line_breaks`](crate::Editor::convert_line_breaks)).
