@@ -342,7 +342,9 @@ impl LineCursor {
     /// Counts the characters of `bytes` (on the current line, starting at text offset `start`) as columns.
     fn count(&mut self, bytes: &[u8], start: usize) {
         let held_cr = usize::from(self.pending_cr);
-        let bytes = bytes.get(..bytes.len().saturating_sub(held_cr)).unwrap_or(&[]);
+        let bytes = bytes
+            .get(..bytes.len().saturating_sub(held_cr))
+            .unwrap_or(&[]);
         self.columns += bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
         // A byte-order mark that starts the text is not a column.
         for (at, &b) in (start..).zip(bytes) {

@@ -1,0 +1,284 @@
+//! Cutting a text into chunks at level-0 lines, parsing them (on several threads for large texts), and joining
+//! their records and diagnostics into one document as a one-pass parse would have made it.
+
+use super::{push_or_count, range, Parsed, Parser};
+use crate::codes;
+use crate::diagnostic::{Class, Diagnostic};
+use crate::green::GreenElement;
+use crate::kind::SyntaxKind;
+use crate::line_checks;
+use crate::line_cursor::{line_end, LineEnd};
+use crate::work::{on_workers, workers_for};
+use gedgraft_encoding::{raw, Encoding};
+use rowan::GreenNode;
+
+/// Texts shorter than this many bytes per thread are parsed on one thread.
+const MIN_CHUNK: usize = 4 << 20;
+
+/// How many chunks `len` bytes are parsed in with `threads` threads (0: one per core).
+pub(crate) fn chunks_for(len: usize, threads: usize) -> usize {
+    match threads {
+        0 => workers_for(len, MIN_CHUNK),
+        n => n.min(len / MIN_CHUNK).max(1),
+    }
+}
+
+/// Parses decoded text; `encoding` names the encoding in messages about raw octets.
+///
+/// Large texts are cut at level-0 lines into chunks (see [`work_starts`]) that up to `threads` threads (0: as
+/// many as the machine has cores) parse in parallel. A level-0 line closes every open structure, so each chunk
+/// starts from the same state a sequential parse would be in there, and the chunks' records are simply
+/// concatenated: the tree is the same.
+pub(crate) fn parse_text(text: &str, encoding: Encoding, threads: usize) -> Parsed {
+    let workers = chunks_for(text.len(), threads);
+    parse_chunks_on(
+        text,
+        encoding,
+        &work_starts(text.as_bytes(), workers),
+        workers,
+    )
+}
+
+/// Parses `text` in chunks starting at `starts` (the first is 0; each other one starts a level-0 line), one
+/// thread per chunk.
+#[cfg(test)]
+pub(crate) fn parse_chunks(text: &str, encoding: Encoding, starts: &[usize]) -> Parsed {
+    parse_chunks_on(text, encoding, starts, starts.len())
+}
+
+/// Parses `text` in chunks starting at `starts` on up to `workers` threads.
+pub(crate) fn parse_chunks_on(
+    text: &str,
+    encoding: Encoding,
+    starts: &[usize],
+    workers: usize,
+) -> Parsed {
+    let ranges = chunk_ranges(starts, text.len());
+    let outputs = on_workers(ranges.clone(), workers, |_, (start, end)| {
+        parse_chunk(text, encoding, start, end)
+    });
+    // A chunk whose job panicked cannot be recovered: it is parsed again on this thread.
+    let chunks = outputs
+        .into_iter()
+        .zip(&ranges)
+        .map(|(output, &(start, end))| {
+            output.unwrap_or_else(|_| parse_chunk(text, encoding, start, end))
+        })
+        .collect();
+    merge_chunks(text.len(), chunks)
+}
+
+/// Parses valid-looking UTF-8 octets with no byte-order mark in pieces cut at level-0 lines (see
+/// [`work_starts`]) on up to `workers` threads, each thread validating the pieces it takes, so that no thread
+/// has to validate the whole file first. Gives the same tree and
+/// diagnostics as decoding the whole file and [`parse_text`], or `None` when that path must be taken instead:
+/// a piece is not valid UTF-8 or holds characters of the raw range, or a piece other than the last holds the
+/// trailer (the text after a trailer runs to the end of the file, across pieces).
+pub(crate) fn parse_utf8_pieces(bytes: &[u8], workers: usize) -> Option<Parsed> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ranges = chunk_ranges(&work_starts(bytes, workers), bytes.len());
+    let last = ranges.len() - 1;
+    let unusable = AtomicBool::new(false);
+    let encoding = Encoding::Utf8;
+    let outputs = on_workers(ranges, workers, |k, (start, end)| -> Option<ChunkOutput> {
+        let text = std::str::from_utf8(&bytes[start..end])
+            .ok()
+            .filter(|t| !raw::contains_raw(t));
+        let Some(text) = text else {
+            unusable.store(true, Ordering::Relaxed);
+            return None;
+        };
+        // The pieces are validated at about the same pace: a thread whose piece is fine usually learns here
+        // that another one is not, and spares a parse whose result would be thrown away (a hint only: the
+        // result is thrown away anyway).
+        if unusable.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut parser = Parser::new(text, encoding, text.len());
+        parser.base = start;
+        let output = run_parser(parser, 0, text.len(), start > 0);
+        (k == last || !output.trailer_seen).then_some(output)
+    });
+    // A piece whose job panicked is given up like an unusable one.
+    let chunks: Option<Vec<ChunkOutput>> = outputs.into_iter().map(|o| o.ok().flatten()).collect();
+    Some(merge_chunks(bytes.len(), chunks?))
+}
+
+/// The (start, end) of each chunk of a text of `len` bytes whose chunks start at `starts`.
+fn chunk_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
+    let ends = starts.iter().skip(1).copied().chain([len]);
+    starts.iter().copied().zip(ends).collect()
+}
+
+/// Where chunks start: 0, then the first level-0 line (`0` right after a line break, then a space or tab) after
+/// each `k/n`-th of the text.
+#[cfg(test)]
+pub(crate) fn chunk_starts(bytes: &[u8], n: usize) -> Vec<usize> {
+    let targets: Vec<usize> = (1..n).map(|k| bytes.len() / n * k).collect();
+    starts_near(bytes, &targets)
+}
+
+/// Where the chunks of a parse on `workers` threads start: one large chunk per worker for most of the text,
+/// then twice as many small ones that whichever worker is done first takes, so that workers whose text
+/// parses more slowly do not keep the others waiting.
+pub(crate) fn work_starts(bytes: &[u8], workers: usize) -> Vec<usize> {
+    if workers < 2 {
+        return vec![0];
+    }
+    let len = bytes.len();
+    let tail_chunks = 2 * workers;
+    let head = len / 5 * 4;
+    let targets: Vec<usize> = (1..workers)
+        .map(|k| head / workers * k)
+        .chain((0..tail_chunks).map(|k| head + (len - head) / tail_chunks * k))
+        .collect();
+    starts_near(bytes, &targets)
+}
+
+/// 0, then for each of the ascending `targets` the first level-0 line at or after it (no duplicates).
+pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
+    let mut starts = vec![0];
+    for &target in targets {
+        let mut pos = target.max(starts[starts.len() - 1]);
+        while let LineEnd {
+            next_start: start,
+            form: Some(_),
+            ..
+        } = line_end(bytes, pos)
+        {
+            let rest = &bytes[start..];
+            if rest.starts_with(b"0 ") || rest.starts_with(b"0\t") {
+                starts.push(start);
+                break;
+            }
+            pos = start;
+        }
+    }
+    starts.dedup();
+    starts
+}
+
+/// What one chunk's parser leaves behind.
+pub(crate) struct ChunkOutput {
+    pub(crate) children: Vec<GreenElement>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) max_depth: usize,
+    pub(crate) seen_line: bool,
+    pub(crate) trailer_seen: bool,
+    /// Whether the chunk ran to the end of the text (trailing text after its trailer).
+    consumed_rest: bool,
+    /// Whether the first diagnostic is on the chunk's first line, and the last on its last line: a run of
+    /// one code may go on across the cut ([`merge_chunks`] joins it as a one-pass parse would have).
+    pub(crate) first_diag_on_first_line: bool,
+    pub(crate) last_diag_on_last_line: bool,
+}
+
+/// Parses `text`, one piece of a file cut at level-0 lines, on this thread; `later` says whether the piece is
+/// not the file's start. Diagnostics are placed in `text` (the caller adds the piece's offset).
+pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
+    run_parser(
+        Parser::new(text, encoding, text.len()),
+        0,
+        text.len(),
+        later,
+    )
+}
+
+fn parse_chunk(text: &str, encoding: Encoding, start: usize, end: usize) -> ChunkOutput {
+    run_parser(
+        Parser::new(text, encoding, end - start),
+        start,
+        end,
+        start > 0,
+    )
+}
+
+/// Parses `text` in one pass without sharing leaf nodes: the reference the line cache is tested against.
+#[cfg(test)]
+pub(crate) fn parse_unshared(text: &str, encoding: Encoding) -> Parsed {
+    let mut parser = Parser::new(text, encoding, text.len());
+    parser.line_cache = crate::green::LineCache::disabled();
+    merge_chunks(text.len(), vec![run_parser(parser, 0, text.len(), false)])
+}
+
+/// Runs `parser` over its text from `start` to `end`; `later` says whether the text is not the file's start.
+fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> ChunkOutput {
+    parser.seen_first_line = later;
+    parser.run(start, end);
+    parser.close_from(0);
+    ChunkOutput {
+        children: parser.stack.pop().map(|f| f.children).unwrap_or_default(),
+        diagnostics: parser.diagnostics,
+        max_depth: parser.max_depth,
+        seen_line: parser.seen_first_line,
+        trailer_seen: parser.trailer_seen,
+        consumed_rest: parser.consumed_rest,
+        first_diag_on_first_line: parser.first_diag_line == Some(parser.base + start),
+        last_diag_on_last_line: parser.diag_line.is_some() && parser.diag_line == parser.line_start,
+    }
+}
+
+/// Joins the chunks' records into one document and adds the whole-file diagnostics.
+fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
+    let mut children = Vec::new();
+    let mut diagnostics = Vec::new();
+    let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
+    let mut run_goes_on = false;
+    for chunk in chunks {
+        children.extend(chunk.children);
+        let mut found = chunk.diagnostics.into_iter();
+        if run_goes_on && chunk.first_diag_on_first_line {
+            if let Some(first) = found.next() {
+                push_or_count(&mut diagnostics, first);
+            }
+        }
+        diagnostics.extend(found);
+        run_goes_on = chunk.last_diag_on_last_line;
+        max_depth = max_depth.max(chunk.max_depth);
+        seen_line |= chunk.seen_line;
+        trailer_seen |= chunk.trailer_seen;
+        if chunk.consumed_rest {
+            break; // later chunks lie after the trailer and are already trailing text
+        }
+    }
+    end_of_file_diagnostics(seen_line, trailer_seen, text_len, &mut diagnostics);
+    line_checks::merge_lf_cr(&mut diagnostics);
+    let green = GreenNode::new(SyntaxKind::Document.into(), children);
+    Parsed {
+        green,
+        diagnostics,
+        max_depth,
+    }
+}
+
+/// The diagnostics only the end of the file can give (no line at all, no trailer), for a text of `end` bytes
+/// (the last piece's, when the file is parsed in pieces: these come after every other diagnostic of the parser).
+pub(crate) fn end_of_file_diagnostics(
+    seen_line: bool,
+    trailer_seen: bool,
+    end: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut extra = |code, message: &str, start| {
+        diagnostics.push(Diagnostic::new(
+            code,
+            Class::MalformedStructure,
+            message,
+            range(start, end),
+        ));
+    };
+    if !seen_line {
+        extra(
+            codes::FIRST_LINE_NOT_HEAD,
+            "the file has no lines; it must start with `0 HEAD`",
+            0,
+        );
+    }
+    if !trailer_seen {
+        extra(
+            codes::MISSING_TRAILER,
+            "the file does not end with a `0 TRLR` line",
+            end,
+        );
+    }
+}

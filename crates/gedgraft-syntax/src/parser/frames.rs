@@ -1,0 +1,123 @@
+//! The parser's stack of open structures: a frame per structure, opened under the innermost one, closed into a
+//! green node (or a shared leaf from the line cache).
+
+use super::Parser;
+use crate::green::{CachedFacts, GreenElement, LineKey, Template};
+use crate::kind::SyntaxKind;
+use rowan::NodeOrToken;
+
+/// An open structure.
+pub(super) struct Frame {
+    pub(super) kind: SyntaxKind,
+    pub(super) level: usize,
+    pub(super) children: Vec<GreenElement>,
+    pub(super) has_substructure: bool,
+    /// Whether the structure's first line has a pointer payload.
+    pub(super) pointer_payload: bool,
+    /// A structure from the [`LineCache`] standing for the first line's tokens until anything else joins the
+    /// structure (then its tokens are copied into `children`); if it is a leaf and nothing joins, it is the node.
+    pub(super) shared: Option<Template>,
+    /// The first line's key, if the structure may go into the cache.
+    pub(super) shareable: Option<LineKey>,
+    /// Whether the first line was found in the cache.
+    pub(super) from_cache: bool,
+    /// How many children the first line has: a structure that still has that many when it closes is a leaf.
+    pub(super) first_len: usize,
+}
+
+impl Frame {
+    /// The frame of a structure whose first line has `level` and the tokens `children`.
+    pub(super) fn for_line(level: usize, children: Vec<GreenElement>) -> Frame {
+        let kind = if level == 0 {
+            SyntaxKind::Record
+        } else {
+            SyntaxKind::Structure
+        };
+        Frame::new(kind, level, children)
+    }
+
+    pub(super) fn new(kind: SyntaxKind, level: usize, children: Vec<GreenElement>) -> Frame {
+        Frame {
+            kind,
+            level,
+            first_len: children.len(),
+            children,
+            has_substructure: false,
+            pointer_payload: false,
+            shared: None,
+            shareable: None,
+            from_cache: false,
+        }
+    }
+}
+
+impl Parser<'_> {
+    pub(super) fn top(&mut self) -> &mut Frame {
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    /// The innermost open structure's children, ready for more (a shared leaf's tokens are copied in first).
+    pub(super) fn top_children(&mut self) -> &mut Vec<GreenElement> {
+        let last = self.stack.len() - 1;
+        let frame = &mut self.stack[last];
+        if let Some(template) = frame.shared.take() {
+            frame.children = self.factory.buffer();
+            frame.children.extend(template.line_tokens());
+        }
+        &mut frame.children
+    }
+
+    /// Closes every open structure whose level is `level` or deeper.
+    pub(super) fn close_from(&mut self, level: usize) {
+        while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level >= level {
+            self.close_top();
+        }
+    }
+
+    pub(super) fn close_top(&mut self) {
+        if let Some(mut frame) = self.stack.pop() {
+            let node = match frame.shared.take() {
+                Some(template) if template.is_leaf() => template.node,
+                shared => {
+                    // A structure of its own; a template that is not a leaf lends its tokens to a leaf here.
+                    if let Some(template) = shared {
+                        frame.children = self.factory.buffer();
+                        frame.children.extend(template.line_tokens());
+                    }
+                    let leaf = frame.children.len() == frame.first_len;
+                    let node = self.factory.node(frame.kind, frame.children);
+                    // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
+                    // leaf and sometimes not keeps its shareable leaf in the cache.
+                    if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {
+                        let facts = CachedFacts {
+                            level: frame.level,
+                            pointer_payload: frame.pointer_payload,
+                        };
+                        self.line_cache.insert(key, facts, &node, frame.first_len);
+                    }
+                    node
+                }
+            };
+            self.top_children().push(NodeOrToken::Node(node));
+        }
+    }
+
+    /// Opens `frame` under the innermost open structure.
+    pub(super) fn open(&mut self, frame: Frame) {
+        let top = self.top();
+        if top.kind != SyntaxKind::Document {
+            top.has_substructure = true;
+        }
+        self.stack.push(frame);
+        self.max_depth = self.max_depth.max(self.stack.len());
+    }
+
+    /// Whether a continuation line of `level` continues the innermost open structure.
+    pub(super) fn continues_top(&mut self, level: usize) -> bool {
+        let top = self.top();
+        top.kind != SyntaxKind::Document
+            && top.level.saturating_add(1) == level
+            && !top.has_substructure
+    }
+}
