@@ -270,88 +270,22 @@ impl Parser<'_> {
         }
         self.close_from(level);
         let children = self.line_children(start, line_end, break_end);
-        if tag == "CONT" || tag == "CONC" {
-            if level == 0 {
-                let message = format!("a {tag} line cannot be at level 0");
-                self.diag(
-                    codes::CONTINUATION_AT_LEVEL_0,
-                    Class::MalformedStructure,
-                    message,
-                    start + ws,
-                    line_end,
-                );
-            } else if self.continues_top(level) {
-                if facts.has_xref {
-                    let message = format!("a {tag} line cannot have a cross-reference identifier");
-                    self.diag(
-                        codes::CONTINUATION_WITH_XREF,
-                        Class::MalformedStructure,
-                        message,
-                        start + ws,
-                        line_end,
-                    );
-                }
-                if self.top().pointer_payload {
-                    let message = format!("a {tag} line cannot continue a pointer payload");
-                    let class = Class::MalformedStructure;
-                    self.diag(
-                        codes::CONTINUATION_OF_POINTER,
-                        class,
-                        message,
-                        start + ws,
-                        line_end,
-                    );
-                }
-                if facts.pointer_payload {
-                    let message = format!("a {tag} line cannot have a pointer payload");
-                    let class = Class::NonConformant;
-                    self.diag(
-                        codes::POINTER_IN_CONTINUATION,
-                        class,
-                        message,
-                        start + ws,
-                        line_end,
-                    );
-                }
-                let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
-                self.top_children().push(line_node);
-                self.continuation_level = Some(level);
-                return;
-            } else {
-                let message =
-                    format!("this {tag} line does not directly follow the line it would continue");
-                self.diag(
-                    codes::MISPLACED_CONTINUATION,
-                    Class::MalformedStructure,
-                    message,
-                    start + ws,
-                    line_end,
-                );
+        let children = if tag == "CONT" || tag == "CONC" {
+            match self.continuation_line(tag, facts, children, start + ws, line_end) {
+                Some(children) => children,
+                None => return,
             }
-        }
+        } else {
+            children
+        };
         if tag == "TRLR" {
-            if level > 0 {
-                self.diag(
-                    codes::MISPLACED_TRAILER,
-                    Class::MalformedStructure,
-                    "TRLR is only allowed at level 0",
-                    start + ws,
-                    line_end,
-                );
-            } else {
-                let payload = facts.payload_start.map_or("", |p| &line[p..]);
-                if facts.has_xref || !payload.is_empty() {
-                    self.diag(
-                        codes::NON_EMPTY_TRAILER,
-                        Class::MalformedStructure,
-                        "the trailer line must be exactly `0 TRLR`",
-                        start + ws,
-                        line_end,
-                    );
-                }
-                self.trailer_seen = true;
-                self.trailers += 1;
-            }
+            let payload = facts.payload_start.map_or("", |p| &line[p..]);
+            self.trailer_line(
+                level,
+                facts.has_xref || !payload.is_empty(),
+                start + ws,
+                line_end,
+            );
         }
         // A line whose node and diagnostics follow from its text alone may be shared as a leaf: no leading
         // whitespace, no raw octets, no escape problems, and no tag the parser treats specially.
@@ -367,6 +301,91 @@ impl Parser<'_> {
         frame.pointer_payload = facts.pointer_payload;
         frame.shareable = key.filter(|_| shareable);
         self.open(frame);
+    }
+
+    /// A `CONT`/`CONC` line (its checks), joined as a `LINE` node to the structure it continues (`None`), or
+    /// its tokens given back when it continues nothing (it is then a structure of its own). `at` is where the
+    /// line's level starts.
+    fn continuation_line(
+        &mut self,
+        tag: &str,
+        facts: &LineFacts,
+        children: Vec<GreenElement>,
+        at: usize,
+        line_end: usize,
+    ) -> Option<Vec<GreenElement>> {
+        let level = facts.level;
+        if level == 0 {
+            let message = format!("a {tag} line cannot be at level 0");
+            self.diag(
+                codes::CONTINUATION_AT_LEVEL_0,
+                Class::MalformedStructure,
+                message,
+                at,
+                line_end,
+            );
+        } else if self.continues_top(level) {
+            if facts.has_xref {
+                let message = format!("a {tag} line cannot have a cross-reference identifier");
+                self.diag(
+                    codes::CONTINUATION_WITH_XREF,
+                    Class::MalformedStructure,
+                    message,
+                    at,
+                    line_end,
+                );
+            }
+            if self.top().pointer_payload {
+                let message = format!("a {tag} line cannot continue a pointer payload");
+                let class = Class::MalformedStructure;
+                self.diag(codes::CONTINUATION_OF_POINTER, class, message, at, line_end);
+            }
+            if facts.pointer_payload {
+                let message = format!("a {tag} line cannot have a pointer payload");
+                let class = Class::NonConformant;
+                self.diag(codes::POINTER_IN_CONTINUATION, class, message, at, line_end);
+            }
+            let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
+            self.top_children().push(line_node);
+            self.continuation_level = Some(level);
+            return None;
+        } else {
+            let message =
+                format!("this {tag} line does not directly follow the line it would continue");
+            self.diag(
+                codes::MISPLACED_CONTINUATION,
+                Class::MalformedStructure,
+                message,
+                at,
+                line_end,
+            );
+        }
+        Some(children)
+    }
+
+    /// The checks of a `TRLR` line (`not_bare`: it has an identifier or a payload), and the count of trailers.
+    fn trailer_line(&mut self, level: usize, not_bare: bool, at: usize, line_end: usize) {
+        if level > 0 {
+            self.diag(
+                codes::MISPLACED_TRAILER,
+                Class::MalformedStructure,
+                "TRLR is only allowed at level 0",
+                at,
+                line_end,
+            );
+        } else {
+            if not_bare {
+                self.diag(
+                    codes::NON_EMPTY_TRAILER,
+                    Class::MalformedStructure,
+                    "the trailer line must be exactly `0 TRLR`",
+                    at,
+                    line_end,
+                );
+            }
+            self.trailer_seen = true;
+            self.trailers += 1;
+        }
     }
 
     /// A line whose text is that of a cached structure's first line: the same checks a well-formed line of that
