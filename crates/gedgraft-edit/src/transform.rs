@@ -367,7 +367,7 @@ impl Transcoder {
         let flush = |run: &mut Option<(rowan::SyntaxKind, String)>, out: &mut Vec<GreenElement>| {
             if let Some((k, text)) = run.take() {
                 if junk {
-                    out.extend(self.copy_junk(&text).into_iter().map(NodeOrToken::Token));
+                    out.push(NodeOrToken::Token(self.copy_junk(&text)));
                     return;
                 }
                 let converted = self.plain(&text).unwrap_or(text);
@@ -407,34 +407,18 @@ impl Transcoder {
         *children = out;
     }
 
-    /// The tokens of junk after the trailer (the document's trailing `TRAILING_TEXT` and `RAW` tokens) in the
-    /// new file: it is not text of the file, so its octets are copied as they are, and the tokens are what the
-    /// new file's decoding makes of them (text where `to` reads them, raw octets elsewhere), as a re-parse
+    /// The token of junk after the trailer (the document's trailing `TRAILING_TEXT` and `RAW` tokens) in the
+    /// new file: it is not text of the file, so its octets are copied as they are, and the token is what the
+    /// new file's decoding makes of them (text where `to` reads them, raw characters elsewhere), as a re-parse
     /// would.
-    fn copy_junk(&self, text: &str) -> Vec<GreenToken> {
+    fn copy_junk(&self, text: &str) -> GreenToken {
         let mut octets = Vec::new();
         if self.from.encode(text, &mut octets).is_err() {
-            return vec![token(SyntaxKind::TrailingText, text)];
+            return token(SyntaxKind::TrailingText, text);
         }
+        // One token, raw octets kept inside it, as the parser makes trailing text.
         let decoded = self.to.decode(&octets).text;
-        let mut out = Vec::new();
-        let mut start = 0;
-        let mut chars = decoded.char_indices().peekable();
-        while let Some((_, c)) = chars.next() {
-            let is_raw = raw::is_raw(c);
-            let ends = chars.peek().is_none_or(|&(_, n)| raw::is_raw(n) != is_raw);
-            if ends {
-                let end = chars.peek().map_or(decoded.len(), |&(j, _)| j);
-                let kind = if is_raw {
-                    SyntaxKind::Raw
-                } else {
-                    SyntaxKind::TrailingText
-                };
-                out.push(token(kind, &decoded[start..end]));
-                start = end;
-            }
-        }
-        out
+        token(SyntaxKind::TrailingText, &decoded)
     }
 
     /// Converts one well-formed line's tokens.

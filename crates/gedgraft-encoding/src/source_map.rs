@@ -4,13 +4,24 @@
 //! spans. Neighbouring characters with the same proportion are merged into one run, so a clean UTF-8 file has a
 //! single run and a mostly-ASCII file in another encoding has few.
 
-/// One stretch of text in which every unit of `text_unit` text bytes came from `file_unit` file octets.
+/// One stretch of text in which every unit of `text_unit` text bytes came from `file_unit` file octets. Its
+/// starts are relative to its [`Block`]'s: twelve octets a run, since a file of random octets has a run every
+/// two or three octets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
-    text_start: usize,
-    file_start: usize,
+    text_start: u32,
+    file_start: u32,
     text_unit: u8,
     file_unit: u8,
+}
+
+/// The runs from `first_run` on (up to the next block's) start at these offsets plus their own: a new block
+/// starts when a run's start would not fit in 32 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Block {
+    first_run: usize,
+    text_base: usize,
+    file_base: usize,
 }
 
 /// Maps byte offsets in decoded text to byte offsets in the original file.
@@ -29,6 +40,7 @@ struct Run {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SourceMap {
     runs: Vec<Run>,
+    blocks: Vec<Block>,
     text_len: usize,
     file_len: usize,
 }
@@ -67,23 +79,14 @@ impl SourceMapBuilder {
             fits && usize::from(r.text_unit) == text_unit && usize::from(r.file_unit) == file_unit
         });
         if !same {
-            if fits {
-                map.runs.push(Run {
-                    text_start: map.text_len,
-                    file_start: map.file_len,
-                    text_unit: text_unit as u8,
-                    file_unit: file_unit as u8,
-                });
+            let (text_unit, file_unit) = if fits {
+                (text_unit as u8, file_unit as u8)
             } else {
                 // Text of zero length (an octet sequence that decodes to nothing) or an oversized unit: a run
                 // whose interior is never addressed, so only its start matters.
-                map.runs.push(Run {
-                    text_start: map.text_len,
-                    file_start: map.file_len,
-                    text_unit: 1,
-                    file_unit: 0,
-                });
-            }
+                (1, 0)
+            };
+            map.push_run(text_unit, file_unit);
         }
         map.text_len += text_unit * count;
         map.file_len += file_unit * count;
@@ -100,7 +103,8 @@ impl SourceMapBuilder {
     }
 
     /// The finished map.
-    pub fn finish(self) -> SourceMap {
+    pub fn finish(mut self) -> SourceMap {
+        self.map.runs.shrink_to_fit();
         self.map
     }
 }
@@ -131,7 +135,56 @@ impl SourceMap {
     /// Whether every text offset equals its file offset.
     pub fn is_identity(&self) -> bool {
         self.runs.iter().all(|r| r.text_unit == r.file_unit)
-            && self.runs.first().is_none_or(|r| r.file_start == 0)
+            && self.blocks.first().is_none_or(|b| b.file_base == 0)
+    }
+
+    /// Starts a run at the current ends, in a new block if its starts do not fit the current one's.
+    fn push_run(&mut self, text_unit: u8, file_unit: u8) {
+        let relative = self.blocks.last().and_then(|b| {
+            let text = u32::try_from(self.text_len - b.text_base).ok()?;
+            let file = u32::try_from(self.file_len - b.file_base).ok()?;
+            Some((text, file))
+        });
+        let (text_start, file_start) = relative.unwrap_or_else(|| {
+            self.blocks.push(Block {
+                first_run: self.runs.len(),
+                text_base: self.text_len,
+                file_base: self.file_len,
+            });
+            (0, 0)
+        });
+        self.runs.push(Run {
+            text_start,
+            file_start,
+            text_unit,
+            file_unit,
+        });
+    }
+
+    /// The last run whose start (by `start`, in text or file offsets) is at most `offset`, with its block.
+    fn run_at(
+        &self,
+        offset: usize,
+        start: impl Fn(&Block, &Run) -> usize,
+    ) -> Option<(&Block, &Run)> {
+        let b = self
+            .blocks
+            .partition_point(|b| {
+                self.runs
+                    .get(b.first_run)
+                    .is_some_and(|r| start(b, r) <= offset)
+            })
+            .checked_sub(1)?;
+        let block = self.blocks.get(b)?;
+        let end = self
+            .blocks
+            .get(b + 1)
+            .map_or(self.runs.len(), |n| n.first_run);
+        let runs = self.runs.get(block.first_run..end)?;
+        let i = runs
+            .partition_point(|r| start(block, r) <= offset)
+            .checked_sub(1)?;
+        Some((block, runs.get(i)?))
     }
 
     /// The file offset of a text offset that falls on a character boundary; offsets past the end clamp to the
@@ -140,12 +193,14 @@ impl SourceMap {
         if text_offset >= self.text_len {
             return self.file_len;
         }
-        let idx = self.runs.partition_point(|r| r.text_start <= text_offset);
-        let Some(run) = idx.checked_sub(1).and_then(|i| self.runs.get(i)) else {
+        let Some((block, run)) =
+            self.run_at(text_offset, |b, r| b.text_base + r.text_start as usize)
+        else {
             return text_offset.min(self.file_len);
         };
-        let units = (text_offset - run.text_start) / usize::from(run.text_unit);
-        run.file_start + units * usize::from(run.file_unit)
+        let run_text = block.text_base + run.text_start as usize;
+        let units = (text_offset - run_text) / usize::from(run.text_unit);
+        block.file_base + run.file_start as usize + units * usize::from(run.file_unit)
     }
 
     /// The text offset of a file offset that falls on a character boundary; offsets past the end clamp to the
@@ -154,15 +209,18 @@ impl SourceMap {
         if file_offset >= self.file_len {
             return self.text_len;
         }
-        let idx = self.runs.partition_point(|r| r.file_start <= file_offset);
-        let Some(run) = idx.checked_sub(1).and_then(|i| self.runs.get(i)) else {
+        let Some((block, run)) =
+            self.run_at(file_offset, |b, r| b.file_base + r.file_start as usize)
+        else {
             return file_offset.min(self.text_len);
         };
+        let run_text = block.text_base + run.text_start as usize;
         if run.file_unit == 0 {
-            return run.text_start;
+            return run_text;
         }
-        let units = (file_offset - run.file_start) / usize::from(run.file_unit);
-        run.text_start + units * usize::from(run.text_unit)
+        let units =
+            (file_offset - block.file_base - run.file_start as usize) / usize::from(run.file_unit);
+        run_text + units * usize::from(run.text_unit)
     }
 }
 
@@ -178,6 +236,24 @@ mod tests {
         assert_eq!(m.file_offset(57), 57);
         assert_eq!(m.file_offset(100), 100);
         assert_eq!(m.text_offset(42), 42);
+    }
+
+    #[test]
+    fn runs_past_four_gib_start_a_block_and_map_as_before() {
+        let gib = 1usize << 30;
+        let mut b = SourceMap::builder();
+        b.push(1, 2, 3 * gib); // UTF-16: 3 GiB of text from 6 GiB of octets
+        b.push(4, 1, 1); // one raw octet: its file start no longer fits 32 bits
+        b.push(1, 1, 10);
+        let m = b.finish();
+        assert_eq!(m.blocks.len(), 2);
+        assert_eq!(m.file_offset(2 * gib), 4 * gib);
+        assert_eq!(m.file_offset(3 * gib), 6 * gib);
+        assert_eq!(m.file_offset(3 * gib + 4), 6 * gib + 1);
+        assert_eq!(m.file_offset(3 * gib + 9), 6 * gib + 6);
+        assert_eq!(m.text_offset(6 * gib + 1), 3 * gib + 4);
+        assert_eq!(m.text_offset(4 * gib), 2 * gib);
+        assert_eq!((m.text_len(), m.file_len()), (3 * gib + 14, 6 * gib + 11));
     }
 
     #[test]

@@ -20,7 +20,7 @@
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::kind::SyntaxKind;
-use crate::lexer::{lex_line, push_split_raw, LineShape};
+use crate::lexer::{lex_line, LineShape};
 use crate::line_cursor::line_end;
 use crate::parser::Parsed;
 use gedgraft_encoding::raw;
@@ -112,21 +112,18 @@ fn excerpt(line: &str) -> (String, bool) {
     (out, binary)
 }
 
-/// The parse of a text that is not GEDCOM: a byte-order mark if it has one, then trailing text (`RAW` tokens
-/// for undecodable octets), and the one diagnostic.
+/// The parse of a text that is not GEDCOM: a byte-order mark if it has one, then one trailing-text token
+/// (undecodable octets kept in it as raw characters), and the one diagnostic.
 pub(crate) fn parsed(text: &str, message: String) -> Parsed {
     let mut children = Vec::new();
-    let mut tokens = Vec::new();
     let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let bom = text.len() - body.len();
     if bom > 0 {
         children.push(token(SyntaxKind::Bom, &text[..bom]));
     }
-    push_split_raw(body, 0, body.len(), SyntaxKind::TrailingText, &mut tokens);
-    let mut from = 0;
-    for (kind, end) in tokens {
-        children.push(token(kind, &body[from..end]));
-        from = end;
+    // One token, undecodable octets kept inside it as raw characters (see `write_token`).
+    if !body.is_empty() {
+        children.push(token(SyntaxKind::TrailingText, body));
     }
     let range = crate::parser::range(bom, bom);
     Parsed {

@@ -1,9 +1,10 @@
 //! Writing a green tree back to octets, token by token, in the file's encoding.
 //!
 //! Every token is written from the tree (never from the input), so a round trip tests the tree. `RAW` tokens hold
-//! raw characters (U+10FF00 + octet) and go through [`Encoding::encode`]; a `BOM` token is written with the
-//! byte-order mark's encoding; every other token holds no raw characters (the lexer keeps them in `RAW` tokens)
-//! and is written with [`Encoding::encode_plain`], which for UTF-8 is its text as it is.
+//! raw characters (U+10FF00 + octet), `TRAILING_TEXT` tokens may (binary junk is one token, not one per run of
+//! undecodable octets); both go through [`Encoding::encode`]. A `BOM` token is written with the byte-order
+//! mark's encoding; every other token holds no raw characters (the lexer keeps them in `RAW` tokens) and is
+//! written with [`Encoding::encode_plain`], which for UTF-8 is its text as it is.
 //!
 //! UTF-8, the common case, has its own walk with no per-token dispatch on the encoding and no `memcpy` call for
 //! short tokens. Large trees are written on several threads: the document's top-level children are cut into
@@ -145,6 +146,8 @@ enum Stop {
 
 const RAW: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Raw as u16);
 const BOM: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::Bom as u16);
+/// Trailing text keeps undecodable octets inside it as raw characters, like a `RAW` token.
+const TRAILING: rowan::SyntaxKind = rowan::SyntaxKind(SyntaxKind::TrailingText as u16);
 
 /// Depth-first, left-to-right walk over the first `count` elements of `children` and their subtrees, calling
 /// `token` for every token with the state `state`, which it returns updated (a state passed by value stays in
@@ -192,9 +195,9 @@ fn write_range(
     written.map(|_| ())
 }
 
-/// Appends the octets of one token as [`write_green`] writes it: a `RAW` token's raw characters as their
-/// octets ([`Encoding::encode`]), a byte-order mark in `bom_encoding`, any other token in `encoding`
-/// ([`Encoding::encode_plain`]: the lexer puts raw characters in `RAW` tokens only).
+/// Appends the octets of one token as [`write_green`] writes it: the raw characters of a `RAW` or
+/// `TRAILING_TEXT` token as their octets ([`Encoding::encode`]), a byte-order mark in `bom_encoding`, any other
+/// token in `encoding` ([`Encoding::encode_plain`]: the lexer puts raw characters in those two kinds only).
 ///
 /// ```
 /// use gedgraft_syntax::{encoding::Encoding, internal::{green_tokens, write_token}, parse};
@@ -213,7 +216,7 @@ pub fn write_token(
     out: &mut Vec<u8>,
 ) -> Result<(), Unencodable> {
     let kind = token.kind();
-    if kind == RAW {
+    if kind == RAW || kind == TRAILING {
         encoding.encode(token.text(), out)
     } else if kind == BOM {
         bom_encoding.encode_plain(token.text(), out)
@@ -224,7 +227,7 @@ pub fn write_token(
 
 /// Writes `count` top-level elements from `children` (and their subtrees) in UTF-8 into `buf`, which must be
 /// long enough ([`Stop::Full`] if not); returns the number of octets written. `BOM_IS_TEXT` when `bom_encoding`
-/// is UTF-8, so that only `RAW` tokens need a look. The same walk as [`walk`], written out so that the output
+/// is UTF-8, so that only `RAW` and `TRAILING_TEXT` tokens need a look. The same walk as [`walk`], written out so that the output
 /// position stays in registers.
 fn write_utf8_slice<const BOM_IS_TEXT: bool>(
     children: Children<'_>,
@@ -247,7 +250,7 @@ fn write_utf8_slice<const BOM_IS_TEXT: bool>(
             Some(NodeOrToken::Token(token)) => {
                 let kind = token.kind();
                 // A byte-order mark in UTF-8 is its text as it is.
-                let bytes = if kind == RAW || (!BOM_IS_TEXT && kind == BOM) {
+                let bytes = if kind == RAW || kind == TRAILING || (!BOM_IS_TEXT && kind == BOM) {
                     encode_special_utf8(token, bom_encoding, &mut scratch)?;
                     &scratch[..]
                 } else {
@@ -271,7 +274,7 @@ fn write_utf8_slice<const BOM_IS_TEXT: bool>(
     }
 }
 
-/// The octets of a `RAW` or `BOM` token in UTF-8 (a byte-order mark in `bom_encoding`), into `scratch`.
+/// The octets of a `RAW`, `TRAILING_TEXT` or `BOM` token in UTF-8 (a byte-order mark in `bom_encoding`), into `scratch`.
 #[cold]
 #[inline(never)]
 fn encode_special_utf8(
@@ -281,7 +284,7 @@ fn encode_special_utf8(
 ) -> Result<(), Stop> {
     scratch.clear();
     let text = token.text();
-    if token.kind() == RAW {
+    if token.kind() == RAW || token.kind() == TRAILING {
         Encoding::Utf8.encode(text, scratch)
     } else {
         bom_encoding.encode_plain(text, scratch)

@@ -7,7 +7,7 @@ use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{CachedFacts, GreenElement, LineKey, Template};
 use crate::kind::SyntaxKind;
-use crate::lexer::{lex_line, push_split_raw, LineFacts, LineShape};
+use crate::lexer::{lex_line, LineFacts, LineShape};
 use crate::line_checks;
 use rowan::NodeOrToken;
 
@@ -434,20 +434,11 @@ impl Parser<'_> {
             );
         }
         self.consumed_rest = true;
-        self.tokens.clear();
-        push_split_raw(
-            rest,
-            0,
-            rest.len(),
-            SyntaxKind::TrailingText,
-            &mut self.tokens,
-        );
-        let mut from = pos;
-        for i in 0..self.tokens.len() {
-            let (kind, end) = self.tokens[i];
-            let token = self.factory.token(kind, &self.text[from..pos + end]);
+        // One token: trailing text keeps undecodable octets as raw characters inside it (the writer turns them
+        // back into their octets), so binary junk costs no token per run of raw octets.
+        if !rest.is_empty() {
+            let token = self.factory.token(SyntaxKind::TrailingText, rest);
             self.top_children().push(NodeOrToken::Token(token));
-            from = pos + end;
         }
     }
 }
