@@ -5,7 +5,7 @@
 //! 2019 draft reads the remaining records one by one until no lines are left (R-TAGGED-STRUCTS-03), and a
 //! file whose last record is not the trailer is malformed (R-TAGGED-STRUCTS-05). So the parser reads lines
 //! after a trailer as records, with a `record-after-trailer` error on the first record after each trailer, and
-//! keeps as trailing text (`TRAILING_TEXT`/`RAW` tokens) everything from the first line that is not a line
+//! keeps as trailing text (one `TRAILING_TEXT` token) everything from the first line that is not a line
 //! of the format:
 //!
 //! * the first non-blank line after a trailer must be a well-formed level-0 line (else the rest is trailing

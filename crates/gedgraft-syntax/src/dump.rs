@@ -6,7 +6,7 @@
 //! element is indented as deep as that and starts with its depth, `[depth 20000] KIND@…`, so the dump stays
 //! linear in the input however deep the tree (invariant 4).
 
-use crate::json::json_string;
+use crate::json::json_escape;
 use crate::kind::SyntaxKind;
 use crate::parse::Parse;
 use rowan::WalkEvent;
@@ -54,8 +54,23 @@ pub fn dump_to(parse: &Parse, out: &mut (impl io::Write + ?Sized)) -> io::Result
                 let kind: SyntaxKind = element.kind();
                 let _ = write!(line, "{}@{start}..{end}", kind.name());
                 if let Some(token) = element.as_token() {
-                    line.push(' ');
-                    json_string(token.text(), &mut line);
+                    line.push_str(" \"");
+                    // A long token (binary trailing text) is written piece by piece, not escaped whole.
+                    let mut text = token.text();
+                    while !text.is_empty() {
+                        let mut cut = text.len().min(PIECE);
+                        while !text.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        let (piece, rest) = text.split_at(cut);
+                        json_escape(piece, &mut line);
+                        if line.len() >= PIECE {
+                            out.write_all(line.as_bytes())?;
+                            line.clear();
+                        }
+                        text = rest;
+                    }
+                    line.push('"');
                 }
                 line.push('\n');
                 out.write_all(line.as_bytes())?;
@@ -67,6 +82,9 @@ pub fn dump_to(parse: &Parse, out: &mut (impl io::Write + ?Sized)) -> io::Result
     out.flush()
 }
 
+/// How much of a long token's escaped text the dump holds before writing it out.
+const PIECE: usize = 1 << 16;
+
 /// The indentation of an element at `depth`: two spaces a level up to [`MAX_INDENT`], then `[depth N] `.
 fn indent(depth: usize, out: &mut String) {
     out.extend(std::iter::repeat_n("  ", depth.min(MAX_INDENT)));
@@ -77,7 +95,7 @@ fn indent(depth: usize, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::{dump, MAX_INDENT};
+    use super::{dump, MAX_INDENT, PIECE};
 
     /// Invariant 4: the dump of a tree `n` levels deep is linear in `n` (the indentation is capped), and
     /// deep elements show their depth.
@@ -118,5 +136,23 @@ mod tests {
             !at_cap.contains("[depth"),
             "depth {MAX_INDENT} is still shown by indentation: {at_cap}"
         );
+    }
+
+    /// A token longer than a piece (binary trailing text, one token) is dumped as one JSON string, the same
+    /// as a short one is.
+    #[test]
+    fn long_tokens_are_escaped_piece_by_piece_into_one_string() {
+        let mut input = b"\x89PNG\r\n".to_vec();
+        input.extend((0..3 * PIECE).map(|i| [b'a', 0xFF, 0xC3, 0xA9, b'"', 0x00][i % 6]));
+        let parse = crate::parse(&input);
+        let green = parse.green();
+        let token = green.children().last().and_then(|c| c.into_token());
+        let token = token.expect("one trailing token");
+        let mut expected = String::new();
+        crate::json::json_string(token.text(), &mut expected);
+        let text = dump(&parse);
+        let line = text.lines().last().expect("the token's line");
+        assert!(line.ends_with(&format!(" {expected}")), "{}", &line[..80]);
+        assert_eq!(parse.to_bytes().expect("octets"), input, "lossless");
     }
 }

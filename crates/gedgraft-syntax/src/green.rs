@@ -49,6 +49,9 @@ fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
 /// Most slots the token cache has (a power of two).
 const MAX_CACHE_SLOTS: usize = 1 << 12;
 
+/// Most emptied child buffers a factory keeps for reuse (a parser needs about one per open structure).
+const MAX_KEPT_BUFFERS: usize = 1 << 10;
+
 /// Makes green tokens and nodes, sharing repeated tokens.
 pub(crate) struct GreenFactory {
     /// The commonest tokens, looked up without hashing: levels `0`–`9`, then `" "` as a delimiter, as a payload
@@ -128,13 +131,21 @@ impl GreenFactory {
     /// Gives an emptied buffer back for reuse.
     pub(crate) fn recycle(&mut self, mut children: Vec<GreenElement>) {
         children.clear();
-        self.buffers.push(children);
+        self.keep(children);
+    }
+
+    /// Keeps an empty buffer for reuse, unless enough are kept already: closing the structures of deep nesting
+    /// frees one buffer per level, and keeping them all would hold their memory to the end of the parse.
+    fn keep(&mut self, children: Vec<GreenElement>) {
+        if self.buffers.len() < MAX_KEPT_BUFFERS {
+            self.buffers.push(children);
+        }
     }
 
     /// A node of `kind` from `children`; the buffer is kept for reuse.
     pub(crate) fn node(&mut self, kind: SyntaxKind, mut children: Vec<GreenElement>) -> GreenNode {
         let node = GreenNode::new(kind.into(), children.drain(..));
-        self.buffers.push(children);
+        self.keep(children);
         node
     }
 }

@@ -17,6 +17,12 @@ use std::fmt::Write as _;
 /// ```
 pub fn json_string(text: &str, out: &mut String) {
     out.push('"');
+    json_escape(text, out);
+    out.push('"');
+}
+
+/// The inside of [`json_string`] (no quotes): for writers that escape a long text piece by piece.
+pub(crate) fn json_escape(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -36,7 +42,6 @@ pub fn json_string(text: &str, out: &mut String) {
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// A JSON string, or `null` for `None`.

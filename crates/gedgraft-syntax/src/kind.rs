@@ -14,7 +14,8 @@ pub enum SyntaxKind {
     Whitespace,
     /// One line break: `\n`, `\r\n` or `\r` (LF followed by CR is two breaks).
     LineBreak,
-    /// Text after the trailer line.
+    /// Text after the trailer line (or a whole file that is not GEDCOM), as one token; undecodable octets are
+    /// raw characters inside it (a `RAW` token elsewhere).
     TrailingText,
 
     // Line components.

@@ -13,8 +13,8 @@
 //! failure the rule allows is the other way: a file with many such lines gets the per-line diagnostics, as
 //! before.
 //!
-//! Such a file parses into a document of trailing text only (`TRAILING_TEXT` and `RAW` tokens, so the octets
-//! are all kept), with the one diagnostic `not-gedcom` and no other, not even the encoding notes
+//! Such a file parses into a document of trailing text only (one `TRAILING_TEXT` token, undecodable octets
+//! kept in it as raw characters), with the one diagnostic `not-gedcom` and no other, not even the encoding notes
 //! (R-SPECIFIED-ENC-06: an application stops parsing such a stream as ELF).
 
 use crate::codes;
