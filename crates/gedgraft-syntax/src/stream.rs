@@ -388,39 +388,14 @@ impl<R: Read> RecordStream<R> {
         self.seen_line |= out.seen_line;
         self.trailer_seen |= out.trailer_seen;
 
-        // The diagnostics in the order of a whole-file parse: the parser's, the file end's, the encoding notes';
-        // then sorted by position (stable), remembering where the parser's first and last went.
         let parser_count = out.diagnostics.len();
-        let mut tagged: Vec<(usize, Diagnostic)> = std::mem::take(&mut out.diagnostics)
-            .into_iter()
-            .enumerate()
-            .collect();
-        if last {
-            let mut end = Vec::new();
-            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text.len(), &mut end);
-            tagged.extend(end.into_iter().map(|d| (usize::MAX, d)));
-        }
-        let batch_end = self.offset.saturating_add(cut as u64);
-        for note in &self.detection.notes {
-            let at = note.file_offset as u64;
-            if at >= self.offset && (at < batch_end || last) {
-                let mut local = note.clone();
-                local.file_offset = (at - self.offset) as usize;
-                tagged.push((usize::MAX, note_diagnostic(&local, &map)));
-            }
-        }
-        tagged.sort_by_key(|(_, d)| d.range.start());
-        let position = |tag: usize| tagged.iter().position(|(t, _)| *t == tag);
-        let first_at = (parser_count > 0).then(|| position(0)).flatten();
-        // The run a later batch may go on with is the parser's last diagnostic, its `lf-cr-line-breaks` aside:
-        // an LF CR gap is not a line of its own for runs (the parser made that one at a gap after the run).
-        let last_tag = tagged
-            .iter()
-            .filter(|(t, d)| *t < parser_count && d.code != codes::LF_CR_LINE_BREAKS)
-            .map(|(t, _)| *t)
-            .max();
-        let mut last_at = last_tag.and_then(|n| tagged.iter().position(|(t, _)| *t == n));
-        let diagnostics = tagged.into_iter().map(|(_, d)| d).collect();
+        let (diagnostics, first_at, mut last_at) = self.batch_diagnostics(
+            std::mem::take(&mut out.diagnostics),
+            last,
+            text.len(),
+            cut,
+            &map,
+        );
 
         let green = GreenNode::new(SyntaxKind::Document.into(), out.children);
         let origin = Origin {
@@ -443,31 +418,8 @@ impl<R: Read> RecordStream<R> {
         }
 
         // A run of one code that goes on across the cut is counted in the diagnostic where it started.
-        let mut absorbed = false;
-        if let (true, true, Some(at), Some((batch, index))) = (
-            self.run_goes_on,
-            out.first_diag_on_first_line,
-            first_at,
-            self.target,
-        ) {
-            let back = (self.batches - batch) as usize;
-            let slot = self.pending.len().checked_sub(back);
-            let into = slot.and_then(|s| self.pending.get_mut(s));
-            if let Some(t) = into.and_then(|b| b.parse.diagnostics_mut().get_mut(index)) {
-                let d = &parse.diagnostics()[at];
-                if t.code == d.code && t.class == d.class {
-                    t.count = t.count.saturating_add(d.count);
-                    t.last_line = d.last_line;
-                    parse.diagnostics_mut().remove(at);
-                    absorbed = true;
-                    last_at = last_at.and_then(|l| match l.cmp(&at) {
-                        std::cmp::Ordering::Less => Some(l),
-                        std::cmp::Ordering::Equal => None,
-                        std::cmp::Ordering::Greater => Some(l - 1),
-                    });
-                }
-            }
-        }
+        let absorbed = out.first_diag_on_first_line
+            && self.join_run_across_cut(&mut parse, first_at, &mut last_at);
         if let Some(l) = last_at {
             self.target = Some((self.batches, l));
         } else if !absorbed && parser_count > 0 {
@@ -483,7 +435,7 @@ impl<R: Read> RecordStream<R> {
             len: cut,
         });
         self.buf.drain(..cut);
-        self.offset = batch_end;
+        self.offset = self.offset.saturating_add(cut as u64);
         self.line += lines;
         self.batches += 1;
         // Batches before the one a run may still grow in are final; all are at the end, or when no run goes on.
@@ -498,6 +450,86 @@ impl<R: Read> RecordStream<R> {
             self.done = true;
         }
         Ok(())
+    }
+
+    /// A batch's diagnostics in the order of a whole-file parse: the parser's, the file end's (in the `last`
+    /// batch, of `text_len` octets of text), the encoding notes' in the batch's `cut` octets; then sorted by
+    /// position (stable). Also where the parser's first diagnostic went, and the last one a run may go on from.
+    fn batch_diagnostics(
+        &self,
+        parser_diagnostics: Vec<Diagnostic>,
+        last: bool,
+        text_len: usize,
+        cut: usize,
+        map: &gedgraft_encoding::SourceMap,
+    ) -> (Vec<Diagnostic>, Option<usize>, Option<usize>) {
+        // The diagnostics in the order of a whole-file parse: the parser's, the file end's, the encoding notes';
+        // then sorted by position (stable), remembering where the parser's first and last went.
+        let parser_count = parser_diagnostics.len();
+        let mut tagged: Vec<(usize, Diagnostic)> =
+            parser_diagnostics.into_iter().enumerate().collect();
+        if last {
+            let mut end = Vec::new();
+            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text_len, &mut end);
+            tagged.extend(end.into_iter().map(|d| (usize::MAX, d)));
+        }
+        let batch_end = self.offset.saturating_add(cut as u64);
+        for note in &self.detection.notes {
+            let at = note.file_offset as u64;
+            if at >= self.offset && (at < batch_end || last) {
+                let mut local = note.clone();
+                local.file_offset = (at - self.offset) as usize;
+                tagged.push((usize::MAX, note_diagnostic(&local, &map)));
+            }
+        }
+        tagged.sort_by_key(|(_, d)| d.range.start());
+        let position = |tag: usize| tagged.iter().position(|(t, _)| *t == tag);
+        let first_at = (parser_count > 0).then(|| position(0)).flatten();
+        // The run a later batch may go on with is the parser's last diagnostic, its `lf-cr-line-breaks` aside:
+        // an LF CR gap is not a line of its own for runs (the parser made that one at a gap after the run).
+        let last_tag = tagged
+            .iter()
+            .filter(|(t, d)| *t < parser_count && d.code != codes::LF_CR_LINE_BREAKS)
+            .map(|(t, _)| *t)
+            .max();
+        let last_at = last_tag.and_then(|n| tagged.iter().position(|(t, _)| *t == n));
+        let diagnostics = tagged.into_iter().map(|(_, d)| d).collect();
+        (diagnostics, first_at, last_at)
+    }
+
+    /// Counts the first diagnostic of `parse` (at `first_at`) in the run of an earlier batch it goes on, if
+    /// there is one of its code and class; `last_at` follows the removal. Whether it was counted.
+    fn join_run_across_cut(
+        &mut self,
+        parse: &mut Parse,
+        first_at: Option<usize>,
+        last_at: &mut Option<usize>,
+    ) -> bool {
+        let (true, Some(at), Some((batch, index))) = (self.run_goes_on, first_at, self.target)
+        else {
+            return false;
+        };
+        let back = (self.batches - batch) as usize;
+        let slot = self.pending.len().checked_sub(back);
+        let into = slot.and_then(|s| self.pending.get_mut(s));
+        let Some(t) = into.and_then(|b| b.parse.diagnostics_mut().get_mut(index)) else {
+            return false;
+        };
+        let Some(d) = parse.diagnostics().get(at) else {
+            return false;
+        };
+        if t.code != d.code || t.class != d.class {
+            return false;
+        }
+        t.count = t.count.saturating_add(d.count);
+        t.last_line = d.last_line;
+        parse.diagnostics_mut().remove(at);
+        *last_at = last_at.and_then(|l| match l.cmp(&at) {
+            std::cmp::Ordering::Less => Some(l),
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => Some(l - 1),
+        });
+        true
     }
 }
 
