@@ -479,7 +479,7 @@ impl<R: Read> RecordStream<R> {
             if at >= self.offset && (at < batch_end || last) {
                 let mut local = note.clone();
                 local.file_offset = (at - self.offset) as usize;
-                tagged.push((usize::MAX, note_diagnostic(&local, &map)));
+                tagged.push((usize::MAX, note_diagnostic(&local, map)));
             }
         }
         tagged.sort_by_key(|(_, d)| d.range.start());
