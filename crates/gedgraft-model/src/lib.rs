@@ -36,6 +36,7 @@
 //!   walk uses an explicit stack, and [`to_json`] writes nested JSON by hand.
 
 pub mod codes;
+mod compare;
 mod dataset;
 mod json;
 mod locate;
@@ -43,6 +44,7 @@ mod lower;
 mod trailers;
 mod unescape;
 
+pub use compare::{compare, Anchor, Change, Changes, Parent, Place};
 pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
