@@ -191,6 +191,7 @@ fn place(paths: &Paths<'_>, step: u32, s: &StructureRef<'_>) -> Place {
     Place {
         id: s.id(),
         path: paths.render(step),
+        level: paths.level(step),
         line: s.line(),
         range: s.range(),
     }

@@ -51,6 +51,51 @@ pub enum Command {
     ///
     /// With no edit option the output is identical to the input, octet for octet.
     Fix(Box<FixArgs>),
+    /// Compare the data of two files: what changed in the records, not in the lines.
+    ///
+    /// Both files are lowered (as `gedgraft lower` does, leniently) and their datasets compared: records by
+    /// cross-reference identifier (and by content where identifiers were renumbered), substructures by tag and
+    /// position. Each change names a structure path (`@I1@ INDI.NAME[2]`). Formatting is not data: line
+    /// breaks, encoding, CONC splits, indentation and escapes give no change.
+    Diff(DiffArgs),
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// One change per line, like `diff -u` but by structure path.
+    Text,
+    /// One JSON document with every change, its kind, paths, lines and values.
+    Json,
+}
+
+/// `gedgraft diff`.
+#[derive(Debug, Args)]
+#[command(after_help = "Output (text):\n  \
+~ @I1@ INDI.NAME: \"John /Smith/\" → \"John /Smyth/\"   a payload, tag (`tag A → B`) or identifier changed\n  \
++ @I9@ INDI                                     added, followed by its lines (`+   0 @I9@ INDI`)\n  \
+- @I1@ INDI.NOTE[2]                             removed (the second NOTE of @I1@), with its lines\n  \
+> @I1@ INDI.NOTE → @I2@ INDI.NOTE (line 7 → 12)   moved, elsewhere or among its siblings\n  \
+~ HEAD metadata gedcom_version: 5.5.1 → 7.0.0   serialisation metadata changed\n\n\
+Examples:\n  \
+gedgraft diff old.ged new.ged                   what a script changed in the data\n  \
+gedgraft fix --eol crlf family.ged -o x.ged && gedgraft diff family.ged x.ged   prove the data is the same\n  \
+gedgraft diff --format json old.ged new.ged | jq '.changes[] | select(.kind == \"record-removed\")'\n\n\
+Exit status (as diff(1)): 0 when the data is the same, 1 when it differs, 2 when a file could not be read \
+or an argument is wrong.")]
+pub struct DiffArgs {
+    /// The file before (`-` reads standard input).
+    pub old: PathBuf,
+    /// The file after (`-` reads standard input, if OLD does not).
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// Print nothing; only the exit status tells whether the data differs.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// Options for reading input files.

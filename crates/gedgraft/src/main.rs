@@ -2,6 +2,7 @@
 
 mod check;
 mod cli;
+mod diff_cmd;
 mod explain;
 mod fix;
 mod human;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         cli::Command::Explain(args) => explain::run(&args),
         cli::Command::Lower(args) => lower::run(&args),
         cli::Command::Fix(args) => fix::run(&args),
+        cli::Command::Diff(args) => diff_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -14,6 +14,8 @@ pub struct Place {
     /// (`@I1@ INDI.NAME[2].GIVN`). Header metadata starts with `HEAD`. Very deep paths keep their first and last
     /// 16 steps around `…(N levels)…`.
     pub path: String,
+    /// Its level: 0 for a record, 1 for a header substructure or a record's substructure, and so on.
+    pub level: usize,
     /// The 1-based line of its first line in the file, if it came from a file.
     pub line: Option<usize>,
     /// Its lines in the tree's text, if it came from a file ([`StructureRef::range`](crate::StructureRef::range)).
@@ -195,7 +197,7 @@ fn xref(id: Option<&str>) -> String {
 
 impl fmt::Display for Change {
     /// One line, like a line of `diff -u` but by structure path: `+ added`, `- removed`, `~ changed: from → to`,
-    /// `> moved → to`.
+    /// `> moved → to (line 12 → 14)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Change::RecordAdded { new, .. } | Change::StructureAdded { new, .. } => {
@@ -217,7 +219,13 @@ impl fmt::Display for Change {
                 xref(from.as_deref()),
                 xref(to.as_deref())
             ),
-            Change::Moved { old, new, .. } => write!(f, "> {} → {}", old.path, new.path),
+            Change::Moved { old, new, .. } => {
+                write!(f, "> {} → {}", old.path, new.path)?;
+                match (old.line, new.line) {
+                    (Some(a), Some(b)) => write!(f, " (line {a} → {b})"),
+                    _ => Ok(()),
+                }
+            }
             Change::MetadataChanged { field, from, to } => {
                 write!(f, "~ HEAD metadata {field}: {from} → {to}")
             }

@@ -95,6 +95,13 @@ impl<'d> Paths<'d> {
         steps
     }
 
+    /// The level of a step's structure (0 for a record).
+    pub fn level(&self, at: u32) -> usize {
+        self.steps
+            .get(at as usize)
+            .map_or(0, |s| s.depth.saturating_sub(1) as usize)
+    }
+
     /// The printed path of a step.
     pub fn render(&self, at: u32) -> String {
         let mut out = String::new();

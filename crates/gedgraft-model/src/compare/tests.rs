@@ -83,7 +83,7 @@ fn reordered_siblings_and_records_are_moves() {
             "0 HEAD\n0 @I1@ INDI\n1 NAME A\n1 SEX M\n1 BIRT\n0 @I2@ INDI\n0 TRLR\n",
             "0 HEAD\n0 @I2@ INDI\n0 @I1@ INDI\n1 SEX M\n1 BIRT\n1 NAME A\n0 TRLR\n"
         ),
-        "> @I1@ INDI → @I1@ INDI\n> @I1@ INDI.NAME → @I1@ INDI.NAME\n"
+        "> @I1@ INDI → @I1@ INDI (line 2 → 3)\n> @I1@ INDI.NAME → @I1@ INDI.NAME (line 3 → 6)\n"
     );
 }
 
@@ -94,7 +94,7 @@ fn a_structure_moved_to_another_record_is_one_move() {
             "0 HEAD\n0 @I1@ INDI\n1 NOTE seen\n2 SOUR @S1@\n0 @I2@ INDI\n0 @S1@ SOUR\n0 TRLR\n",
             "0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n1 NOTE seen\n2 SOUR @S1@\n0 @S1@ SOUR\n0 TRLR\n"
         ),
-        "> @I1@ INDI.NOTE → @I2@ INDI.NOTE\n"
+        "> @I1@ INDI.NOTE → @I2@ INDI.NOTE (line 3 → 4)\n"
     );
 }
 

@@ -1,0 +1,150 @@
+//! `gedgraft diff OLD NEW`: the changes between the datasets of two files (`gedgraft_model::compare`), as text
+//! by structure path or as JSON; exit status 0 when the data is the same, 1 when it differs.
+
+use crate::cli::{DiffArgs, DiffFormat};
+use crate::input::{self, Loaded};
+use gedgraft_model::{compare, lower, Change, Changes, Dataset, LowerOptions, Payload, Place};
+use gedgraft_syntax::internal::json_string;
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+/// Runs `diff`.
+pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
+    if input::is_stdin(&args.old) && input::is_stdin(&args.new) {
+        return Err("only one of OLD and NEW can be standard input (`-`)".into());
+    }
+    let old = input::load(&args.old, &args.input)?;
+    let new = input::load(&args.new, &args.input)?;
+    let options = LowerOptions::default();
+    let old_data = lower(&old.parse, &options).dataset;
+    let new_data = lower(&new.parse, &options).dataset;
+    let changes = compare(&old_data, &new_data);
+    if !args.quiet {
+        let text = match args.format {
+            DiffFormat::Text => text(&old, &new, &old_data, &new_data, &changes),
+            DiffFormat::Json => json(&old, &new, &changes),
+        };
+        crate::output::emit(&text)?;
+    }
+    let code = if changes.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    input::keep_until_exit((old, new, old_data, new_data));
+    Ok(code)
+}
+
+/// The text output: a `---`/`+++` header, then one line per change; added and removed structures are followed
+/// by their lines. Nothing when the data is the same.
+fn text(old: &Loaded, new: &Loaded, a: &Dataset, b: &Dataset, changes: &Changes) -> String {
+    let mut out = String::new();
+    if changes.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "--- {}", old.path.display());
+    let _ = writeln!(out, "+++ {}", new.path.display());
+    for change in changes {
+        let _ = writeln!(out, "{change}");
+        match change {
+            Change::RecordAdded { new, .. } | Change::StructureAdded { new, .. } => {
+                lines(&mut out, '+', b, new);
+            }
+            Change::RecordRemoved { old } | Change::StructureRemoved { old } => {
+                lines(&mut out, '-', a, old);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The lines of a structure and its substructures as the dataset has them (payloads unescaped, one `CONT` per
+/// line break), each after `sign` and three spaces.
+fn lines(out: &mut String, sign: char, dataset: &Dataset, place: &Place) {
+    let Some(root) = dataset.get(place.id) else {
+        return;
+    };
+    // The ends of the open ancestors' subtrees: their number is the depth below `root`.
+    let mut open: Vec<usize> = Vec::new();
+    for s in root.descendants() {
+        let id = s.id().index();
+        while open.last().is_some_and(|&end| end <= id) {
+            open.pop();
+        }
+        let level = place.level + open.len();
+        let _ = write!(out, "{sign}   {level} ");
+        if let Some(x) = s.xref() {
+            let _ = write!(out, "@{x}@ ");
+        }
+        out.push_str(s.tag());
+        match s.payload() {
+            None => {}
+            Some(Payload::Pointer(p)) => {
+                let _ = write!(out, " @{}@", p.target);
+            }
+            Some(Payload::Text(t)) => {
+                let mut parts = t.text.split('\n');
+                if let Some(first) = parts.next().filter(|f| !f.is_empty()) {
+                    let _ = write!(out, " {first}");
+                }
+                for more in parts {
+                    let _ = write!(out, "\n{sign}   {} CONT", level + 1);
+                    if !more.is_empty() {
+                        let _ = write!(out, " {more}");
+                    }
+                }
+            }
+        }
+        out.push('\n');
+        open.push(s.subtree_end().index());
+    }
+}
+
+/// The JSON output: `{"old": FILE, "new": FILE, "equal": bool, "changes": [...]}`, one change per line, each
+/// with `kind`, `text` (the text line), `old` and `new` places (`path`, `line`, `level`), and `from`/`to` for
+/// changed values (`field` for metadata).
+fn json(old: &Loaded, new: &Loaded, changes: &Changes) -> String {
+    let mut out = String::from("{\"old\": ");
+    json_string(&old.path.display().to_string(), &mut out);
+    out.push_str(", \"new\": ");
+    json_string(&new.path.display().to_string(), &mut out);
+    let _ = write!(out, ", \"equal\": {}, \"changes\": [", changes.is_empty());
+    for (i, change) in changes.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
+        out.push_str("\"kind\": ");
+        json_string(change.kind(), &mut out);
+        out.push_str(", \"text\": ");
+        json_string(&change.to_string(), &mut out);
+        for (name, place) in [("old", change.old()), ("new", change.new())] {
+            if let Some(p) = place {
+                let _ = write!(out, ", \"{name}\": {{\"path\": ");
+                json_string(&p.path, &mut out);
+                let _ = write!(out, ", \"level\": {}, \"line\": ", p.level);
+                match p.line {
+                    Some(l) => {
+                        let _ = write!(out, "{l}");
+                    }
+                    None => out.push_str("null"),
+                }
+                out.push('}');
+            }
+        }
+        if let Change::MetadataChanged { field, .. } = change {
+            out.push_str(", \"field\": ");
+            json_string(field, &mut out);
+        }
+        if let Some((from, to)) = change.values() {
+            out.push_str(", \"from\": ");
+            json_string(&from, &mut out);
+            out.push_str(", \"to\": ");
+            json_string(&to, &mut out);
+        }
+        out.push('}');
+    }
+    if !changes.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("]}\n");
+    out
+}
