@@ -31,6 +31,15 @@ fn check_same(name: &str, parse: &Parse, strict: bool, nfc: bool, threads: &[usi
             many.dataset == one.dataset,
             "{name}: dataset with {n} threads"
         );
+        // Dataset equality is by meaning; where each structure came from must agree too.
+        let origins = |d: &gedgraft_model::Dataset| {
+            d.iter().map(|s| (s.line(), s.range())).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            origins(&many.dataset),
+            origins(&one.dataset),
+            "{name}: lines and ranges with {n} threads"
+        );
         assert_eq!(
             to_json(name, parse, &many),
             json,

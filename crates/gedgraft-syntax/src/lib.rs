@@ -37,6 +37,7 @@ mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
+mod serialise;
 pub mod stream;
 pub mod value;
 mod work;
@@ -74,6 +75,12 @@ pub mod internal {
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
     pub use crate::lexer::{count_line_breaks, lex_payload_text, next_line_break};
     pub use crate::write::{write_green_threads, write_token};
+
+    /// The serialisation rules of payload text (units, escaping, `CONT`/`CONC` layout), shared by the editor
+    /// and the dataset writer.
+    pub mod serialise {
+        pub use crate::serialise::*;
+    }
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.
     pub mod work {
