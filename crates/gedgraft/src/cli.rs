@@ -203,7 +203,8 @@ pub struct LowerArgs {
     after_help = "Examples:\n  gedgraft fix --rename-tag _UID=UID family.ged            show the diff\n  \
 gedgraft fix --escape-at --rewrap --in-place --backup .orig *.ged\n  \
 gedgraft fix --set '@I1@.NAME=Anne /Smith/' family.ged -o fixed.ged\n  \
-gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n\n\
+gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n  \
+gedgraft lower f.ged > d.json; jq '…' d.json > d2.json; gedgraft fix --from-dataset d2.json f.ged --in-place\n\n\
 Exit status: 0 when all went well, 1 when --check found a file the edits would change, 2 when a file could \
 not be read, edited or written, or an option is wrong."
 )]
@@ -236,6 +237,12 @@ pub struct FixArgs {
     /// Change nothing and print no diff; exit with status 1 when the edits would change a file.
     #[arg(long)]
     pub check: bool,
+    /// Make FILE hold the dataset NEW.json (the JSON `gedgraft lower` prints, edited with jq or any tool):
+    /// each difference becomes an edit (payload, tag, identifier, insertion, deletion, move), so only the
+    /// changed structures' lines change. What no edit expresses (header metadata, a payload's language) is
+    /// refused with status 2. One FILE only; runs before the other edit options.
+    #[arg(long, value_name = "NEW.json")]
+    pub from_dataset: Option<PathBuf>,
     /// Rename the tag OLD to NEW on every structure (or within --select). Repeatable.
     #[arg(long = "rename-tag", value_name = "OLD=NEW")]
     pub rename_tag: Vec<String>,

@@ -37,6 +37,8 @@ pub enum Eol {
 
 /// One batch of edits.
 pub(crate) enum Stage {
+    /// `--from-dataset`: the edits that give this dataset (`from_dataset.rs`).
+    FromDataset(Box<gedgraft_model::Dataset>),
     Delete(Vec<Scope>),
     Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
@@ -94,6 +96,14 @@ impl Plan {
         // Edit arguments are checked by a throwaway editor, so that the messages are the library's.
         let probe = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
         let mut stages = Vec::new();
+        if let Some(path) = &args.from_dataset {
+            if args.files.len() != 1 {
+                return Err("--from-dataset takes exactly one input file".into());
+            }
+            stages.push(Stage::FromDataset(Box::new(crate::from_dataset::read(
+                path,
+            )?)));
+        }
         let scope_arg = args
             .select
             .as_deref()
@@ -214,6 +224,7 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
         }
     }
     match stage {
+        Stage::FromDataset(dataset) => crate::from_dataset::add_edits(editor, dataset)?,
         Stage::Delete(paths) => {
             for path in paths {
                 for s in editor.select(path) {
@@ -322,7 +333,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     }
     if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
         return Err(
-            "nothing to do: give an edit option (--rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
+            "nothing to do: give an edit option (--from-dataset, --rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
              --to-encoding) or -o OUT to write a file back through the tree"
                 .into(),
         );

@@ -5,6 +5,7 @@ mod cli;
 mod diff_cmd;
 mod explain;
 mod fix;
+mod from_dataset;
 mod human;
 mod input;
 mod lower;
