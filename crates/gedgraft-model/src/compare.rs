@@ -109,6 +109,15 @@ fn records(d: &Dataset) -> Vec<StructureRef<'_>> {
         .collect()
 }
 
+/// The unmatched records with one content key: how many on each side, and (the last) one's identifier.
+#[derive(Default)]
+struct Candidates<'a> {
+    old: u32,
+    new: u32,
+    old_xref: Option<&'a str>,
+    new_xref: Option<&'a str>,
+}
+
 /// The identifier map: records with the same identifier in both, then records renumbered, matched by content
 /// (tag, payloads and pointers already matched; a content alone on each side), in up to three rounds, so that
 /// families follow their renumbered members.
@@ -134,14 +143,13 @@ fn match_records<'a>(
             let (first, end) = (r.id().index(), r.subtree_end().index());
             hash_range(d, first, end, ids).exact.first().copied()
         };
-        let mut keys: FxHashMap<u64, (u32, u32, Option<&'a str>, Option<&'a str>)> =
-            FxHashMap::default();
+        let mut keys: FxHashMap<u64, Candidates<'a>> = FxHashMap::default();
         for r in old_records {
             if let Some(x) = r.xref().filter(|x| !map.contains_key(x)) {
                 if let Some(k) = key(old, r, Ids::Content(&map)) {
                     let e = keys.entry(k).or_default();
-                    e.0 += 1;
-                    e.2 = Some(x);
+                    e.old += 1;
+                    e.old_xref = Some(x);
                 }
             }
         }
@@ -149,14 +157,14 @@ fn match_records<'a>(
             if let Some(x) = r.xref().filter(|x| !matched.contains(x)) {
                 if let Some(k) = key(new, r, Ids::ContentNew(&matched)) {
                     let e = keys.entry(k).or_default();
-                    e.1 += 1;
-                    e.3 = Some(x);
+                    e.new += 1;
+                    e.new_xref = Some(x);
                 }
             }
         }
         let mut found = false;
-        for (count_old, count_new, o, n) in keys.into_values() {
-            if let (1, 1, Some(o), Some(n)) = (count_old, count_new, o, n) {
+        for c in keys.into_values() {
+            if let (1, 1, Some(o), Some(n)) = (c.old, c.new, c.old_xref, c.new_xref) {
                 map.insert(o, n);
                 matched.insert(n);
                 found = true;

@@ -116,7 +116,7 @@ fn json(old: &Loaded, new: &Loaded, changes: &Changes) -> String {
         json_string(change.kind(), &mut out);
         out.push_str(", \"text\": ");
         json_string(&change.to_string(), &mut out);
-        for (name, place) in [("old", change.old()), ("new", change.new())] {
+        for (name, place) in [("old", change.before()), ("new", change.after())] {
             if let Some(p) = place {
                 let _ = write!(out, ", \"{name}\": {{\"path\": ");
                 json_string(&p.path, &mut out);

@@ -82,7 +82,7 @@ fn record(
             Anchor::First(Parent::Structure(id)) => (node(*id)?, Position::FirstChild),
             Anchor::First(Parent::Header) => (header()?, Position::FirstChild),
             Anchor::First(Parent::Document) => (header()?, Position::After),
-            Anchor::First(_) | _ => return Err("an unknown place".into()),
+            _ => return Err("an unknown place".into()),
         })
     };
     for change in changes {
@@ -128,7 +128,8 @@ fn record(
                     }
                 }
             }
-            Change::MetadataChanged { .. } | _ => {
+            // Serialisation metadata (and kinds of change this version does not know).
+            _ => {
                 return Err(fail(
                     "serialisation metadata is not edited from a dataset; edit the header with `gedgraft fix`"
                         .into(),

@@ -133,7 +133,7 @@ pub enum Change {
 
 impl Change {
     /// The structure in the old dataset, if the change has one.
-    pub fn old(&self) -> Option<&Place> {
+    pub fn before(&self) -> Option<&Place> {
         match self {
             Change::RecordRemoved { old }
             | Change::StructureRemoved { old }
@@ -148,7 +148,7 @@ impl Change {
     }
 
     /// The structure in the new dataset, if the change has one.
-    pub fn new(&self) -> Option<&Place> {
+    pub fn after(&self) -> Option<&Place> {
         match self {
             Change::RecordAdded { new, .. }
             | Change::StructureAdded { new, .. }

@@ -147,7 +147,10 @@ fn deep_nesting_needs_no_recursion_and_paths_stay_short() {
     old.push_str("0 TRLR\n");
     let changes = compare(&dataset(&old), &dataset(&new)).into_vec();
     assert_eq!(changes.len(), 1);
-    let path = &changes[0].new().map(|p| p.path.clone()).unwrap_or_default();
+    let path = &changes[0]
+        .after()
+        .map(|p| p.path.clone())
+        .unwrap_or_default();
     assert!(path.starts_with("@I1@ INDI.NOTE.NOTE."), "{path}");
     assert!(path.contains(".…(99970 levels)…."), "{path}");
     assert!(path.len() < 300);
