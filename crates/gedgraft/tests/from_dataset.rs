@@ -243,4 +243,27 @@ fn what_no_edit_expresses_is_refused_with_status_2() {
         children(d, 1)[0]["payload"] = json!(3);
     });
     assert!(err.contains("records[1].children[0].payload"), "{err}");
+    // An identifier renamed without its pointers: the editor's renaming takes the pointers along, so the
+    // result would not be the dataset; the check after the trial run refuses it rather than write it.
+    let err = refused("xref-without-pointers", |d| {
+        records(d)[0]["xref"] = json!("P1");
+    });
+    assert!(err.contains("would not give the dataset"), "{err}");
+    assert!(err.contains("~ @F1@ FAM.HUSB: @P1@ → @I1@"), "{err}");
+}
+
+#[test]
+fn reordered_records_move_as_they_are() {
+    let out = round_trip("records-moved", FILE, |d| {
+        let family = records(d).remove(2);
+        records(d).insert(0, family);
+    });
+    let text = String::from_utf8(FILE.to_vec()).expect("UTF-8");
+    let family = "0 @F1@ FAM\r\n  1 HUSB @I1@\r\n";
+    let want = text.replacen(family, "", 1).replacen(
+        "1 CHAR UTF-8\r\n",
+        &format!("1 CHAR UTF-8\r\n{family}"),
+        1,
+    );
+    assert_eq!(String::from_utf8(out).expect("UTF-8"), want);
 }
