@@ -168,3 +168,53 @@ fn equal_hashes_are_confirmed() {
     assert!(!same(ra, rb, &map));
     assert!(same(ra, records(&a)[0], &map));
 }
+
+#[test]
+fn spec_equivalences_are_no_change() {
+    // R-PAYLOADS-02: `1 BIRT` and `1 BIRT␠` lower to the same structure.
+    assert_eq!(
+        diff(
+            "0 HEAD\n0 @I1@ INDI\n1 BIRT\n0 TRLR\n",
+            "0 HEAD\n0 @I1@ INDI\n1 BIRT \n0 TRLR\n"
+        ),
+        ""
+    );
+    // R-LINE-STRINGS-01: LF, CR LF and CR are line breaks alike.
+    assert_eq!(
+        diff(
+            "0 HEAD\n0 @I1@ INDI\n1 NAME x\n0 TRLR\n",
+            "0 HEAD\r0 @I1@ INDI\r\n1 NAME x\r0 TRLR\r"
+        ),
+        ""
+    );
+    // R-LINE-STRINGS-05: `1 NOTE a␠ ⏎ 2 CONC b` → `a␠b`; trailing spaces are data.
+    assert_eq!(
+        diff(
+            "0 HEAD\n0 @N1@ NOTE a \n1 CONC b\n0 TRLR\n",
+            "0 HEAD\n0 @N1@ NOTE a b\n0 TRLR\n"
+        ),
+        ""
+    );
+    assert_eq!(
+        diff(
+            "0 HEAD\n0 @I1@ INDI\n1 NAME Bob  \n0 TRLR\n",
+            "0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n"
+        ),
+        "~ @I1@ INDI.NAME: \"Bob  \" → \"Bob\"\n"
+    );
+}
+
+#[test]
+fn undef_records_are_not_compared_but_their_pointers_are() {
+    // R-POINTER-CONV-10: `1 CHIL @I9@` with no `@I9@` points to an UNDEF record the lowering makes.
+    let old = "0 HEAD\n0 @F1@ FAM\n1 CHIL @I9@\n0 TRLR\n";
+    assert_eq!(diff(old, old), "");
+    assert_eq!(
+        diff(old, "0 HEAD\n0 @F1@ FAM\n1 CHIL @I8@\n0 TRLR\n"),
+        "~ @F1@ FAM.CHIL: @I9@ → @I8@\n"
+    );
+    assert_eq!(
+        diff(old, "0 HEAD\n0 @F1@ FAM\n0 TRLR\n"),
+        "- @F1@ FAM.CHIL\n"
+    );
+}
