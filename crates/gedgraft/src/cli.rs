@@ -239,8 +239,8 @@ pub struct FixArgs {
     pub check: bool,
     /// Make FILE hold the dataset NEW.json (the JSON `gedgraft lower` prints, edited with jq or any tool):
     /// each difference becomes an edit (payload, tag, identifier, insertion, deletion, move), so only the
-    /// changed structures' lines change. What no edit expresses (header metadata, a payload's language) is
-    /// refused with status 2. One FILE only; runs before the other edit options.
+    /// changed structures' lines change. What no edit expresses (header metadata) is refused with status 2,
+    /// and so is a result that would not lower to NEW.json. One FILE only; runs before the other edit options.
     #[arg(long, value_name = "NEW.json")]
     pub from_dataset: Option<PathBuf>,
     /// Rename the tag OLD to NEW on every structure (or within --select). Repeatable.

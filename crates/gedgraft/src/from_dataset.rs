@@ -4,8 +4,9 @@
 //!
 //! Each [`Change`] of `gedgraft_model::compare` is one edit: a payload becomes `set_payload`/`set_pointer`, a
 //! tag `set_tag`, an identifier `set_xref` (pointers follow), an added structure `insert` (its language and
-//! datatype as `PLANG`/`DTYPE` substructures), a removed one `delete`, a moved one `move_to`. What no edit
-//! expresses (serialisation metadata, a payload's language) is an error. Before the edits are handed over,
+//! datatype as `PLANG`/`DTYPE` substructures), a removed one `delete`, a moved one `move_to`; a payload's new
+//! language or datatype sets, inserts or deletes its `PLANG`/`DTYPE` substructure. What no edit expresses
+//! (serialisation metadata) is an error. Before the edits are handed over,
 //! they are applied once and the result lowered and compared with NEW.json: any difference left is an error,
 //! never a partial result.
 
@@ -14,7 +15,7 @@ use gedgraft_model::{
     compare, from_json, lower, Anchor, Change, Changes, Dataset, LowerOptions, Parent, Payload,
     StructureId, StructureRef,
 };
-use gedgraft_syntax::ast::Structure;
+use gedgraft_syntax::ast::{AstToken, Structure};
 use std::path::Path;
 
 /// New structures deeper than this are refused: a new structure is a nested value the editor renders and
@@ -113,18 +114,23 @@ fn record(
                     None => editor.set_payload(&structure, ""),
                     Some(Payload::Pointer(p)) => editor.set_pointer(&structure, p.target),
                     Some(Payload::Text(t)) => {
-                        let (lang, datatype) = match a.payload() {
-                            Some(Payload::Text(was)) => (was.lang, was.datatype),
-                            _ => (default_language(old), None),
+                        let (text, lang, datatype) = match a.payload() {
+                            Some(Payload::Text(was)) => (Some(was.text), was.lang, was.datatype),
+                            _ => (None, default_language(old), None),
                         };
-                        if (t.lang, t.datatype) != (lang, datatype) {
-                            return Err(fail(
-                                "a payload's language or datatype (its PLANG or DTYPE substructure) cannot be \
-                                 changed this way; edit the file with `gedgraft fix --set`"
-                                    .into(),
-                            ));
+                        let default = default_language(old);
+                        if t.lang != lang {
+                            let want = (t.lang != default).then_some(t.lang);
+                            annotate(editor, &structure, "PLANG", want).map_err(fail)?;
                         }
-                        editor.set_payload(&structure, t.text)
+                        if t.datatype != datatype {
+                            annotate(editor, &structure, "DTYPE", t.datatype).map_err(fail)?;
+                        }
+                        if text == Some(t.text) {
+                            Ok(())
+                        } else {
+                            editor.set_payload(&structure, t.text)
+                        }
                     }
                 }
             }
@@ -139,6 +145,30 @@ fn record(
         done.map_err(|e| fail(e.to_string()))?;
     }
     Ok(())
+}
+
+/// Gives `structure` the payload annotation `tag` (`PLANG`, `DTYPE`) with the value `want`, or none: the
+/// substructure's payload is set, or it is inserted first, or deleted.
+fn annotate(
+    editor: &mut Editor,
+    structure: &Structure,
+    tag: &str,
+    want: Option<&str>,
+) -> Result<(), String> {
+    let existing = structure
+        .substructures()
+        .find(|s| s.tag().is_some_and(|t| t.text() == tag));
+    match (existing, want) {
+        (Some(s), Some(value)) => editor.set_payload(&s, value),
+        (Some(s), None) => editor.delete(&s),
+        (None, Some(value)) => editor.insert(
+            structure,
+            Position::FirstChild,
+            &NewStructure::new(tag).text(value),
+        ),
+        (None, None) => Ok(()),
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// The language of a text payload without `PLANG` (R-PAYLOAD-LANG: the header's default, else `und`).

@@ -235,10 +235,6 @@ fn what_no_edit_expresses_is_refused_with_status_2() {
         err.contains("serialisation metadata is not edited"),
         "{err}"
     );
-    let err = refused("lang", |d| {
-        children(d, 1)[0]["payload"]["lang"] = json!("de");
-    });
-    assert!(err.contains("language or datatype"), "{err}");
     let err = refused("bad-json", |d| {
         children(d, 1)[0]["payload"] = json!(3);
     });
@@ -250,6 +246,23 @@ fn what_no_edit_expresses_is_refused_with_status_2() {
     });
     assert!(err.contains("would not give the dataset"), "{err}");
     assert!(err.contains("~ @F1@ FAM.HUSB: @P1@ → @I1@"), "{err}");
+}
+
+#[test]
+fn a_payload_language_or_datatype_is_its_plang_or_dtype_line() {
+    let out = round_trip("lang", FILE, |d| {
+        children(d, 1)[0]["payload"]["lang"] = json!("de");
+        children(d, 0)[0]["payload"]["datatype"] = json!("https://example.com/name");
+    });
+    let want = String::from_utf8(FILE.to_vec())
+        .expect("UTF-8")
+        .replacen(
+            "  1 NAME John /Smith/\r\n",
+            "  1 NAME John /Smith/\r\n    2 DTYPE https://example.com/name\r\n",
+            1,
+        )
+        .replacen("  1 NAME Ann\r\n", "  1 NAME Ann\r\n    2 PLANG de\r\n", 1);
+    assert_eq!(String::from_utf8(out).expect("UTF-8"), want);
 }
 
 #[test]
