@@ -56,7 +56,8 @@ pub enum Command {
     /// Both files are lowered (as `gedgraft lower` does, leniently) and their datasets compared: records by
     /// cross-reference identifier (and by content where identifiers were renumbered), substructures by tag and
     /// position. Each change names a structure path (`@I1@ INDI.NAME[2]`). Formatting is not data: line
-    /// breaks, encoding, CONC splits, indentation and escapes give no change.
+    /// breaks, encoding, CONC splits, indentation and escapes give no change. Either file may also be a
+    /// dataset JSON document as `gedgraft lower` prints it (to preview `fix --from-dataset`).
     Diff(DiffArgs),
 }
 
@@ -80,7 +81,8 @@ pub enum DiffFormat {
 Examples:\n  \
 gedgraft diff old.ged new.ged                   what a script changed in the data\n  \
 gedgraft fix --eol crlf family.ged -o x.ged && gedgraft diff family.ged x.ged   prove the data is the same\n  \
-gedgraft diff --format json old.ged new.ged | jq '.changes[] | select(.kind == \"record-removed\")'\n\n\
+gedgraft diff --format json old.ged new.ged | jq '.changes[] | select(.kind == \"record-removed\")'\n  \
+gedgraft diff family.ged edited.json            what `fix --from-dataset edited.json family.ged` would do\n\n\
 Exit status (as diff(1)): 0 when the data is the same, 1 when it differs, 2 when a file could not be read \
 or an argument is wrong.")]
 pub struct DiffArgs {

@@ -1,11 +1,14 @@
 //! `gedgraft diff OLD NEW`: the changes between the datasets of two files (`gedgraft_model::compare`), as text
 //! by structure path or as JSON; exit status 0 when the data is the same, 1 when it differs.
 
-use crate::cli::{DiffArgs, DiffFormat};
-use crate::input::{self, Loaded};
-use gedgraft_model::{compare, lower, Change, Changes, Dataset, LowerOptions, Payload, Place};
+use crate::cli::{DiffArgs, DiffFormat, InputArgs};
+use crate::input;
+use gedgraft_model::{
+    compare, from_json, lower, Change, Changes, Dataset, LowerOptions, Payload, Place,
+};
 use gedgraft_syntax::internal::json_string;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `diff`.
@@ -13,16 +16,13 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
     if input::is_stdin(&args.old) && input::is_stdin(&args.new) {
         return Err("only one of OLD and NEW can be standard input (`-`)".into());
     }
-    let old = input::load(&args.old, &args.input)?;
-    let new = input::load(&args.new, &args.input)?;
-    let options = LowerOptions::default();
-    let old_data = lower(&old.parse, &options).dataset;
-    let new_data = lower(&new.parse, &options).dataset;
-    let changes = compare(&old_data, &new_data);
+    let old = load(&args.old, &args.input)?;
+    let new = load(&args.new, &args.input)?;
+    let changes = compare(&old.1, &new.1);
     if !args.quiet {
         let text = match args.format {
-            DiffFormat::Text => text(&old, &new, &old_data, &new_data, &changes),
-            DiffFormat::Json => json(&old, &new, &changes),
+            DiffFormat::Text => text(&old, &new, &changes),
+            DiffFormat::Json => json(&old.0, &new.0, &changes),
         };
         crate::output::emit(&text)?;
     }
@@ -31,19 +31,37 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     };
-    input::keep_until_exit((old, new, old_data, new_data));
+    input::keep_until_exit((old, new));
     Ok(code)
+}
+
+/// A file's name and dataset: a GEDCOM or ELF file lowered leniently, or a dataset JSON document (as
+/// `gedgraft lower` prints it; a file whose first non-blank character is `{`) read back.
+fn load(path: &Path, args: &InputArgs) -> Result<(String, Dataset), String> {
+    let name = path.display().to_string();
+    let bytes = input::read(path)?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{name}: JSON that is not UTF-8"))?;
+        let dataset = from_json(&text).map_err(|e| format!("{name}: {e}"))?;
+        return Ok((name, dataset));
+    }
+    let parse = gedgraft_syntax::parse_with(&bytes, &input::options(args)?);
+    let dataset = lower(&parse, &LowerOptions::default()).dataset;
+    input::keep_until_exit(parse);
+    Ok((name, dataset))
 }
 
 /// The text output: a `---`/`+++` header, then one line per change; added and removed structures are followed
 /// by their lines. Nothing when the data is the same.
-fn text(old: &Loaded, new: &Loaded, a: &Dataset, b: &Dataset, changes: &Changes) -> String {
+fn text(old: &(String, Dataset), new: &(String, Dataset), changes: &Changes) -> String {
     let mut out = String::new();
     if changes.is_empty() {
         return out;
     }
-    let _ = writeln!(out, "--- {}", old.path.display());
-    let _ = writeln!(out, "+++ {}", new.path.display());
+    let (a, b) = (&old.1, &new.1);
+    let _ = writeln!(out, "--- {}", old.0);
+    let _ = writeln!(out, "+++ {}", new.0);
     for change in changes {
         let _ = writeln!(out, "{change}");
         match change {
@@ -104,11 +122,11 @@ fn lines(out: &mut String, sign: char, dataset: &Dataset, place: &Place) {
 /// The JSON output: `{"old": FILE, "new": FILE, "equal": bool, "changes": [...]}`, one change per line, each
 /// with `kind`, `text` (the text line), `old` and `new` places (`path`, `line`, `level`), and `from`/`to` for
 /// changed values (`field` for metadata).
-fn json(old: &Loaded, new: &Loaded, changes: &Changes) -> String {
+fn json(old: &str, new: &str, changes: &Changes) -> String {
     let mut out = String::from("{\"old\": ");
-    json_string(&old.path.display().to_string(), &mut out);
+    json_string(old, &mut out);
     out.push_str(", \"new\": ");
-    json_string(&new.path.display().to_string(), &mut out);
+    json_string(new, &mut out);
     let _ = write!(out, ", \"equal\": {}, \"changes\": [", changes.is_empty());
     for (i, change) in changes.iter().enumerate() {
         out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });

@@ -25,14 +25,8 @@ const MAX_NEW_DEPTH: usize = 1000;
 /// Reads the dataset JSON at `path` (`-`: standard input).
 pub(crate) fn read(path: &Path) -> Result<Dataset, String> {
     let name = path.display();
-    let text = if crate::input::is_stdin(path) {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        text
-    } else {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?
-    };
+    let text = String::from_utf8(crate::input::read(path)?)
+        .map_err(|_| format!("{name}: the dataset JSON is not UTF-8"))?;
     from_json(&text).map_err(|e| format!("{name}: {e}"))
 }
 

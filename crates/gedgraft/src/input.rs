@@ -44,6 +44,15 @@ pub fn is_stdin(path: &Path) -> bool {
 
 /// Reads and parses one file with given options; `-` reads standard input.
 pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> {
+    let bytes = read(path)?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        parse: parse_with(&bytes, options),
+    })
+}
+
+/// Reads one file (`-`: standard input); files of 4 GiB or more are refused.
+pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     let bytes = if is_stdin(path) {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
@@ -58,10 +67,7 @@ pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> 
             path.display()
         ));
     }
-    Ok(Loaded {
-        path: path.to_path_buf(),
-        parse: parse_with(&bytes, options),
-    })
+    Ok(bytes)
 }
 
 /// Lets the process take a large result with it on exit instead of freeing it: the operating system reclaims

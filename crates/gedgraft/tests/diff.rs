@@ -76,6 +76,30 @@ fn the_same_data_exits_0_and_prints_nothing() {
 }
 
 #[test]
+fn either_side_can_be_a_dataset_json_document() {
+    let dir = files("json-side");
+    let out = gedgraft_in(&dir, &["lower", "new.ged"]);
+    write(&dir, "new.json", &out.stdout);
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "new.json"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let by_file = gedgraft_in(&dir, &["diff", "old.ged", "new.ged"]);
+    assert_eq!(
+        stdout(&out),
+        stdout(&by_file).replace("+++ new.ged", "+++ new.json")
+    );
+    let out = gedgraft_in(&dir, &["diff", "new.json", "new.ged"]);
+    assert_eq!((exit_code(&out), stdout(&out)), (0, String::new()));
+    write(&dir, "bad.json", b"{\"records\": 3}");
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "bad.json"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("bad.json: line 1"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn quiet_prints_nothing_and_keeps_the_status() {
     let dir = files("quiet");
     let out = gedgraft_in(&dir, &["diff", "-q", "old.ged", "new.ged"]);
