@@ -104,29 +104,9 @@ fn record(
                     return Err(fail("not in the datasets".into()));
                 };
                 let structure = node(o.id).map_err(fail)?;
-                match b.payload() {
-                    None => editor.set_payload(&structure, ""),
-                    Some(Payload::Pointer(p)) => editor.set_pointer(&structure, p.target),
-                    Some(Payload::Text(t)) => {
-                        let (text, lang, datatype) = match a.payload() {
-                            Some(Payload::Text(was)) => (Some(was.text), was.lang, was.datatype),
-                            _ => (None, default_language(old), None),
-                        };
-                        let default = default_language(old);
-                        if t.lang != lang {
-                            let want = (t.lang != default).then_some(t.lang);
-                            annotate(editor, &structure, "PLANG", want).map_err(fail)?;
-                        }
-                        if t.datatype != datatype {
-                            annotate(editor, &structure, "DTYPE", t.datatype).map_err(fail)?;
-                        }
-                        if text == Some(t.text) {
-                            Ok(())
-                        } else {
-                            editor.set_payload(&structure, t.text)
-                        }
-                    }
-                }
+                let default = default_language(old);
+                set_payload(editor, &structure, a.payload(), b.payload(), default).map_err(fail)?;
+                Ok(())
             }
             // Serialisation metadata (and kinds of change this version does not know).
             _ => {
@@ -137,6 +117,47 @@ fn record(
             }
         };
         done.map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The edits that turn the payload `was` of `structure` into `now`: the payload line, and the `PLANG` and
+/// `DTYPE` substructures where the language (`default` without one) or the datatype changes.
+fn set_payload(
+    editor: &mut Editor,
+    structure: &Structure,
+    was: Option<Payload<'_>>,
+    now: Option<Payload<'_>>,
+    default: &str,
+) -> Result<(), String> {
+    let t = match now {
+        None => return editor.set_payload(structure, "").map_err(|e| e.to_string()),
+        Some(Payload::Pointer(p)) => {
+            return editor
+                .set_pointer(structure, p.target)
+                .map_err(|e| e.to_string())
+        }
+        Some(Payload::Text(t)) => t,
+    };
+    let (text, lang, datatype) = match was {
+        Some(Payload::Text(was)) => (Some(was.text), was.lang, was.datatype),
+        _ => (None, default, None),
+    };
+    if t.lang != lang {
+        annotate(
+            editor,
+            structure,
+            "PLANG",
+            (t.lang != default).then_some(t.lang),
+        )?;
+    }
+    if t.datatype != datatype {
+        annotate(editor, structure, "DTYPE", t.datatype)?;
+    }
+    if text != Some(t.text) {
+        editor
+            .set_payload(structure, t.text)
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
