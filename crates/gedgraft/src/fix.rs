@@ -37,8 +37,12 @@ pub enum Eol {
 
 /// One batch of edits.
 pub(crate) enum Stage {
-    /// `--from-dataset`: the edits that give this dataset (`from_dataset.rs`).
-    FromDataset(Box<gedgraft_model::Dataset>),
+    /// `--from-dataset`: the edits that give this dataset (`from_dataset.rs`), in two passes (the first
+    /// leaves edits that overlap others, such as a change inside a moved structure, to the last).
+    FromDataset {
+        dataset: std::sync::Arc<gedgraft_model::Dataset>,
+        last: bool,
+    },
     Delete(Vec<Scope>),
     Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
@@ -100,9 +104,11 @@ impl Plan {
             if args.files.len() != 1 {
                 return Err("--from-dataset takes exactly one input file".into());
             }
-            stages.push(Stage::FromDataset(Box::new(crate::from_dataset::read(
-                path,
-            )?)));
+            let dataset = std::sync::Arc::new(crate::from_dataset::read(path)?);
+            for last in [false, true] {
+                let dataset = std::sync::Arc::clone(&dataset);
+                stages.push(Stage::FromDataset { dataset, last });
+            }
         }
         let scope_arg = args
             .select
@@ -224,7 +230,9 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
         }
     }
     match stage {
-        Stage::FromDataset(dataset) => crate::from_dataset::add_edits(editor, dataset)?,
+        Stage::FromDataset { dataset, last } => {
+            crate::from_dataset::add_edits(editor, dataset, *last)?
+        }
         Stage::Delete(paths) => {
             for path in paths {
                 for s in editor.select(path) {

@@ -6,11 +6,15 @@
 //! tag `set_tag`, an identifier `set_xref` (pointers follow), an added structure `insert` (its language and
 //! datatype as `PLANG`/`DTYPE` substructures), a removed one `delete`, a moved one `move_to`; a payload's new
 //! language or datatype sets, inserts or deletes its `PLANG`/`DTYPE` substructure. What no edit expresses
-//! (serialisation metadata) is an error. Before the edits are handed over,
-//! they are applied once and the result lowered and compared with NEW.json: any difference left is an error,
-//! never a partial result.
+//! (serialisation metadata) is an error.
+//!
+//! Two passes (two `fix` stages): the first leaves out edits that overlap an earlier one of its batch (a change
+//! inside a structure that moves, a pointer an identifier's renaming also retargets); the second compares its
+//! input, the first one's output, with NEW.json again and makes what is left. Before the second pass's edits
+//! are handed over, they are applied once and the result lowered and compared with NEW.json: any difference
+//! left is an error (exit status 2), never a partial result.
 
-use gedgraft_edit::{Editor, NewStructure, Position};
+use gedgraft_edit::{EditError, Editor, NewStructure, Position};
 use gedgraft_model::{
     compare, from_json, lower, Anchor, Change, Changes, Dataset, LowerOptions, Parent, Payload,
     StructureId, StructureRef,
@@ -30,8 +34,11 @@ pub(crate) fn read(path: &Path) -> Result<Dataset, String> {
     from_json(&text).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Records in `editor` the edits that turn its file's dataset into `target`, after checking that they do.
-pub(crate) fn add_edits(editor: &mut Editor, target: &Dataset) -> Result<(), String> {
+/// Records in `editor` the edits that turn its file's dataset into `target`. A first pass (`last` false) leaves
+/// out edits that overlap earlier ones (a change inside a moved structure), for the last pass, which runs on
+/// the first one's output and must then reach `target`: its edits are applied once, the result lowered and
+/// compared with `target`, and any difference left is an error.
+pub(crate) fn add_edits(editor: &mut Editor, target: &Dataset, last: bool) -> Result<(), String> {
     let parse = editor.parse();
     let options = LowerOptions::default();
     let old = lower(parse, &options).dataset;
@@ -40,23 +47,27 @@ pub(crate) fn add_edits(editor: &mut Editor, target: &Dataset) -> Result<(), Str
         return Ok(());
     }
     let mut trial = Editor::new(parse);
-    record(&mut trial, &old, target, &changes)?;
+    record(&mut trial, &old, target, &changes, !last)?;
     let edited = trial.apply().map_err(|e| e.to_string())?;
-    let left = compare(&lower(edited.parse(), &options).dataset, target);
-    if !left.is_empty() {
-        return Err(format!(
-            "the edits would not give the dataset: these changes would be left (nothing was written):\n{left}"
-        ));
+    if last {
+        let left = compare(&lower(edited.parse(), &options).dataset, target);
+        if !left.is_empty() {
+            return Err(format!(
+                "the edits would not give the dataset: these changes would be left (nothing was written):\n{left}"
+            ));
+        }
     }
-    record(editor, &old, target, &changes)
+    record(editor, &old, target, &changes, !last)
 }
 
 /// One edit per change.
+/// One edit per change; with `defer`, a change whose edit overlaps an earlier one is left for the next pass.
 fn record(
     editor: &mut Editor,
     old: &Dataset,
     new: &Dataset,
     changes: &Changes,
+    defer: bool,
 ) -> Result<(), String> {
     let parse = editor.parse();
     let node = |id: StructureId| -> Result<Structure, String> {
@@ -105,8 +116,7 @@ fn record(
                 };
                 let structure = node(o.id).map_err(fail)?;
                 let default = default_language(old);
-                set_payload(editor, &structure, a.payload(), b.payload(), default).map_err(fail)?;
-                Ok(())
+                set_payload(editor, &structure, a.payload(), b.payload(), default)
             }
             // Serialisation metadata (and kinds of change this version does not know).
             _ => {
@@ -116,7 +126,10 @@ fn record(
                 ))
             }
         };
-        done.map_err(|e| fail(e.to_string()))?;
+        match done {
+            Ok(()) | Err(EditError::Overlap { .. }) if defer => {}
+            done => done.map_err(|e| fail(e.to_string()))?,
+        }
     }
     Ok(())
 }
@@ -129,14 +142,10 @@ fn set_payload(
     was: Option<Payload<'_>>,
     now: Option<Payload<'_>>,
     default: &str,
-) -> Result<(), String> {
+) -> Result<(), EditError> {
     let t = match now {
-        None => return editor.set_payload(structure, "").map_err(|e| e.to_string()),
-        Some(Payload::Pointer(p)) => {
-            return editor
-                .set_pointer(structure, p.target)
-                .map_err(|e| e.to_string())
-        }
+        None => return editor.set_payload(structure, ""),
+        Some(Payload::Pointer(p)) => return editor.set_pointer(structure, p.target),
         Some(Payload::Text(t)) => t,
     };
     let (text, lang, datatype) = match was {
@@ -155,9 +164,7 @@ fn set_payload(
         annotate(editor, structure, "DTYPE", t.datatype)?;
     }
     if text != Some(t.text) {
-        editor
-            .set_payload(structure, t.text)
-            .map_err(|e| e.to_string())?;
+        editor.set_payload(structure, t.text)?;
     }
     Ok(())
 }
@@ -169,7 +176,7 @@ fn annotate(
     structure: &Structure,
     tag: &str,
     want: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), EditError> {
     let existing = structure
         .substructures()
         .find(|s| s.tag().is_some_and(|t| t.text() == tag));
@@ -183,7 +190,6 @@ fn annotate(
         ),
         (None, None) => Ok(()),
     }
-    .map_err(|e| e.to_string())
 }
 
 /// The language of a text payload without `PLANG` (R-PAYLOAD-LANG: the header's default, else `und`).
