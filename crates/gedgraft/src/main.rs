@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod explain;
 mod fix;
+mod fmt;
 mod human;
 mod input;
 mod lower;
@@ -12,6 +13,7 @@ mod record;
 mod stream_check;
 mod stream_fix;
 mod style;
+mod write_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -32,6 +34,8 @@ fn main() -> ExitCode {
         cli::Command::Explain(args) => explain::run(&args),
         cli::Command::Lower(args) => lower::run(&args),
         cli::Command::Fix(args) => fix::run(&args),
+        cli::Command::Write(args) => write_cmd::run(&args),
+        cli::Command::Fmt(args) => fmt::run(&args),
     };
     match result {
         Ok(code) => code,
