@@ -45,6 +45,7 @@ mod locate;
 mod lower;
 mod trailers;
 mod unescape;
+mod write;
 
 pub use build::{BuildError, DatasetBuilder, NewStructure};
 pub use compare::{compare, Anchor, Change, Changes, Parent, Place};
@@ -55,6 +56,7 @@ pub use from_json::{from_json, FromJsonError};
 pub use json::{to_json, MAX_INDENT};
 pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered};
+pub use write::{write, written_metadata, LineEnding, WriteError, WriteOptions};
 
 /// Constants the workspace's tests share with this crate.
 ///

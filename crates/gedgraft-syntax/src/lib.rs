@@ -73,7 +73,9 @@ pub mod internal {
         pub use crate::green_view::*;
     }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::{count_line_breaks, lex_payload_text, next_line_break};
+    pub use crate::lexer::{
+        count_line_breaks, lex_payload_text, next_line_break, reads_as_pointer,
+    };
     pub use crate::write::{write_green_threads, write_token};
 
     /// The serialisation rules of payload text (units, escaping, `CONT`/`CONC` layout), shared by the editor

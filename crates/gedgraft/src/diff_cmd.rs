@@ -39,14 +39,14 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
 /// `gedgraft lower` prints it; a file whose first non-blank character is `{`) read back.
 fn load(path: &Path, args: &InputArgs) -> Result<(String, Dataset), String> {
     let name = path.display().to_string();
-    let bytes = input::read(path)?;
+    let bytes = input::read_octets(path)?;
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{name}: JSON that is not UTF-8"))?;
         let dataset = from_json(&text).map_err(|e| format!("{name}: {e}"))?;
         return Ok((name, dataset));
     }
-    let parse = gedgraft_syntax::parse_with(&bytes, &input::options(args)?);
+    let parse = input::parse_octets(path, &bytes, &input::options(args)?)?.parse;
     let dataset = lower(&parse, &LowerOptions::default()).dataset;
     // The tree goes before the next file is read: only the datasets are compared (peak memory on two 100 MB
     // files: 1.2 GB, against 1.7 GB with both trees kept).

@@ -521,7 +521,7 @@ fn fix_file(
 }
 
 /// The review diff of a file: decoded text, with the encodings named in the header (`--- a/f.ged (ANSEL)`).
-fn review_diff(name: &str, diff: &LineDiff) -> String {
+pub(crate) fn review_diff(name: &str, diff: &LineDiff) -> String {
     let (old, new) = diff.encodings();
     let path = name.trim_start_matches('/');
     diff.unified(

@@ -29,7 +29,7 @@ const MAX_NEW_DEPTH: usize = 1000;
 /// Reads the dataset JSON at `path` (`-`: standard input).
 pub(crate) fn read(path: &Path) -> Result<Dataset, String> {
     let name = path.display();
-    let text = String::from_utf8(crate::input::read(path)?)
+    let text = String::from_utf8(crate::input::read_octets(path)?)
         .map_err(|_| format!("{name}: the dataset JSON is not UTF-8"))?;
     from_json(&text).map_err(|e| format!("{name}: {e}"))
 }
