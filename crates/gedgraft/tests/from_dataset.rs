@@ -8,6 +8,7 @@ mod common;
 
 use common::{corpus_file, exit_code, gedgraft_in, stderr, stdout, temp_dir, write};
 use gedgraft_model::{compare, from_json, lower, LowerOptions};
+use gedgraft_test_support::Rng;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -286,18 +287,6 @@ fn reordered_records_move_as_they_are() {
         1,
     );
     assert_eq!(String::from_utf8(out).expect("UTF-8"), want);
-}
-
-/// A small deterministic generator (no dependency): xorshift64.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
 }
 
 /// A family file with continuation lines, pointers both ways and repeated tags.
