@@ -4,9 +4,12 @@
 //! and has no error it did not have before. This is what a user running `gedgraft fix` on legacy files relies
 //! on; it found a diacritic moved onto the wrong letter across a CONC split, `--rewrap` measuring lines before
 //! a transcode, and re-wrapping that split header metadata.
+//!
+//! The same edits give no change in `gedgraft_model::compare` either (the semantic diff of `gedgraft diff`):
+//! formatting is not data.
 
 use gedgraft_edit::{Edited, Editor, LineBreak, RawOctets};
-use gedgraft_model::{lower, to_json, LowerOptions};
+use gedgraft_model::{compare, lower, to_json, Dataset, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse, Parse, Severity};
 use gedgraft_test_support::{corpus_files, corpus_name};
@@ -18,8 +21,9 @@ const MAX_FILE: u64 = 256 * 1024;
 
 /// The records of a parse's dataset as `lower` writes them in JSON, without line numbers, in NFC; and its error
 /// codes. (The JSON text is compared as text: some corpus files nest deeper than a JSON parser's limit.)
-fn dataset_of(parse: &Parse) -> (String, BTreeSet<&'static str>) {
+fn dataset_of(parse: &Parse) -> (String, BTreeSet<&'static str>, Dataset) {
     let lowered = lower(parse, &LowerOptions::default());
+    let nfc = lower(parse, &LowerOptions::default().with_nfc(true)).dataset;
     let json = to_json("f", parse, &lowered);
     let records = json
         .find("\"records\":")
@@ -35,7 +39,7 @@ fn dataset_of(parse: &Parse) -> (String, BTreeSet<&'static str>) {
         .filter(|d| d.severity() == Severity::Error)
         .map(|d| d.code)
         .collect();
-    (without_lines(records).nfc().collect(), errors)
+    (without_lines(records).nfc().collect(), errors, nfc)
 }
 
 /// `json` without its `"line": N, ` fields.
@@ -114,16 +118,23 @@ fn whole_file_edits_keep_the_dataset_of_every_corpus_file() {
         }
         let bytes = std::fs::read(&path).expect("read corpus file");
         let original = parse(&bytes);
-        let (records, errors) = dataset_of(&original);
+        let (records, errors, dataset) = dataset_of(&original);
         for (name, operation) in OPERATIONS {
             let Some(edited) = operation(&original) else {
                 continue;
             };
             checked += 1;
-            let (new_records, new_errors) = dataset_of(&edited);
+            let (new_records, new_errors, new_dataset) = dataset_of(&edited);
             if new_records != records {
                 failures.push(format!(
                     "{} ({name}): the dataset changed",
+                    corpus_name(&path)
+                ));
+            }
+            let changes = compare(&dataset, &new_dataset);
+            if !changes.is_empty() {
+                failures.push(format!(
+                    "{} ({name}): gedgraft diff finds changes:\n{changes}",
                     corpus_name(&path)
                 ));
             }

@@ -352,7 +352,7 @@ pub fn run_child(rest: &[String]) -> Result<ExitCode, String> {
 }
 
 /// The sample under `target/xtask/`, generated if missing.
-fn cached_sample(size_mb: f64, crlf: bool, quiet: bool) -> Result<PathBuf, String> {
+pub(crate) fn cached_sample(size_mb: f64, crlf: bool, quiet: bool) -> Result<PathBuf, String> {
     let target = gen_sample::mb_to_octets(size_mb)?;
     let eol = if crlf { "crlf" } else { "lf" };
     let name = format!("sample-v{GENERATOR_VERSION}-{target}-{eol}.ged");

@@ -3,12 +3,14 @@
 //! - `gen-sample --size-mb N --out PATH [--crlf] [--seed S]`: writes a realistic, deterministic GEDCOM 5.5.1 file.
 //! - `bench [--size-mb N] [--runs N] [--json] [--sample PATH]`: throughput and peak memory of parse and write-back against a
 //!   line-splitting baseline.
+//! - `bench-diff [--size-mb N] [--runs N]`: `gedgraft diff` against lowering both files.
 //! - `corpus [--dir PATH]`: parses every file of `../shared/corpus` and checks the round trip.
 //! - `stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]`: time and peak memory
 //!   of every command on the pathological inputs of issue #12 at two sizes.
 //! - `fuzz-seeds [--out DIR] [--size-kb K]`: those inputs, small, as seeds for the fuzz targets.
 
 mod bench;
+mod bench_diff;
 mod corpus;
 mod gen_sample;
 mod rowan_floor;
@@ -31,6 +33,9 @@ commands:
       best-of-N wall time, MB/s and peak memory of parse and write-back vs. a memchr line split
       (defaults: --size-mb 100 --runs 5; the sample is cached under target/xtask/;
       --sample measures an existing file instead)
+  bench-diff [--size-mb N] [--runs N]
+      time of `gedgraft diff` (lower both + compare) on the sample and a CR LF copy with some names
+      changed, as a ratio to lowering both (target <= 2.5x); defaults --size-mb 100 --runs 3
   corpus [--dir PATH]
       parse every file of ../shared/corpus (or PATH), check the round trip, print a table;
       exits non-zero if any round trip fails
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         "gen-sample" => gen_sample::run(rest),
         "bench" => bench::run(rest),
         "bench-child" => bench::run_child(rest),
+        "bench-diff" => bench_diff::run(rest),
         "corpus" => corpus::run(rest),
         "stress" => stress::run(rest),
         "fuzz-seeds" => stress::write_seeds(rest),

@@ -16,75 +16,14 @@
 //! [`Editor::transcode`]: crate::Editor::transcode
 
 use crate::error::{EditError, Warning};
-use crate::render::{
-    clusters, glues_to_next, octets, split_lines, value_units, write_cluster, Unit, UnitKind,
-};
+use crate::render::Unit;
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::internal::lex_payload_text;
+pub(crate) use gedgraft_syntax::internal::serialise::{dialect_segments, line_limit};
 use gedgraft_syntax::{Dialect, Parse, SyntaxKind};
-
-/// The units of one line string of a new payload (`segment`: logical text without line breaks), escaped as the
-/// dialect says.
-pub(crate) fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec<Unit> {
-    if !dialect.doubles_only_leading_at() {
-        return value_units(segment, encoding);
-    }
-    let text = if segment.starts_with('@') {
-        format!("@{segment}")
-    } else {
-        segment.to_string()
-    };
-    // The tokens the lexer will make of the written line, so that the output parses back to the same tree.
-    let mut units = Vec::new();
-    let mut start = 0;
-    for (kind, end) in lex_payload_text(&text) {
-        let piece = text.get(start..end).unwrap_or("");
-        start = end;
-        let kind = match kind {
-            SyntaxKind::EscapedAt => UnitKind::EscapedAt,
-            SyntaxKind::AtSign => UnitKind::AtSign,
-            SyntaxKind::Escape => UnitKind::Escape,
-            _ => {
-                for cluster in clusters(piece) {
-                    let (kind, text) = write_cluster(cluster, encoding);
-                    let octets = octets(&text, encoding);
-                    let glued = glues_to_next(&text, encoding);
-                    units.push(Unit {
-                        kind,
-                        text,
-                        octets,
-                        glued,
-                    });
-                }
-                continue;
-            }
-        };
-        units.push(Unit {
-            kind,
-            text: piece.to_string(),
-            octets: octets(piece, encoding),
-            glued: glues_to_next(piece, encoding),
-        });
-    }
-    units
-}
-
-/// The line limit new payloads are laid out in: none in a dialect without `CONC`.
-pub(crate) fn line_limit(dialect: Dialect, limit: usize) -> usize {
-    if dialect.has_conc() {
-        limit
-    } else {
-        usize::MAX
-    }
-}
 
 /// The units of each line string (the first line's, then one per `CONT` line) of a new payload `value`.
 pub(crate) fn segments(parse: &Parse, value: &str, encoding: Encoding) -> Vec<Vec<Unit>> {
-    let dialect = parse.dialect();
-    split_lines(value)
-        .into_iter()
-        .map(|segment| payload_units(dialect, segment, encoding))
-        .collect()
+    dialect_segments(parse.dialect(), value, encoding)
 }
 
 /// Whether `escape_at_signs` writes a token of `kind` as `@@`: every bare `@` (`AT_SIGN`), or in GEDCOM 7 only
@@ -137,40 +76,8 @@ pub(crate) fn check_transcode(parse: &Parse, to: Encoding) -> Result<(), EditErr
 mod tests {
     use super::*;
 
-    fn texts(units: &[Unit]) -> Vec<(UnitKind, &str)> {
-        units.iter().map(|u| (u.kind, u.text.as_str())).collect()
-    }
-
     #[test]
-    fn gedcom7_doubles_only_a_leading_at() {
-        let d = Dialect::GEDCOM_7_0;
-        let u = payload_units(d, "@me and me@example.com", Encoding::Utf8);
-        let written: String = u.iter().map(|u| u.text.as_str()).collect();
-        assert_eq!(written, "@@me and me@example.com");
-        assert_eq!(u[0].kind, UnitKind::EscapedAt);
-        assert!(texts(&u).contains(&(UnitKind::AtSign, "@")));
-        // `a@@b` in GEDCOM 7 is literally `a@@b`: written as it is (the lexer's `@@` token, read literally).
-        let u = payload_units(d, "a@@b", Encoding::Utf8);
-        assert_eq!(
-            texts(&u),
-            [
-                (UnitKind::Text, "a"),
-                (UnitKind::EscapedAt, "@@"),
-                (UnitKind::Text, "b")
-            ]
-        );
-        // Elsewhere every `@` is doubled.
-        let u = payload_units(Dialect::Gedcom551, "me@x", Encoding::Utf8);
-        assert_eq!(
-            u.iter().map(|u| u.text.as_str()).collect::<String>(),
-            "me@@x"
-        );
-    }
-
-    #[test]
-    fn gedcom7_has_no_line_limit_and_doubles_only_a_leading_at_sign() {
-        assert_eq!(line_limit(Dialect::GEDCOM_7_0, 255), usize::MAX);
-        assert_eq!(line_limit(Dialect::Gedcom555, 255), 255);
+    fn gedcom7_doubles_only_a_leading_at_sign() {
         let at = SyntaxKind::AtSign.into();
         let mut previous = Some(SyntaxKind::PayloadSep);
         assert!(doubles_at_sign(Dialect::GEDCOM_7_0, &mut previous, at));

@@ -461,7 +461,9 @@ impl Dataset {
 }
 
 impl PartialEq for Dataset {
-    /// The same metadata, records and structures under the same ids, and the same identifier index.
+    /// The same metadata, records and structures under the same ids, and the same identifier index: the same
+    /// meaning. Where the structures were read from ([`StructureRef::line`], [`StructureRef::range`]) is not
+    /// compared, so a dataset equals the lowering of its serialisation and of its JSON.
     fn eq(&self, other: &Self) -> bool {
         self.metadata == other.metadata
             && self.records == other.records
@@ -474,8 +476,6 @@ impl PartialEq for Dataset {
                     && a.payload() == b.payload()
                     && a.parent().map(|p| p.id()) == b.parent().map(|p| p.id())
                     && a.subtree_end() == b.subtree_end()
-                    && a.range() == b.range()
-                    && a.line() == b.line()
             })
     }
 }
@@ -627,7 +627,7 @@ impl<'d> StructureRef<'d> {
     }
 
     /// The 1-based line number of the structure's first line in the file; `None` for the `UNDEF` records the
-    /// lowering creates.
+    /// lowering creates, and for built structures given no line ([`crate::NewStructure::with_line`]).
     pub fn line(&self) -> Option<usize> {
         match self.structure.line {
             NONE => None,
@@ -636,10 +636,10 @@ impl<'d> StructureRef<'d> {
     }
 
     /// The range of the structure's CST node in the tree's text (its lines, substructures included); `None`
-    /// for `UNDEF` records.
+    /// for `UNDEF` records and structures that were not lowered from a file ([`crate::DatasetBuilder`]).
     pub fn range(&self) -> Option<TextRange> {
         let s = self.structure;
-        (s.line != NONE)
+        (s.line != NONE && s.from != NONE)
             .then(|| TextRange::new(TextSize::from(s.from), TextSize::from(s.to.max(s.from))))
     }
 

@@ -35,20 +35,28 @@
 //! * **No recursion** on the input's nesting: structures live in compact arenas (see [`Dataset`]), every
 //!   walk uses an explicit stack, and [`to_json`] writes nested JSON by hand.
 
+mod build;
 pub mod codes;
+mod compare;
 mod dataset;
+mod from_json;
 mod json;
 mod locate;
 mod lower;
 mod trailers;
 mod unescape;
+mod write;
 
+pub use build::{BuildError, DatasetBuilder, NewStructure};
+pub use compare::{compare, Anchor, Change, Changes, Parent, Place};
 pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
+pub use from_json::{from_json, FromJsonError};
 pub use json::{to_json, MAX_INDENT};
 pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered};
+pub use write::{write, written_metadata, LineEnding, WriteError, WriteOptions};
 
 /// Constants the workspace's tests share with this crate.
 ///

@@ -29,7 +29,7 @@ use rustc_hash::FxHashMap;
 use text_size::{TextRange, TextSize};
 
 mod assemble;
-use assemble::assemble;
+pub(crate) use assemble::assemble;
 pub(crate) mod dialect_rules;
 mod header;
 mod left_out;
@@ -310,18 +310,18 @@ enum Mode {
 }
 
 /// What one thread lowered: a part of the dataset whose ids, parents and lines are local to it.
-struct Fragment<'p> {
-    part: Part,
+pub(crate) struct Fragment<'p> {
+    pub part: Part,
     /// The local ids of the records.
-    records: Vec<u32>,
+    pub records: Vec<u32>,
     /// Every structure with a cross-reference identifier: the identifier, its local id, whether it is a
     /// record.
-    holders: Vec<(&'p str, u32, bool, TextRange)>,
+    pub holders: Vec<(&'p str, u32, bool, TextRange)>,
     /// Every pointer payload: the structure's local id, the target and the pointer's range.
-    pointers: Vec<(u32, &'p str, TextRange)>,
-    diagnostics: Vec<Diagnostic>,
+    pub pointers: Vec<(u32, &'p str, TextRange)>,
+    pub diagnostics: Vec<Diagnostic>,
     /// The line count after the last element (from the part's line base).
-    lines: usize,
+    pub lines: usize,
 }
 
 /// Lowers structures into one part.
@@ -412,7 +412,7 @@ fn is_annotation(tag: Option<&str>) -> bool {
 }
 
 /// A 32-bit line number (saturating: a tree has fewer than 2^32 octets, so fewer lines).
-fn line_u32(line: usize) -> u32 {
+pub(crate) fn line_u32(line: usize) -> u32 {
     u32::try_from(line).unwrap_or(NONE - 1).min(NONE - 1)
 }
 

@@ -6,6 +6,7 @@ mod common;
 use common::{corpus_dir, files_under};
 use gedgraft_model::{lower, to_json, LowerOptions, Lowered};
 use gedgraft_syntax::{parse, Parse};
+use gedgraft_test_support::Rng;
 
 /// Lowers with 1 thread and with `threads`, and checks that everything agrees.
 fn check_same(name: &str, parse: &Parse, strict: bool, nfc: bool, threads: &[usize]) {
@@ -30,6 +31,15 @@ fn check_same(name: &str, parse: &Parse, strict: bool, nfc: bool, threads: &[usi
         assert!(
             many.dataset == one.dataset,
             "{name}: dataset with {n} threads"
+        );
+        // Dataset equality is by meaning; where each structure came from must agree too.
+        let origins = |d: &gedgraft_model::Dataset| {
+            d.iter().map(|s| (s.line(), s.range())).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            origins(&many.dataset),
+            origins(&one.dataset),
+            "{name}: lines and ranges with {n} threads"
         );
         assert_eq!(
             to_json(name, parse, &many),
@@ -57,22 +67,6 @@ fn corpus_files_lower_the_same_on_several_threads() {
     }
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A file with a bit of everything the resolution pass cares about, spread over many records: identifiers
 /// defined once, twice or only on substructures, pointers to all of them and to nothing, payload
 /// annotations (good and misused), escapes, continuation lines, malformed and blank lines.
@@ -88,7 +82,7 @@ fn generated(seed: u64, records: usize) -> String {
         src.push_str(&format!("0 {xref}INDI\n"));
         for _ in 0..rng.below(6) {
             match rng.below(14) {
-                0 => src.push_str(&format!("1 FAMC @X{}@\n", rng.below(records as u64 + 20))),
+                0 => src.push_str(&format!("1 FAMC @X{}@\n", rng.below(records + 20))),
                 1 => src.push_str(&format!("1 ASSO @D{}@\n", rng.below(6))),
                 2 => src.push_str("1 ALIA @S1@\n"),
                 3 => src.push_str("1 NOTE a @#U41@ b @#U4a@ @#Zz@ @@ c\n2 CONT d\n2 CONC e\n"),

@@ -394,6 +394,19 @@ fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
     (bytes[close] == b'@').then_some(close + 1)
 }
 
+/// Whether a line's whole payload text reads as a pointer (R-PAYLOADS-04, [`pointer_span`]): a writer whose
+/// dialect cannot escape the `@`s (GEDCOM 7) must not write such a string payload.
+///
+/// ```
+/// use gedgraft_syntax::internal::reads_as_pointer;
+/// assert!(reads_as_pointer("\t@I1@ "));
+/// assert!(!reads_as_pointer("@@I1@"));
+/// assert!(!reads_as_pointer("@#DJULIAN@"));
+/// ```
+pub fn reads_as_pointer(payload: &str) -> bool {
+    pointer_span(payload.as_bytes(), 0).is_some()
+}
+
 /// `Payload ::= S? Pointer S?` with `Pointer ::= "@" [^#x23#x40#xA#xD] [^#x40#xA#xD]* "@"` (R-PAYLOADS-04):
 /// the pointer's span, if the whole payload is one.
 fn pointer_span(bytes: &[u8], start: usize) -> Option<(usize, usize)> {

@@ -38,6 +38,7 @@ mod not_gedcom;
 mod parse;
 mod parser;
 mod select;
+mod serialise;
 pub mod stream;
 pub mod value;
 mod work;
@@ -74,8 +75,14 @@ pub mod internal {
         pub use crate::green_view::*;
     }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::lex_payload_text;
+    pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};
+
+    /// The serialisation rules of payload text (units, escaping, `CONT`/`CONC` layout), shared by the editor
+    /// and the dataset writer.
+    pub mod serialise {
+        pub use crate::serialise::*;
+    }
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.
     pub mod work {

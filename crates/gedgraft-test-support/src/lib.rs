@@ -97,3 +97,28 @@ pub fn marks_before_conc(bytes: &[u8]) -> usize {
         })
         .count()
 }
+
+/// A small deterministic generator (xorshift64) for tests that make varied inputs from a seed, without a
+/// dependency.
+///
+/// ```
+/// let mut rng = gedgraft_test_support::Rng(7);
+/// assert!(rng.below(10) < 10);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits (a seed of 0 stays 0: give another).
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}

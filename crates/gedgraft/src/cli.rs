@@ -12,8 +12,8 @@ use std::path::PathBuf;
 #[command(name = "gedgraft", version, propagate_version = true)]
 #[command(
     after_help = "Examples:\n  gedgraft check family.ged\n  gedgraft check --format json *.ged\n  \
-gedgraft explain bad-tag\n  gedgraft dump family.ged | less\n  gedgraft lower family.ged > family.json\n  gedgraft fix family.ged -o copy.ged\n\nExit status: 0 when all is well, 1 when \
-`check` found an error, 2 when a file could not be read or written or the arguments are wrong."
+gedgraft explain bad-tag\n  gedgraft dump family.ged | less\n  gedgraft lower family.ged > family.json\n  gedgraft fix family.ged -o copy.ged\n  gedgraft write family.json -o family.ged\n  gedgraft fmt --check *.ged\n  gedgraft diff old.ged new.ged\n\nExit status: 0 when all is well, 1 when \
+`check` found an error (or `diff` a difference), 2 when a file could not be read or written or the arguments are wrong."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -51,6 +51,169 @@ pub enum Command {
     ///
     /// With no edit option the output is identical to the input, octet for octet.
     Fix(Box<FixArgs>),
+    /// Write an ELF/GEDCOM file from a dataset in the JSON that `lower` prints.
+    ///
+    /// The header gets `CHAR`, `ELF 1.0.0` when the output needs it (Unicode escapes, languages, datatypes,
+    /// schemas), `GEDC` and `PLANG`; records follow in pre-order, `0 TRLR` ends the file. Payloads are
+    /// escaped (`@` → `@@`, characters the encoding lacks → `@#U…@`) and split with CONT/CONC lines within the
+    /// line limit. The JSON input format is in crates/gedgraft-model/README.md.
+    Write(WriteArgs),
+    /// Rewrite a file in canonical form: lower it to its dataset and write that back (`lower` + `write`).
+    ///
+    /// The result means the same (the same dataset) with one line break form, single spaces, every `@`
+    /// doubled, CONC splits within the line limit and the header's serialisation metadata in order. Like
+    /// `fix`, it shows a diff by default; --in-place, -o and --check as there. A file with errors is refused:
+    /// the dataset leaves malformed lines out, and formatting must not drop them silently.
+    Fmt(Box<FmtArgs>),
+    /// Compare the data of two files: what changed in the records, not in the lines.
+    ///
+    /// Both files are lowered (as `gedgraft lower` does, leniently) and their datasets compared: records by
+    /// cross-reference identifier (and by content where identifiers were renumbered), substructures by tag and
+    /// position. Each change names a structure path (`@I1@ INDI.NAME[2]`). Formatting is not data: line
+    /// breaks, encoding, CONC splits, indentation and escapes give no change. Either file may also be a
+    /// dataset JSON document as `gedgraft lower` prints it (to preview `fix --from-dataset`).
+    Diff(DiffArgs),
+}
+
+/// The dialects `write` and `fmt` can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// FHISO ELF 1.0 (`1 ELF 1.0.0` and `GEDC 5.5.1`).
+    #[value(name = "elf-1.0")]
+    Elf,
+    /// GEDCOM 5.5.
+    #[value(name = "gedcom-5.5")]
+    Gedcom55,
+    /// GEDCOM 5.5.1.
+    #[value(name = "gedcom-5.5.1")]
+    Gedcom551,
+    /// GEDCOM 5.5.5 (UTF-8 or UTF-16 only).
+    #[value(name = "gedcom-5.5.5")]
+    Gedcom555,
+    /// GEDCOM 7.0: UTF-8, only a leading `@` doubled, no CONC, no line limit.
+    #[value(name = "gedcom-7.0")]
+    Gedcom70,
+}
+
+/// How `write` and `fmt` lay out the file.
+#[derive(Debug, Args)]
+pub struct LayoutArgs {
+    /// The line break after every line.
+    #[arg(long, value_enum, value_name = "EOL")]
+    pub eol: Option<crate::fix::Eol>,
+    /// The most octets a line takes, its line break included (default 255, 510 in UTF-16); longer payloads
+    /// are split with CONC lines, never inside `@@`, an escape or a character, nor next to a space.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    pub line_limit: Option<u32>,
+    /// Start the file with a byte-order mark (default: in UTF-16 only).
+    #[arg(long, overrides_with = "no_bom")]
+    pub bom: bool,
+    /// No byte-order mark, not even in UTF-16.
+    #[arg(long)]
+    pub no_bom: bool,
+    /// The dialect to write (default: the dataset's, from its header).
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: Option<DialectArg>,
+}
+
+/// `gedgraft write`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+gedgraft lower family.ged > family.json && gedgraft write family.json -o family2.ged\n  \
+gedgraft lower family.ged | jq 'del(.records[] | select(.tag == \"_TODO\"))' | gedgraft write - > clean.ged\n  \
+gedgraft write family.json --encoding ANSEL --eol crlf --line-limit 80\n\n\
+Exit status: 0 when the file was written, 2 when the JSON is not a dataset (the message names the JSON \
+path, line and column) or the output cannot be written.")]
+pub struct WriteArgs {
+    /// The dataset JSON (`-` reads standard input).
+    #[arg(value_name = "DATASET.json")]
+    pub file: PathBuf,
+    /// Write to OUT instead of standard output; OUT is replaced atomically if it is a regular file (`-` and
+    /// /dev/stdout write to standard output).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The output encoding (default UTF-8): UTF-8, UTF-16LE, UTF-16BE, ASCII, ANSEL, windows-1252, …
+    /// Characters it lacks are written as `@#U…@` escapes.
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
+/// `gedgraft fmt`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+gedgraft fmt family.ged                     show what formatting would change\n  \
+gedgraft fmt --in-place --backup .orig family.ged\n  \
+gedgraft fmt --check *.ged                  exit 1 if a file is not in canonical form\n  \
+gedgraft fmt --to-encoding UTF-8 --eol lf family.ged -o family-utf8.ged\n\n\
+Exit status: 0 when all went well, 1 when --check found a file formatting would change, 2 when a file could \
+not be read, has errors, or could not be written.")]
+pub struct FmtArgs {
+    /// The files to format (`-` reads standard input; write the result with -o).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Write the result to OUT instead of showing a diff (one FILE only), as `fix -o` does.
+    #[arg(short, long, value_name = "OUT", conflicts_with_all = ["in_place", "check"])]
+    pub output: Option<PathBuf>,
+    /// Rewrite each FILE in place, atomically, as `fix --in-place` does. Unchanged files are not touched.
+    #[arg(long, conflicts_with = "check")]
+    pub in_place: bool,
+    /// With --in-place: keep each original as FILE + SUFFIX.
+    #[arg(long, value_name = "SUFFIX", requires = "in_place", value_parser = backup_suffix)]
+    pub backup: Option<String>,
+    /// Change nothing and print no diff; exit with status 1 when formatting would change a file.
+    #[arg(long)]
+    pub check: bool,
+    /// Write in this encoding (default: the file's own).
+    #[arg(long, value_name = "NAME")]
+    pub to_encoding: Option<String>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Print no per-file summary on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// One change per line, like `diff -u` but by structure path.
+    Text,
+    /// One JSON document with every change, its kind, paths, lines and values.
+    Json,
+}
+
+/// `gedgraft diff`.
+#[derive(Debug, Args)]
+#[command(after_help = "Output (text):\n  \
+~ @I1@ INDI.NAME: \"John /Smith/\" → \"John /Smyth/\"   a payload, tag (`tag A → B`) or identifier changed\n  \
++ @I9@ INDI                                     added, followed by its lines (`+   0 @I9@ INDI`)\n  \
+- @I1@ INDI.NOTE[2]                             removed (the second NOTE of @I1@), with its lines\n  \
+> @I1@ INDI.NOTE → @I2@ INDI.NOTE (line 7 → 12)   moved, elsewhere or among its siblings\n  \
+~ HEAD metadata gedcom_version: 5.5.1 → 7.0.0   serialisation metadata changed\n\n\
+Examples:\n  \
+gedgraft diff old.ged new.ged                   what a script changed in the data\n  \
+gedgraft fix --eol crlf family.ged -o x.ged && gedgraft diff family.ged x.ged   prove the data is the same\n  \
+gedgraft diff --format json old.ged new.ged | jq '.changes[] | select(.kind == \"record-removed\")'\n  \
+gedgraft diff family.ged edited.json            what `fix --from-dataset edited.json family.ged` would do\n\n\
+Exit status (as diff(1)): 0 when the data is the same, 1 when it differs, 2 when a file could not be read \
+or an argument is wrong.")]
+pub struct DiffArgs {
+    /// The file before (`-` reads standard input).
+    pub old: PathBuf,
+    /// The file after (`-` reads standard input, if OLD does not).
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// Print nothing; only the exit status tells whether the data differs.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// Options for reading input files.
@@ -158,7 +321,8 @@ pub struct LowerArgs {
     after_help = "Examples:\n  gedgraft fix --rename-tag _UID=UID family.ged            show the diff\n  \
 gedgraft fix --escape-at --rewrap --in-place --backup .orig *.ged\n  \
 gedgraft fix --set '@I1@.NAME=Anne /Smith/' family.ged -o fixed.ged\n  \
-gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n\n\
+gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n  \
+gedgraft lower f.ged > d.json; jq '…' d.json > d2.json; gedgraft fix --from-dataset d2.json f.ged --in-place\n\n\
 Exit status: 0 when all went well, 1 when --check found a file the edits would change, 2 when a file could \
 not be read, edited or written, or an option is wrong."
 )]
@@ -191,6 +355,12 @@ pub struct FixArgs {
     /// Change nothing and print no diff; exit with status 1 when the edits would change a file.
     #[arg(long)]
     pub check: bool,
+    /// Make FILE hold the dataset NEW.json (the JSON `gedgraft lower` prints, edited with jq or any tool):
+    /// each difference becomes an edit (payload, tag, identifier, insertion, deletion, move), so only the
+    /// changed structures' lines change. What no edit expresses (header metadata) is refused with status 2,
+    /// and so is a result that would not lower to NEW.json. One FILE only; runs before the other edit options.
+    #[arg(long, value_name = "NEW.json")]
+    pub from_dataset: Option<PathBuf>,
     /// Rename the tag OLD to NEW on every structure (or within --select). Repeatable.
     #[arg(long = "rename-tag", value_name = "OLD=NEW")]
     pub rename_tag: Vec<String>,

@@ -37,6 +37,12 @@ pub enum Eol {
 
 /// One batch of edits.
 pub(crate) enum Stage {
+    /// `--from-dataset`: the edits that give this dataset (`from_dataset.rs`), in two passes (the first
+    /// leaves edits that overlap others, such as a change inside a moved structure, to the last).
+    FromDataset {
+        dataset: std::sync::Arc<gedgraft_model::Dataset>,
+        last: bool,
+    },
     Delete(Vec<Scope>),
     Set(Vec<(Scope, SetValue)>),
     Rename(Vec<(String, String)>),
@@ -94,6 +100,16 @@ impl Plan {
         // Edit arguments are checked by a throwaway editor, so that the messages are the library's.
         let probe = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
         let mut stages = Vec::new();
+        if let Some(path) = &args.from_dataset {
+            if args.files.len() != 1 {
+                return Err("--from-dataset takes exactly one input file".into());
+            }
+            let dataset = std::sync::Arc::new(crate::from_dataset::read(path)?);
+            for last in [false, true] {
+                let dataset = std::sync::Arc::clone(&dataset);
+                stages.push(Stage::FromDataset { dataset, last });
+            }
+        }
         let scope_arg = args
             .select
             .as_deref()
@@ -214,6 +230,9 @@ fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Resul
         }
     }
     match stage {
+        Stage::FromDataset { dataset, last } => {
+            crate::from_dataset::add_edits(editor, dataset, *last)?
+        }
         Stage::Delete(paths) => {
             for path in paths {
                 for s in editor.select(path) {
@@ -322,7 +341,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     }
     if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
         return Err(
-            "nothing to do: give an edit option (--rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
+            "nothing to do: give an edit option (--from-dataset, --rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
              --to-encoding) or -o OUT to write a file back through the tree"
                 .into(),
         );
@@ -502,7 +521,7 @@ fn fix_file(
 }
 
 /// The review diff of a file: decoded text, with the encodings named in the header (`--- a/f.ged (ANSEL)`).
-fn review_diff(name: &str, diff: &LineDiff) -> String {
+pub(crate) fn review_diff(name: &str, diff: &LineDiff) -> String {
     let (old, new) = diff.encodings();
     let path = name.trim_start_matches('/');
     diff.unified(

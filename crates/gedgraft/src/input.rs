@@ -42,16 +42,26 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Reads and parses one file with given options; `-` reads standard input.
-pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> {
-    let bytes = if is_stdin(path) {
+/// The octets of a file; `-` reads standard input.
+pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
+    if is_stdin(path) {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        bytes
+        Ok(bytes)
     } else {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
-    };
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    }
+}
+
+/// Reads and parses one file with given options; `-` reads standard input.
+pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> {
+    let bytes = read_octets(path)?;
+    parse_octets(path, &bytes, options)
+}
+
+/// Parses the octets read from `path`; files of 4 GiB or more are refused.
+pub fn parse_octets(path: &Path, bytes: &[u8], options: &ParseOptions) -> Result<Loaded, String> {
     if u32::try_from(bytes.len()).is_err() {
         return Err(format!(
             "{}: files of 4 GiB or more are not supported",
@@ -60,7 +70,7 @@ pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> 
     }
     Ok(Loaded {
         path: path.to_path_buf(),
-        parse: parse_with(&bytes, options),
+        parse: parse_with(bytes, options),
     })
 }
 

@@ -2,8 +2,11 @@
 
 mod check;
 mod cli;
+mod diff_cmd;
 mod explain;
 mod fix;
+mod fmt;
+mod from_dataset;
 mod human;
 mod input;
 mod lower;
@@ -12,6 +15,7 @@ mod record;
 mod stream_check;
 mod stream_fix;
 mod style;
+mod write_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -32,6 +36,9 @@ fn main() -> ExitCode {
         cli::Command::Explain(args) => explain::run(&args),
         cli::Command::Lower(args) => lower::run(&args),
         cli::Command::Fix(args) => fix::run(&args),
+        cli::Command::Write(args) => write_cmd::run(&args),
+        cli::Command::Fmt(args) => fmt::run(&args),
+        cli::Command::Diff(args) => diff_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -6,7 +6,7 @@ use super::*;
 /// Numbers the fragments' parts in order and resolves identifiers and pointers, in the order of one pass
 /// over the file: duplicate identifiers in id order, then pointers in id order. The diagnostics are the
 /// fragments' in order, then those of the resolution. Pointers are resolved by one thread per fragment.
-pub(super) fn assemble(
+pub(crate) fn assemble(
     metadata: Metadata,
     fragments: Vec<Fragment<'_>>,
 ) -> (Dataset, Vec<Diagnostic>) {

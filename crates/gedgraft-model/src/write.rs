@@ -1,0 +1,547 @@
+//! Writing a [`Dataset`] as an ELF / GEDCOM file ([`write`]): the 2019 draft's § Serialisation.
+//!
+//! The header first (`0 HEAD`, `CHAR`, `ELF`, `GEDC`, `PLANG`, then the dataset's schemas and metadata
+//! structures in id order), the records in pre-order, `0 TRLR` last (R-SERIALISATION-META-01..03). Each
+//! structure is its first line, its `CONT`/`CONC` lines, its `PLANG`/`DTYPE` annotations, then its
+//! substructures (R-SERIALISING-STRUCTS-01). The payload rules (escaping, splitting) are shared with the editor
+//! (`gedgraft_syntax::internal::serialise`); see `write/text.rs`. Pre-order with an explicit stack of subtree
+//! ends: no recursion, any depth.
+//!
+//! The output reads back as the dataset: `lower(parse(write(d))) == d`, except for the serialisation metadata
+//! the writer must add ([`written_metadata`]).
+
+mod text;
+
+use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
+use gedgraft_encoding::{declaration, Encoding};
+use gedgraft_syntax::internal::serialise::{
+    lay_out_segments, line_limit, octets, writable, Budget, Unit,
+};
+use gedgraft_syntax::Dialect;
+use rustc_hash::FxHashSet;
+use std::fmt;
+
+/// The line break the writer puts after every line (one form per file, R-SERIALISING-LINE-STRINGS-02).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum LineEnding {
+    /// `LF` (the default).
+    #[default]
+    Lf,
+    /// `CR LF`.
+    CrLf,
+    /// `CR`.
+    Cr,
+}
+
+impl LineEnding {
+    /// The line break's characters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "\n",
+            LineEnding::CrLf => "\r\n",
+            LineEnding::Cr => "\r",
+        }
+    }
+}
+
+/// How [`write`] writes. Built from [`WriteOptions::default`] with the `with_…` methods (the struct may
+/// grow):
+///
+/// ```
+/// use gedgraft_model::{LineEnding, WriteOptions};
+/// use gedgraft_encoding::Encoding;
+/// let options = WriteOptions::default().with_encoding(Encoding::Ansel).with_line_ending(LineEnding::CrLf);
+/// assert_eq!(options.line_limit, None); // 255 octets (510 in UTF-16)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOptions {
+    /// The output encoding (default UTF-8, R-SERIALISING-LINE-STRINGS-04). Characters it cannot write become
+    /// Unicode escapes (R-UNICODE-ESCAPE-05).
+    pub encoding: Encoding,
+    /// The line break.
+    pub line_ending: LineEnding,
+    /// The most octets a line may take, its line break included, in the output encoding
+    /// (R-SERIALISING-STRUCTS-08); `None`: 255, or 510 in UTF-16. Longer payloads are split with `CONC`
+    /// lines; a line runs long only where no split is allowed (a long run of spaces, a long identifier).
+    /// GEDCOM 7 has no `CONC` and no limit.
+    pub line_limit: Option<usize>,
+    /// Whether the output starts with a byte-order mark; `None`: in UTF-16 only (R-SERIALISING-LINE-STRINGS-06,
+    /// -07). An encoding that cannot write U+FEFF refuses `Some(true)`.
+    pub bom: Option<bool>,
+    /// The dialect to write; `None`: the dataset's (`Metadata::dialect`). ELF 1.0 and GEDCOM 5.5.x write
+    /// `CONC` lines and escapes; GEDCOM 7 doubles only a leading `@`, has no `CONC` and is UTF-8 only.
+    pub dialect: Option<Dialect>,
+}
+
+impl Default for WriteOptions {
+    /// UTF-8, LF, 255 octets, no byte-order mark, the dataset's dialect.
+    fn default() -> WriteOptions {
+        WriteOptions {
+            encoding: Encoding::Utf8,
+            line_ending: LineEnding::Lf,
+            line_limit: None,
+            bom: None,
+            dialect: None,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// These options with [`encoding`](WriteOptions::encoding) set.
+    pub fn with_encoding(mut self, encoding: Encoding) -> WriteOptions {
+        self.encoding = encoding;
+        self
+    }
+
+    /// These options with [`line_ending`](WriteOptions::line_ending) set.
+    pub fn with_line_ending(mut self, line_ending: LineEnding) -> WriteOptions {
+        self.line_ending = line_ending;
+        self
+    }
+
+    /// These options with [`line_limit`](WriteOptions::line_limit) set.
+    pub fn with_line_limit(mut self, limit: usize) -> WriteOptions {
+        self.line_limit = Some(limit);
+        self
+    }
+
+    /// These options with [`bom`](WriteOptions::bom) set.
+    pub fn with_bom(mut self, bom: bool) -> WriteOptions {
+        self.bom = Some(bom);
+        self
+    }
+
+    /// These options with [`dialect`](WriteOptions::dialect) set.
+    pub fn with_dialect(mut self, dialect: Dialect) -> WriteOptions {
+        self.dialect = Some(dialect);
+        self
+    }
+}
+
+/// Why a dataset cannot be written: nothing is written then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// A structure tagged `CONT` or `CONC`, which would read as a continuation line (R-SERIALISING-STRUCTS-04).
+    ContinuationTag {
+        /// The structure.
+        id: StructureId,
+    },
+    /// A metadata structure tagged `CHAR`, `ELF`, `GEDC`, `PLANG` or `SCHMA` (outside `schemas`), which would
+    /// read as serialisation metadata (R-HEADER-02).
+    MetadataTag {
+        /// The structure.
+        id: StructureId,
+        /// Its tag.
+        tag: String,
+    },
+    /// Text that cannot be written: an identifier or a pointer with a character the encoding cannot write
+    /// (identifiers have no escapes), U+0000, U+FFFE or U+FFFF (not characters, R-LINES-01), a schema
+    /// payload (written as it is, R-HEADER-04) with a line break or a character the encoding cannot write, or
+    /// in GEDCOM 7 (no escapes) a line of a string payload that would read as a pointer (`␉@X@`).
+    Unwritable {
+        /// The structure.
+        id: StructureId,
+        /// What holds the text: `identifier`, `pointer`, `payload`.
+        what: &'static str,
+        /// The text.
+        text: String,
+    },
+    /// The dialect does not allow the encoding (GEDCOM 7 is UTF-8 only, 5.5.5 UTF-8 or UTF-16).
+    EncodingNotInDialect {
+        /// The dialect.
+        dialect: Dialect,
+        /// The encoding.
+        encoding: Encoding,
+    },
+    /// A byte-order mark was asked for in an encoding that cannot write U+FEFF (R-SERIALISING-LINE-STRINGS-05).
+    NoBom {
+        /// The encoding.
+        encoding: Encoding,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::ContinuationTag { id } => write!(
+                f,
+                "structure {} is tagged CONT or CONC, which would read as a continuation line",
+                id.index()
+            ),
+            WriteError::MetadataTag { id, tag } => write!(
+                f,
+                "metadata structure {} is tagged {tag}, which would read as serialisation metadata",
+                id.index()
+            ),
+            WriteError::Unwritable { id, what, text } => write!(
+                f,
+                "the {what} {text:?} of structure {} cannot be written in this encoding and dialect",
+                id.index()
+            ),
+            WriteError::EncodingNotInDialect { dialect, encoding } => {
+                write!(f, "{dialect} files cannot be written in {}", encoding.name())
+            }
+            WriteError::NoBom { encoding } => {
+                write!(f, "{} has no byte-order mark", encoding.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// The serialisation metadata tags of the header (R-HEADER-02).
+const METADATA_TAGS: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
+
+/// Writes `dataset` as octets (2019 § Serialisation).
+///
+/// ```
+/// use gedgraft_model::{write, DatasetBuilder, NewStructure, WriteOptions};
+/// let mut b = DatasetBuilder::new();
+/// b.record(NewStructure::new("INDI").with_xref("I1"))?;
+/// b.child(NewStructure::new("EMAIL").with_text("name@example.com"))?;
+/// let octets = write(&b.finish(), &WriteOptions::default()).unwrap();
+/// assert_eq!(
+///     String::from_utf8(octets).unwrap(),
+///     "0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n1 EMAIL name@@example.com\n0 TRLR\n"
+/// );
+/// # Ok::<(), gedgraft_model::BuildError>(())
+/// ```
+pub fn write(dataset: &Dataset, options: &WriteOptions) -> Result<Vec<u8>, WriteError> {
+    let plan = Plan::new(dataset, options)?;
+    let mut w = Lines {
+        plan: &plan,
+        out: String::with_capacity(dataset.len().saturating_mul(24)),
+    };
+    w.header(dataset)?;
+    for record in dataset.records() {
+        if !plan.made_undef.contains(&record.id()) {
+            w.subtree(record, 0, false)?;
+        }
+    }
+    w.line(0, None, "TRLR", "");
+    let mut octets = Vec::with_capacity(w.out.len() + 4);
+    if plan.bom {
+        let _ = plan.encoding.encode("\u{feff}", &mut octets);
+    }
+    if plan.encoding == Encoding::Utf8 && octets.is_empty() {
+        return Ok(w.out.into_bytes());
+    }
+    // Everything written is writable (escaped, or checked), so encoding cannot fail.
+    let _ = plan.encoding.encode(&w.out, &mut octets);
+    Ok(octets)
+}
+
+/// The serialisation metadata `write(dataset, options)` declares, which the output lowers to: the dataset's,
+/// in the chosen dialect, with what the writer must add. `1 ELF 1.0.0` when the output holds a Unicode
+/// escape, a schema, a payload language or a datatype (R-SERIALISATION-VERSION-01); a legacy GEDCOM version
+/// (`5.5.1`, `LINEAGE-LINKED`) when the dataset has none (R-GEDCOM-VERSION-01, -02). GEDCOM 7 writes
+/// `GEDC.VERS 7.x` and never `ELF`.
+pub fn written_metadata(dataset: &Dataset, options: &WriteOptions) -> Result<Metadata, WriteError> {
+    Ok(Plan::new(dataset, options)?.metadata)
+}
+
+/// What the writer decided before writing a line.
+struct Plan {
+    dialect: Dialect,
+    encoding: Encoding,
+    eol: &'static str,
+    limit: usize,
+    bom: bool,
+    /// The metadata the header declares (`schemas` and `other` as the dataset's).
+    metadata: Metadata,
+    /// The payload language that needs no `PLANG`.
+    default_language: String,
+    /// The `UNDEF` records the lowering made for pointers (R-POINTER-CONV-10): made again on reading.
+    made_undef: FxHashSet<StructureId>,
+}
+
+impl Plan {
+    fn new(dataset: &Dataset, options: &WriteOptions) -> Result<Plan, WriteError> {
+        let given = &dataset.metadata;
+        let dialect = options.dialect.unwrap_or(given.dialect);
+        let encoding = options.encoding;
+        if !dialect.allows_encoding(encoding) {
+            return Err(WriteError::EncodingNotInDialect { dialect, encoding });
+        }
+        let bom = options.bom.unwrap_or(encoding.is_utf16());
+        if bom && !encoding.can_encode('\u{feff}') {
+            return Err(WriteError::NoBom { encoding });
+        }
+        let default_language = given.default_language.clone();
+        let mut made_undef = FxHashSet::default();
+        let mut needs_elf = !given.schemas.is_empty() || default_language.is_some();
+        let default = default_language.as_deref().unwrap_or("und");
+        for s in dataset.iter() {
+            match s.payload() {
+                Some(Payload::Pointer(p)) if p.undefined => {
+                    made_undef.extend(p.record);
+                }
+                Some(Payload::Text(t)) if !needs_elf => {
+                    needs_elf = t.lang != default
+                        || t.datatype.is_some()
+                        || text::needs_unicode_escape(dialect, s.tag(), t.text, encoding);
+                }
+                _ => {}
+            }
+        }
+        let metadata = header_metadata(given, dialect, needs_elf);
+        let limit = options
+            .line_limit
+            .unwrap_or(if encoding.is_utf16() { 510 } else { 255 });
+        Ok(Plan {
+            dialect: metadata.dialect,
+            encoding,
+            eol: options.line_ending.as_str(),
+            limit: line_limit(dialect, limit),
+            bom,
+            metadata,
+            default_language: default.to_string(),
+            made_undef,
+        })
+    }
+}
+
+/// The metadata a header written in `dialect` declares (see [`written_metadata`]).
+fn header_metadata(given: &Metadata, dialect: Dialect, needs_elf: bool) -> Metadata {
+    let v = |s: &str| Version::parse(s);
+    let mut m = given.clone();
+    m.dialect = dialect;
+    if let Dialect::Gedcom7 { minor } = dialect {
+        m.elf_version = None;
+        m.gedcom_form = None;
+        if given.gedcom_version.is_none_or(|g| g.major != 7) {
+            m.gedcom_version = Some(Version {
+                major: 7,
+                minor,
+                revision: 0,
+            });
+        }
+        return m;
+    }
+    let gedcom = |name: &str| match given.gedcom_version {
+        Some(g) if g.major == 5 => Some(g),
+        _ => v(name),
+    };
+    match dialect {
+        Dialect::Gedcom55 => m.gedcom_version = gedcom("5.5"),
+        Dialect::Gedcom555 => m.gedcom_version = gedcom("5.5.5"),
+        Dialect::Gedcom551 => m.gedcom_version = gedcom("5.5.1"),
+        _ => {}
+    }
+    if m.gedcom_version.is_none() {
+        m.gedcom_version = v("5.5.1");
+    }
+    if m.gedcom_form.is_none() {
+        m.gedcom_form = Some("LINEAGE-LINKED".to_string());
+    }
+    if dialect == Dialect::Elf10 || needs_elf {
+        m.elf_version = m.elf_version.or_else(|| v("1.0.0"));
+    } else {
+        m.elf_version = None;
+    }
+    m.dialect = if m.elf_version.is_some() {
+        Dialect::Elf10
+    } else {
+        m.gedcom_version.map_or(Dialect::Unknown, |g| {
+            Dialect::from_gedcom_version(&short(g))
+        })
+    };
+    m
+}
+
+/// A legacy version as GEDCOM writes it: `5.5`, `5.5.1`, `7.0`.
+fn short(v: Version) -> String {
+    match v.revision {
+        0 => format!("{}.{}", v.major, v.minor),
+        r => format!("{}.{}.{r}", v.major, v.minor),
+    }
+}
+
+/// The output text, line by line.
+struct Lines<'p> {
+    plan: &'p Plan,
+    out: String,
+}
+
+impl Lines<'_> {
+    /// One line: level, identifier, tag, payload (as written), line break (R-SERIALISING-LINES-01, -02).
+    fn line(&mut self, level: usize, xref: Option<&str>, tag: &str, payload: &str) {
+        self.head(level, xref, tag);
+        if !payload.is_empty() {
+            self.out.push(' ');
+            self.out.push_str(payload);
+        }
+        self.out.push_str(self.plan.eol);
+    }
+
+    fn head(&mut self, level: usize, xref: Option<&str>, tag: &str) {
+        use std::fmt::Write as _;
+        let _ = write!(self.out, "{level} ");
+        if let Some(x) = xref {
+            self.out.push('@');
+            self.out.push_str(x);
+            self.out.push_str("@ ");
+        }
+        self.out.push_str(tag);
+    }
+
+    fn header(&mut self, dataset: &Dataset) -> Result<(), WriteError> {
+        let plan = self.plan;
+        let m = &plan.metadata;
+        self.line(0, None, "HEAD", "");
+        if !plan.dialect.is_utf8_only() {
+            let declared = declaration(plan.encoding);
+            self.line(1, None, "CHAR", declared.char);
+            if let Some(vers) = declared.vers {
+                self.line(2, None, "VERS", vers);
+            }
+        }
+        if let Some(elf) = m.elf_version {
+            self.line(1, None, "ELF", &elf.to_string());
+        }
+        if let Some(g) = m.gedcom_version {
+            self.line(1, None, "GEDC", "");
+            self.line(2, None, "VERS", &short(g));
+            if let Some(form) = &m.gedcom_form {
+                self.line(2, None, "FORM", form);
+            }
+        }
+        if let Some(lang) = &m.default_language {
+            self.line(1, None, "PLANG", lang);
+        }
+        // Schemas and metadata structures in id order: the order of the file they were read from.
+        let mut roots: Vec<(StructureId, bool)> = m.schemas.iter().map(|&id| (id, true)).collect();
+        roots.extend(m.other.iter().map(|&id| (id, false)));
+        roots.sort_unstable();
+        for (id, schema) in roots {
+            let Some(s) = dataset.get(id) else { continue };
+            if !schema && METADATA_TAGS.contains(&s.tag()) {
+                return Err(WriteError::MetadataTag {
+                    id,
+                    tag: s.tag().to_string(),
+                });
+            }
+            self.subtree(s, 1, schema)?;
+        }
+        Ok(())
+    }
+
+    /// A structure and its descendants in pre-order, from `level`, with a stack of the open structures'
+    /// subtree ends. `literal`: a schema, whose payloads are written as they are (R-HEADER-04).
+    fn subtree(
+        &mut self,
+        root: StructureRef<'_>,
+        level: usize,
+        literal: bool,
+    ) -> Result<(), WriteError> {
+        let mut open: Vec<StructureId> = Vec::new();
+        for s in root.descendants() {
+            while open.last().is_some_and(|&end| end <= s.id()) {
+                open.pop();
+            }
+            self.structure(s, level + open.len(), literal)?;
+            open.push(s.subtree_end());
+        }
+        Ok(())
+    }
+
+    fn structure(
+        &mut self,
+        s: StructureRef<'_>,
+        level: usize,
+        literal: bool,
+    ) -> Result<(), WriteError> {
+        let plan = self.plan;
+        let id = s.id();
+        let tag = s.tag();
+        if matches!(tag, "CONT" | "CONC") {
+            return Err(WriteError::ContinuationTag { id });
+        }
+        let unwritable = |what, text: &str| WriteError::Unwritable {
+            id,
+            what,
+            text: text.to_string(),
+        };
+        let fits = |text: &str| text.chars().all(|c| writable(c, plan.encoding));
+        let xref = s.xref();
+        if let Some(x) = xref.filter(|x| !fits(x)) {
+            return Err(unwritable("identifier", x));
+        }
+        match s.payload() {
+            None => self.line(level, xref, tag, ""),
+            Some(Payload::Pointer(p)) => {
+                if !fits(p.target) {
+                    return Err(unwritable("pointer", p.target));
+                }
+                self.line(level, xref, tag, &format!("@{}@", p.target));
+            }
+            Some(Payload::Text(t)) if literal => {
+                if !fits(t.text)
+                    || t.text.contains(['\n', '\r'])
+                    || t.text.chars().any(text::is_unwritable)
+                {
+                    return Err(unwritable("payload", t.text));
+                }
+                self.line(level, xref, tag, t.text);
+            }
+            Some(Payload::Text(t)) => {
+                if t.text.chars().any(text::is_unwritable) {
+                    return Err(unwritable("payload", t.text));
+                }
+                if !self.text_lines(level, xref, tag, t.text) {
+                    return Err(unwritable("payload", t.text));
+                }
+                if t.lang != plan.default_language || t.text.is_empty() {
+                    self.line(level + 1, None, "PLANG", t.lang);
+                }
+                if let Some(datatype) = t.datatype {
+                    self.line(level + 1, None, "DTYPE", datatype);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A string payload on its first line and its `CONT`/`CONC` lines (R-SERIALISING-STRUCTS-05..15); `false`
+    /// if the dialect cannot write it ([`text::segments`]).
+    fn text_lines(&mut self, level: usize, xref: Option<&str>, tag: &str, text: &str) -> bool {
+        let plan = self.plan;
+        let enc = plan.encoding;
+        let eol = octets(plan.eol, enc);
+        let mut first_head = String::new();
+        std::mem::swap(&mut first_head, &mut self.out);
+        self.head(level, xref, tag);
+        std::mem::swap(&mut first_head, &mut self.out);
+        let budget = Budget {
+            limit: plan.limit,
+            first_fixed: octets(&first_head, enc) + octets(" ", enc) + eol,
+            more_fixed: octets(&format!("{} CONC ", level + 1), enc) + eol,
+        };
+        let Some(segments) = text::segments(plan.dialect, tag, text, enc) else {
+            return false;
+        };
+        let laid = lay_out_segments(segments, budget);
+        self.out.push_str(&first_head);
+        self.units(&laid.first);
+        self.out.push_str(plan.eol);
+        for (cont, units) in &laid.more {
+            self.head(level + 1, None, if *cont { "CONT" } else { "CONC" });
+            self.units(units);
+            self.out.push_str(plan.eol);
+        }
+        true
+    }
+
+    /// A line's payload: the separator and the units, unless there are none.
+    fn units(&mut self, units: &[Unit]) {
+        if !units.is_empty() {
+            self.out.push(' ');
+            for u in units {
+                self.out.push_str(&u.text);
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! How a string payload's logical text becomes the units of its lines: the shared rules of
+//! `gedgraft_syntax::internal::serialise` (escaped `@`, Unicode escapes, ANSEL order, GEDCOM 7's leading `@`),
+//! plus what only a writer of whole datasets meets: escapes kept in `DATE` payloads (R-ESCAPE-PRES-02, -03,
+//! R-ENCODING-AT-02) and restricted control characters written as Unicode escapes.
+
+use gedgraft_encoding::{raw, Encoding};
+use gedgraft_syntax::internal::serialise::{
+    dialect_segments, octets, split_lines, unicode_escape, value_units, writable, Unit, UnitKind,
+};
+use gedgraft_syntax::internal::{lex_payload_text, reads_as_pointer};
+use gedgraft_syntax::{Dialect, SyntaxKind};
+
+/// Whether the escapes of type `D` in a payload of `tag` are written as they are: `DATE` is the only
+/// escape-preserving tag, `D` its only type (the redux default schema, `ESC DATE D`; R-ESCAPE-PRES-02). Every
+/// other escape-like text has its `@`s doubled (R-ESCAPE-PRES-03).
+pub(super) fn preserves_escapes(tag: &str) -> bool {
+    tag == "DATE"
+}
+
+/// Whether `c` is written as a Unicode escape although the encoding could write it: C0 controls other than
+/// tab, and DEL, are restricted characters (ELF Basic Concepts § 2.3; backspace is an error when read,
+/// R-ENCODINGS-08).
+fn is_restricted(c: char) -> bool {
+    (c < ' ' && c != '\t') || c == '\u{7f}'
+}
+
+/// Whether a character cannot be written at all: U+0000, U+FFFE and U+FFFF are not characters, neither as
+/// themselves (R-LINES-01) nor as a Unicode escape (R-UNICODE-ESCAPE-02).
+pub(super) fn is_unwritable(c: char) -> bool {
+    matches!(c, '\0' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// The units of each line string of a string payload (the first line's, then one per `CONT` line); `None` if
+/// the dialect cannot write it: in GEDCOM 7 (no escapes, no `CONC`) a line string such as `␉@X@` would read
+/// as a pointer.
+pub(super) fn segments(
+    dialect: Dialect,
+    tag: &str,
+    text: &str,
+    encoding: Encoding,
+) -> Option<Vec<Vec<Unit>>> {
+    if !dialect.has_escapes() {
+        let segments = dialect_segments(dialect, text, encoding);
+        let pointer = |units: &Vec<Unit>| {
+            reads_as_pointer(&units.iter().map(|u| u.text.as_str()).collect::<String>())
+        };
+        return (!segments.iter().any(pointer)).then_some(segments);
+    }
+    let keep_d = preserves_escapes(tag);
+    split_lines(text)
+        .into_iter()
+        .map(|segment| escaped_units(segment, keep_d, encoding))
+        .collect::<Vec<_>>()
+        .into()
+}
+
+/// One line string's units where escapes exist: kept `D` escapes, restricted characters escaped, and the rest
+/// by the shared rules (every `@` doubled).
+fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let mut run = 0;
+    let flush = |units: &mut Vec<Unit>, piece: &str| {
+        if !piece.is_empty() {
+            units.extend(value_units(piece, encoding));
+        }
+    };
+    // The escapes the lexer would read in the text as it is: those of type `D` are kept in a DATE.
+    let kept: Vec<(usize, usize)> = if keep_d && segment.contains("@#D") {
+        let mut start = 0;
+        lex_payload_text(segment)
+            .into_iter()
+            .filter_map(|(kind, end)| {
+                let span = (start, end);
+                start = end;
+                let piece = segment.get(span.0..span.1)?;
+                (kind == SyntaxKind::Escape
+                    && piece.starts_with("@#D")
+                    && piece
+                        .chars()
+                        .all(|c| writable(c, encoding) && !is_restricted(c)))
+                .then_some(span)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut kept = kept.into_iter().peekable();
+    let mut chars = segment.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if let Some(&(from, to)) = kept.peek() {
+            if i == from {
+                flush(&mut units, segment.get(run..i).unwrap_or(""));
+                let piece = segment.get(from..to).unwrap_or("");
+                units.push(unit(UnitKind::Escape, piece.to_string(), encoding));
+                kept.next();
+                while chars.peek().is_some_and(|&(j, _)| j < to) {
+                    chars.next();
+                }
+                run = to;
+                continue;
+            }
+        }
+        if is_restricted(c) || raw::is_raw(c) {
+            flush(&mut units, segment.get(run..i).unwrap_or(""));
+            units.push(unit(UnitKind::Escape, unicode_escape([c]), encoding));
+            run = i + c.len_utf8();
+        }
+    }
+    flush(&mut units, segment.get(run..).unwrap_or(""));
+    units
+}
+
+fn unit(kind: UnitKind, text: String, encoding: Encoding) -> Unit {
+    Unit {
+        kind,
+        octets: octets(&text, encoding),
+        text,
+        glued: false,
+    }
+}
+
+/// Whether writing `text` in `encoding` takes a Unicode escape (R-SERIALISATION-VERSION-01): a character the
+/// encoding cannot write, even composed or decomposed, or a restricted one.
+pub(super) fn needs_unicode_escape(
+    dialect: Dialect,
+    tag: &str,
+    text: &str,
+    encoding: Encoding,
+) -> bool {
+    if !dialect.has_escapes() {
+        return false;
+    }
+    let plain = |c: char| writable(c, encoding) && !is_restricted(c);
+    if text.chars().all(|c| plain(c) || c == '\n' || c == '\r') {
+        return false;
+    }
+    segments(dialect, tag, text, encoding)
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|u| u.kind == UnitKind::Escape && u.text.starts_with("@#U"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(tag: &str, text: &str, encoding: Encoding) -> Vec<String> {
+        segments(Dialect::Elf10, tag, text, encoding)
+            .unwrap_or_default()
+            .iter()
+            .map(|units| units.iter().map(|u| u.text.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn r_escape_pres_02_03_date_keeps_d_escapes_others_double_them() {
+        assert_eq!(
+            written("DATE", "ABT @#DJULIAN@ 1540", Encoding::Utf8),
+            ["ABT @#DJULIAN@ 1540"]
+        );
+        assert_eq!(
+            written("NOTE", "ABT @#DJULIAN@ 1540", Encoding::Utf8),
+            ["ABT @@#DJULIAN@@ 1540"]
+        );
+        // Other escape types are doubled in a DATE too; `@@` in the text is two `@`s.
+        assert_eq!(
+            written("DATE", "@#XQ@ a@@b", Encoding::Utf8),
+            ["@@#XQ@@ a@@@@b"]
+        );
+    }
+
+    #[test]
+    fn restricted_characters_are_escaped() {
+        assert_eq!(
+            written("NOTE", "a\u{8}b\tc", Encoding::Utf8),
+            ["a@#U8@b\tc"]
+        );
+        assert!(needs_unicode_escape(
+            Dialect::Elf10,
+            "NOTE",
+            "\u{1b}",
+            Encoding::Utf8
+        ));
+        assert!(!needs_unicode_escape(
+            Dialect::Elf10,
+            "NOTE",
+            "é\nx",
+            Encoding::Utf8
+        ));
+        assert!(needs_unicode_escape(
+            Dialect::Elf10,
+            "NOTE",
+            "é",
+            Encoding::Ascii
+        ));
+        // ANSEL writes é decomposed: no escape.
+        assert!(!needs_unicode_escape(
+            Dialect::Elf10,
+            "NOTE",
+            "é",
+            Encoding::Ansel
+        ));
+        assert!(!needs_unicode_escape(
+            Dialect::GEDCOM_7_0,
+            "NOTE",
+            "\u{1b}",
+            Encoding::Utf8
+        ));
+    }
+}

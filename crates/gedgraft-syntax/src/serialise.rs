@@ -1,0 +1,515 @@
+//! The serialisation rules of payload text, shared by the editor (`gedgraft-edit`, new and re-wrapped lines)
+//! and the dataset writer (`gedgraft-model`'s `write`): how logical text becomes *units* (escaped `@`, Unicode
+//! escapes for characters the encoding cannot write, ANSEL order), how units are laid out on `CONT`/`CONC`
+//! lines within a line limit, and the dialect's escaping rule. Pure functions of text, encoding and dialect:
+//! nothing here knows a tree or a dataset.
+//!
+//! # Payloads
+//!
+//! A value is logical text. Each `@` becomes `@@` (§ Encoding `@`s, R-UNICODE-ESCAPE-07); each line break
+//! (`CR LF`, `LF` or `CR`) starts a `CONT` line (R-SERIALISING-STRUCTS-06); a character the file's encoding cannot
+//! write becomes a Unicode escape `@#U…@` with upper-case hex (R-UNICODE-ESCAPE-05, -03), after trying its
+//! canonical decomposition (so `é` is written `E2 65` in ANSEL). A character with its combining marks is one
+//! *unit*, as are `@@` and each escape; private-use characters in the raw range U+10FF00–U+10FFFF are always
+//! escaped, since writing them would produce octets that read back as raw octets. In ANSEL the text is put in
+//! ANSEL order (diacritics before their letter) as the tree keeps it.
+//!
+//! GEDCOM 7 doubles only the *leading* `@` of a line string (production `lineStr`) and has no `CONC`
+//! ([`payload_units`], [`line_limit`]).
+//!
+//! # Line length (R-SERIALISING-STRUCTS-08, -15)
+//!
+//! A line is at most `limit` octets *including its level, cross-reference identifier, tag, separators,
+//! indentation and line break*, counted in the file's encoding: the 2019 octet rule, which the project follows
+//! (R-SERIALISING-STRUCTS-15). Splits go between two units neither of which touches whitespace at the split
+//! (R-SERIALISING-STRUCTS-10, -11, R-LINE-CONT-04), so never inside `@@`, an escape or a multi-octet character
+//! (R-SERIALISING-STRUCTS-14), and never leave an empty payload before a `CONC` (R-SERIALISING-STRUCTS-09).
+//! Lines are filled greedily; when no allowed split fits, the line runs long up to the first allowed split (the
+//! limit is only a SHOULD). In ANSEL a diacritic and the letter after it are one unit for splitting: ANSEL
+//! writes the mark first, and no split follows it.
+
+use crate::lexer::lex_payload_text;
+use crate::{Dialect, SyntaxKind};
+use gedgraft_encoding::{ansel, raw, Encoding};
+use std::ops::Range;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// What kind of token a unit becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    /// Literal text (one cluster).
+    Text,
+    /// `@@`.
+    EscapedAt,
+    /// An escape `@#X…@` (a Unicode escape for a character the encoding cannot write).
+    Escape,
+    /// A bare `@` (GEDCOM 7 writes `@` inside a line string as it is).
+    AtSign,
+    /// Raw octets (re-wrapped lines only).
+    Raw,
+}
+
+impl UnitKind {
+    /// The token kind the unit is in the tree.
+    pub fn syntax_kind(self) -> SyntaxKind {
+        match self {
+            UnitKind::Text => SyntaxKind::Text,
+            UnitKind::EscapedAt => SyntaxKind::EscapedAt,
+            UnitKind::Escape => SyntaxKind::Escape,
+            UnitKind::AtSign => SyntaxKind::AtSign,
+            UnitKind::Raw => SyntaxKind::Raw,
+        }
+    }
+}
+
+/// An indivisible piece of a payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// What the unit is.
+    pub kind: UnitKind,
+    /// The tree text (escapes written out, ANSEL order in ANSEL files).
+    pub text: String,
+    /// Its length in octets in the file's encoding.
+    pub octets: usize,
+    /// No split may follow this unit: in ANSEL it ends with a combining diacritic, which ANSEL writes *before*
+    /// the letter it marks, so the unit after it holds that letter (see [`glues_to_next`]).
+    pub glued: bool,
+}
+
+impl Unit {
+    fn starts_with_space(&self) -> bool {
+        self.text.chars().next().is_some_and(is_space)
+    }
+    fn ends_with_space(&self) -> bool {
+        self.text.chars().next_back().is_some_and(is_space)
+    }
+}
+
+/// Whether a unit of tree text `text` in `encoding` must stay on the line of the unit after it: in ANSEL, a
+/// combining diacritic (decoded, or a raw `F8`) comes before its base letter, so a `CONC` split after it would
+/// end a line with the mark and start the next with its letter; the 2019 lowering joins them again, but other
+/// readers see a mark with no letter (R-SERIALISING-STRUCTS-14: never split inside a character).
+pub fn glues_to_next(text: &str, encoding: Encoding) -> bool {
+    encoding == Encoding::Ansel
+        && text.chars().next_back().is_some_and(|c| {
+            ansel::stacking(c).is_some() || raw::to_octet(c).is_some_and(ansel::is_diacritic_octet)
+        })
+}
+
+/// Whitespace for the splitting rules: space and tab (ELF's `S`), and any other Unicode white space.
+pub fn is_space(c: char) -> bool {
+    c == ' ' || c == '\t' || c.is_whitespace()
+}
+
+/// The octets of `text` in `encoding` (raw characters count one octet each).
+pub fn octets(text: &str, encoding: Encoding) -> usize {
+    let mut out = Vec::new();
+    match encoding.encode(text, &mut out) {
+        Ok(()) => out.len(),
+        // Only for text that holds unencodable characters, which callers escape first.
+        Err(_) => text.chars().map(char::len_utf8).sum(),
+    }
+}
+
+/// Whether `c` can be written as itself in `encoding` (raw-range characters never can: they would read back
+/// as raw octets).
+pub fn writable(c: char, encoding: Encoding) -> bool {
+    !raw::is_raw(c) && encoding.can_encode(c)
+}
+
+/// The Unicode escape for `chars`: `@#U` + upper-case hex code points separated by spaces + `@`.
+pub fn unicode_escape(chars: impl IntoIterator<Item = char>) -> String {
+    let hex: Vec<String> = chars
+        .into_iter()
+        .map(|c| format!("{:X}", u32::from(c)))
+        .collect();
+    format!("@#U{}@", hex.join(" "))
+}
+
+/// Splits `text` into clusters: a character with the combining marks that follow it.
+pub fn clusters(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if i > start && !is_combining_mark(c) {
+            out.push(&text[start..i]);
+            start = i;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// Splits tree text of an ANSEL file into clusters in ANSEL order: the combining diacritics *before* a
+/// character, with it (`E2 65` is one cluster, `é`). Diacritics at the end, with no character after them, are
+/// a cluster of their own.
+pub fn ansel_clusters(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if !is_combining_mark(c) {
+            let end = i + c.len_utf8();
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
+/// in ANSEL order for ANSEL), or as one Unicode escape.
+pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
+    let order = |s: String| {
+        if encoding == Encoding::Ansel {
+            ansel::to_ansel_order(&s)
+        } else {
+            s
+        }
+    };
+    if cluster.chars().all(|c| writable(c, encoding)) {
+        return (UnitKind::Text, order(cluster.to_string()));
+    }
+    // A letter with a combining mark (as ANSEL writes it) may have a precomposed form the target has
+    // (`e` + U+0301 is `é` in windows-1252), and a precomposed one a decomposed form (for ANSEL).
+    let composed: String = cluster.nfc().collect();
+    if composed.chars().all(|c| writable(c, encoding)) {
+        return (UnitKind::Text, order(composed));
+    }
+    let decomposed: String = cluster.nfd().collect();
+    if decomposed.chars().all(|c| writable(c, encoding)) {
+        return (UnitKind::Text, order(decomposed));
+    }
+    (UnitKind::Escape, unicode_escape(cluster.chars()))
+}
+
+/// The units of one line's worth of logical text (no line breaks in it).
+pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
+    clusters(segment)
+        .into_iter()
+        .map(|cluster| {
+            let (kind, text) = if cluster == "@" {
+                (UnitKind::EscapedAt, "@@".to_string())
+            } else {
+                write_cluster(cluster, encoding)
+            };
+            let octets = octets(&text, encoding);
+            let glued = glues_to_next(&text, encoding);
+            Unit {
+                kind,
+                text,
+                octets,
+                glued,
+            }
+        })
+        .collect()
+}
+
+/// Splits logical text at its line breaks (`CR LF`, `LF`, `CR`; LF CR is two breaks, as the 2019 draft reads it).
+pub fn split_lines(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    loop {
+        let end = crate::line_cursor::line_end(bytes, start);
+        out.push(value.get(start..end.content_end).unwrap_or(""));
+        if end.form.is_none() {
+            return out;
+        }
+        start = end.next_start;
+    }
+}
+
+/// Whether a split before unit `at` is allowed: not next to whitespace, not after an ANSEL diacritic.
+pub fn split_allowed(units: &[Unit], at: usize) -> bool {
+    at > 0
+        && at < units.len()
+        && !units[at - 1].ends_with_space()
+        && !units[at].starts_with_space()
+        && !units[at - 1].glued
+}
+
+/// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns the
+/// unit range of each line (at least one line, possibly empty).
+pub fn layout(units: &[Unit], first: usize, rest: usize) -> Vec<Range<usize>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    loop {
+        let budget = if lines.is_empty() { first } else { rest };
+        let mut used = 0;
+        let mut end = start;
+        while end < units.len() && used + units[end].octets <= budget {
+            used += units[end].octets;
+            end += 1;
+        }
+        if end == units.len() {
+            lines.push(start..end);
+            return lines;
+        }
+        let split = (start + 1..=end)
+            .rev()
+            .find(|&b| split_allowed(units, b))
+            .or_else(|| (end + 1..units.len()).find(|&b| split_allowed(units, b)));
+        match split {
+            Some(b) => {
+                lines.push(start..b);
+                start = b;
+            }
+            None => {
+                lines.push(start..units.len());
+                return lines;
+            }
+        }
+    }
+}
+
+/// A payload laid out on lines: the first line's payload units, then `(is_cont, units)` for each continuation
+/// line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Laid {
+    /// The first line's payload units.
+    pub first: Vec<Unit>,
+    /// Each continuation line: whether it is a `CONT` (else `CONC`), and its units.
+    pub more: Vec<(bool, Vec<Unit>)>,
+}
+
+/// What the layout needs to know about the lines' fixed parts, in octets.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// The line limit.
+    pub limit: usize,
+    /// The first line's head (indentation to tag) plus separator plus line break.
+    pub first_fixed: usize,
+    /// A `CONT`/`CONC` line's head plus separator plus line break (both tags have four letters).
+    pub more_fixed: usize,
+}
+
+/// Lays out segments of units (one per `CONT` line, the first on the first line) within `budget`.
+pub fn lay_out_segments(segments: Vec<Vec<Unit>>, budget: Budget) -> Laid {
+    let first_room = budget.limit.saturating_sub(budget.first_fixed);
+    let more_room = budget.limit.saturating_sub(budget.more_fixed);
+    let mut first = Vec::new();
+    let mut more = Vec::new();
+    for (i, units) in segments.into_iter().enumerate() {
+        let room = if i == 0 { first_room } else { more_room };
+        let lines = layout(&units, room, more_room);
+        for (j, range) in lines.into_iter().enumerate() {
+            let part = units[range].to_vec();
+            if i == 0 && j == 0 {
+                first = part;
+            } else {
+                more.push((j == 0, part));
+            }
+        }
+    }
+    Laid { first, more }
+}
+
+/// The units of one line string of a new payload (`segment`: logical text without line breaks), escaped as the
+/// dialect says.
+pub fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec<Unit> {
+    if !dialect.doubles_only_leading_at() {
+        return value_units(segment, encoding);
+    }
+    let text = if segment.starts_with('@') {
+        format!("@{segment}")
+    } else {
+        segment.to_string()
+    };
+    // The tokens the lexer will make of the written line, so that the output parses back to the same tree.
+    let mut units = Vec::new();
+    let mut start = 0;
+    for (kind, end) in lex_payload_text(&text) {
+        let piece = text.get(start..end).unwrap_or("");
+        start = end;
+        let kind = match kind {
+            SyntaxKind::EscapedAt => UnitKind::EscapedAt,
+            SyntaxKind::AtSign => UnitKind::AtSign,
+            SyntaxKind::Escape => UnitKind::Escape,
+            _ => {
+                for cluster in clusters(piece) {
+                    let (kind, text) = write_cluster(cluster, encoding);
+                    let octets = octets(&text, encoding);
+                    let glued = glues_to_next(&text, encoding);
+                    units.push(Unit {
+                        kind,
+                        text,
+                        octets,
+                        glued,
+                    });
+                }
+                continue;
+            }
+        };
+        units.push(Unit {
+            kind,
+            text: piece.to_string(),
+            octets: octets(piece, encoding),
+            glued: glues_to_next(piece, encoding),
+        });
+    }
+    units
+}
+
+/// The line limit new payloads are laid out in: none in a dialect without `CONC`.
+pub fn line_limit(dialect: Dialect, limit: usize) -> usize {
+    if dialect.has_conc() {
+        limit
+    } else {
+        usize::MAX
+    }
+}
+
+/// The units of each line string (the first line's, then one per `CONT` line) of a payload `value` in
+/// `dialect`.
+pub fn dialect_segments(dialect: Dialect, value: &str, encoding: Encoding) -> Vec<Vec<Unit>> {
+    split_lines(value)
+        .into_iter()
+        .map(|segment| payload_units(dialect, segment, encoding))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(s: &str) -> Vec<Unit> {
+        value_units(s, Encoding::Utf8)
+    }
+
+    fn kinds(units: &[Unit]) -> Vec<(UnitKind, &str)> {
+        units.iter().map(|u| (u.kind, u.text.as_str())).collect()
+    }
+
+    fn texts(u: &[Unit], lines: &[Range<usize>]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|r| u[r.clone()].iter().map(|x| x.text.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn r_serialising_structs_14_at_pairs_and_escapes_are_atomic() {
+        let u = units("name@example.com");
+        assert!(u.iter().any(|x| x.text == "@@"));
+        for width in 1..12 {
+            for line in texts(&u, &layout(&u, width, width)) {
+                assert_eq!(line.matches('@').count() % 2, 0, "{line}");
+            }
+        }
+        let u = value_units("Jo\u{263A}o", Encoding::Ascii);
+        assert_eq!(u[2].text, "@#U263A@");
+        assert_eq!(u[2].kind, UnitKind::Escape);
+    }
+
+    #[test]
+    fn r_serialising_structs_10_11_no_split_next_to_whitespace() {
+        let value = "a ".repeat(300);
+        let u = units(&value);
+        let lines = texts(&u, &layout(&u, 20, 20));
+        // Only spaces separate the letters, so no split is allowed: one long line.
+        assert_eq!(lines.len(), 1);
+        let u = units("aaa bbb");
+        let lines = texts(&u, &layout(&u, 4, 4));
+        for pair in lines.windows(2) {
+            assert!(
+                !pair[0].ends_with(' ') && !pair[1].starts_with(' '),
+                "{lines:?}"
+            );
+        }
+        assert_eq!(lines.concat(), "aaa bbb");
+    }
+
+    #[test]
+    fn r_serialising_structs_09_no_empty_line_before_conc() {
+        let u = units("abcdef");
+        let lines = texts(&u, &layout(&u, 0, 2));
+        assert!(lines.iter().all(|l| !l.is_empty()), "{lines:?}");
+        assert_eq!(lines.concat(), "abcdef");
+    }
+
+    #[test]
+    fn multi_octet_characters_are_not_split() {
+        let u = units("é".repeat(10).as_str());
+        assert!(u.iter().all(|x| x.octets == 2));
+        let lines = layout(&u, 5, 5);
+        assert!(lines.iter().all(|r| r.len() == 2), "{lines:?}");
+        let u = units("e\u{301}e\u{301}");
+        assert_eq!(u.len(), 2, "a letter and its combining mark stay together");
+    }
+
+    #[test]
+    fn ansel_decomposes_and_reorders() {
+        let u = value_units("José", Encoding::Ansel);
+        assert_eq!(u[3].text, "\u{301}e");
+        assert_eq!(u[3].octets, 2);
+        let u = value_units("\u{263A}", Encoding::Ansel);
+        assert_eq!(u[0].text, "@#U263A@");
+    }
+
+    #[test]
+    fn ansel_clusters_put_a_diacritic_with_the_letter_after_it() {
+        assert_eq!(
+            ansel_clusters("\u{301}a\u{301}\u{308}eb\u{301}"),
+            ["\u{301}a", "\u{301}\u{308}e", "b", "\u{301}"]
+        );
+        // A mark with no letter after it on its line (before a CONC line) glues to whatever comes next, in ANSEL
+        // only; so does a raw `F8` (kept raw, R-ANSEL-02).
+        assert!(glues_to_next("a\u{301}", Encoding::Ansel));
+        assert!(!glues_to_next("a\u{301}", Encoding::Utf8));
+        assert!(glues_to_next(
+            &raw::to_char(0xF8).to_string(),
+            Encoding::Ansel
+        ));
+    }
+
+    #[test]
+    fn raw_range_characters_are_escaped() {
+        let c = raw::to_char(0xE9);
+        let u = value_units(&c.to_string(), Encoding::Utf8);
+        assert_eq!(u[0].text, "@#U10FFE9@");
+    }
+
+    #[test]
+    fn line_breaks_split_segments() {
+        assert_eq!(
+            split_lines("a\r\nb\nc\rd\n\re"),
+            ["a", "b", "c", "d", "", "e"]
+        );
+        assert_eq!(split_lines(""), [""]);
+        assert_eq!(split_lines("a\n"), ["a", ""]);
+    }
+
+    #[test]
+    fn gedcom7_doubles_only_a_leading_at() {
+        assert_eq!(line_limit(Dialect::GEDCOM_7_0, 255), usize::MAX);
+        assert_eq!(line_limit(Dialect::Gedcom555, 255), 255);
+        let d = Dialect::GEDCOM_7_0;
+        let u = payload_units(d, "@me and me@example.com", Encoding::Utf8);
+        let written: String = u.iter().map(|u| u.text.as_str()).collect();
+        assert_eq!(written, "@@me and me@example.com");
+        assert_eq!(u[0].kind, UnitKind::EscapedAt);
+        assert!(kinds(&u).contains(&(UnitKind::AtSign, "@")));
+        // `a@@b` in GEDCOM 7 is literally `a@@b`: written as it is (the lexer's `@@` token, read literally).
+        let u = payload_units(d, "a@@b", Encoding::Utf8);
+        assert_eq!(
+            kinds(&u),
+            [
+                (UnitKind::Text, "a"),
+                (UnitKind::EscapedAt, "@@"),
+                (UnitKind::Text, "b")
+            ]
+        );
+        // Elsewhere every `@` is doubled.
+        let u = payload_units(Dialect::Gedcom551, "me@x", Encoding::Utf8);
+        assert_eq!(
+            u.iter().map(|u| u.text.as_str()).collect::<String>(),
+            "me@@x"
+        );
+    }
+}

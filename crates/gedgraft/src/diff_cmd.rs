@@ -1,0 +1,170 @@
+//! `gedgraft diff OLD NEW`: the changes between the datasets of two files (`gedgraft_model::compare`), as text
+//! by structure path or as JSON; exit status 0 when the data is the same, 1 when it differs.
+
+use crate::cli::{DiffArgs, DiffFormat, InputArgs};
+use crate::input;
+use gedgraft_model::{
+    compare, from_json, lower, Change, Changes, Dataset, LowerOptions, Payload, Place,
+};
+use gedgraft_syntax::internal::json_string;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Runs `diff`.
+pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
+    if input::is_stdin(&args.old) && input::is_stdin(&args.new) {
+        return Err("only one of OLD and NEW can be standard input (`-`)".into());
+    }
+    let old = load(&args.old, &args.input)?;
+    let new = load(&args.new, &args.input)?;
+    let changes = compare(&old.1, &new.1);
+    if !args.quiet {
+        let text = match args.format {
+            DiffFormat::Text => text(&old, &new, &changes),
+            DiffFormat::Json => json(&old.0, &new.0, &changes),
+        };
+        crate::output::emit(&text)?;
+    }
+    let code = if changes.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    input::keep_until_exit((old, new));
+    Ok(code)
+}
+
+/// A file's name and dataset: a GEDCOM or ELF file lowered leniently, or a dataset JSON document (as
+/// `gedgraft lower` prints it; a file whose first non-blank character is `{`) read back.
+fn load(path: &Path, args: &InputArgs) -> Result<(String, Dataset), String> {
+    let name = path.display().to_string();
+    let bytes = input::read_octets(path)?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{name}: JSON that is not UTF-8"))?;
+        let dataset = from_json(&text).map_err(|e| format!("{name}: {e}"))?;
+        return Ok((name, dataset));
+    }
+    let parse = input::parse_octets(path, &bytes, &input::options(args)?)?.parse;
+    let dataset = lower(&parse, &LowerOptions::default()).dataset;
+    // The tree goes before the next file is read: only the datasets are compared (peak memory on two 100 MB
+    // files: 1.2 GB, against 1.7 GB with both trees kept).
+    drop(parse);
+    Ok((name, dataset))
+}
+
+/// The text output: a `---`/`+++` header, then one line per change; added and removed structures are followed
+/// by their lines. Nothing when the data is the same.
+fn text(old: &(String, Dataset), new: &(String, Dataset), changes: &Changes) -> String {
+    let mut out = String::new();
+    if changes.is_empty() {
+        return out;
+    }
+    let (a, b) = (&old.1, &new.1);
+    let _ = writeln!(out, "--- {}", old.0);
+    let _ = writeln!(out, "+++ {}", new.0);
+    for change in changes {
+        let _ = writeln!(out, "{change}");
+        match change {
+            Change::RecordAdded { new, .. } | Change::StructureAdded { new, .. } => {
+                lines(&mut out, '+', b, new);
+            }
+            Change::RecordRemoved { old } | Change::StructureRemoved { old } => {
+                lines(&mut out, '-', a, old);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The lines of a structure and its substructures as the dataset has them (payloads unescaped, one `CONT` per
+/// line break), each after `sign` and three spaces.
+fn lines(out: &mut String, sign: char, dataset: &Dataset, place: &Place) {
+    let Some(root) = dataset.get(place.id) else {
+        return;
+    };
+    // The ends of the open ancestors' subtrees: their number is the depth below `root`.
+    let mut open: Vec<usize> = Vec::new();
+    for s in root.descendants() {
+        let id = s.id().index();
+        while open.last().is_some_and(|&end| end <= id) {
+            open.pop();
+        }
+        let level = place.level + open.len();
+        let _ = write!(out, "{sign}   {level} ");
+        if let Some(x) = s.xref() {
+            let _ = write!(out, "@{x}@ ");
+        }
+        out.push_str(s.tag());
+        match s.payload() {
+            None => {}
+            Some(Payload::Pointer(p)) => {
+                let _ = write!(out, " @{}@", p.target);
+            }
+            Some(Payload::Text(t)) => {
+                let mut parts = t.text.split('\n');
+                if let Some(first) = parts.next().filter(|f| !f.is_empty()) {
+                    let _ = write!(out, " {first}");
+                }
+                for more in parts {
+                    let _ = write!(out, "\n{sign}   {} CONT", level + 1);
+                    if !more.is_empty() {
+                        let _ = write!(out, " {more}");
+                    }
+                }
+            }
+        }
+        out.push('\n');
+        open.push(s.subtree_end().index());
+    }
+}
+
+/// The JSON output: `{"old": FILE, "new": FILE, "equal": bool, "changes": [...]}`, one change per line, each
+/// with `kind`, `text` (the text line), `old` and `new` places (`path`, `line`, `level`), and `from`/`to` for
+/// changed values (`field` for metadata).
+fn json(old: &str, new: &str, changes: &Changes) -> String {
+    let mut out = String::from("{\"old\": ");
+    json_string(old, &mut out);
+    out.push_str(", \"new\": ");
+    json_string(new, &mut out);
+    let _ = write!(out, ", \"equal\": {}, \"changes\": [", changes.is_empty());
+    for (i, change) in changes.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
+        out.push_str("\"kind\": ");
+        json_string(change.kind(), &mut out);
+        out.push_str(", \"text\": ");
+        json_string(&change.to_string(), &mut out);
+        for (name, place) in [("old", change.before()), ("new", change.after())] {
+            if let Some(p) = place {
+                let _ = write!(out, ", \"{name}\": {{\"path\": ");
+                json_string(&p.path, &mut out);
+                let _ = write!(out, ", \"level\": {}, \"line\": ", p.level);
+                match p.line {
+                    Some(l) => {
+                        let _ = write!(out, "{l}");
+                    }
+                    None => out.push_str("null"),
+                }
+                out.push('}');
+            }
+        }
+        if let Change::MetadataChanged { field, .. } = change {
+            out.push_str(", \"field\": ");
+            json_string(field, &mut out);
+        }
+        if let Some((from, to)) = change.values() {
+            out.push_str(", \"from\": ");
+            json_string(&from, &mut out);
+            out.push_str(", \"to\": ");
+            json_string(&to, &mut out);
+        }
+        out.push('}');
+    }
+    if !changes.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("]}\n");
+    out
+}

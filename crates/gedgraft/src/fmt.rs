@@ -1,0 +1,228 @@
+//! `gedgraft fmt`: a file in canonical form, its dataset written back (`lower` + `gedgraft_model::write`).
+//!
+//! Shown as `fix` shows its edits (the review diff, `--in-place`, `-o`, `--check`). The diff's changed ranges
+//! come from a line diff of the two files' octets (`similar`, Myers with a deadline, so a file that changes
+//! everywhere still finishes quickly with coarser hunks).
+
+use crate::cli::FmtArgs;
+use crate::fix::review_diff;
+use crate::write_cmd::{encoding_named, write_options, write_out};
+use crate::{input, output};
+use gedgraft_edit::{check_replaceable, Change, LineDiff};
+use gedgraft_model::{lower, write, LineEnding, LowerOptions};
+use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::{parse_with, Parse, ParseOptions, Severity};
+use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Runs `fmt` over every file.
+pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
+    if args.output.is_some() && args.files.len() != 1 {
+        return Err("-o/--output takes exactly one input file".into());
+    }
+    let to = args
+        .to_encoding
+        .as_deref()
+        .map(encoding_named)
+        .transpose()
+        .map_err(|e| format!("--to-encoding: {e}"))?;
+    let options = input::options(&args.input)?;
+    let (mut failed, mut would_change) = (false, false);
+    let mut stdout = std::io::stdout().lock();
+    for path in &args.files {
+        match fmt_file(path, args, to, &options, &mut stdout) {
+            Ok((changed, summary)) => {
+                would_change |= changed;
+                if !args.quiet {
+                    eprintln!("{summary}");
+                }
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("gedgraft: {e}");
+            }
+        }
+    }
+    let _ = stdout.flush();
+    Ok(if failed {
+        ExitCode::from(2)
+    } else if args.check && would_change {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Formats one file: whether it changed, and the summary line.
+fn fmt_file(
+    path: &Path,
+    args: &FmtArgs,
+    to: Option<Encoding>,
+    options: &ParseOptions,
+    stdout: &mut impl Write,
+) -> Result<(bool, String), String> {
+    let name = path.display().to_string();
+    if args.in_place && input::is_stdin(path) {
+        return Err(
+            "cannot format standard input (`-`) in place: write the result with -o OUT or -o -"
+                .into(),
+        );
+    }
+    if args.in_place {
+        check_replaceable(path).map_err(|e| format!("cannot format {name} in place: {e}"))?;
+    }
+    let loaded = input::load_with(path, options)?;
+    let parse = &loaded.parse;
+    let lowered = lower(parse, &LowerOptions::default());
+    let diagnostics = lowered.all_diagnostics(parse);
+    let errors: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .collect();
+    if let Some(first) = errors.first() {
+        return Err(format!(
+            "{name}: not formatted: {} error{} (the first on line {}: {}); the dataset leaves malformed lines \
+             out, so fix them first (`gedgraft check {name}`)",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" },
+            first.location.line,
+            first.message
+        ));
+    }
+    let encoding = to.unwrap_or(parse.encoding());
+    let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
+    let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+    let octets = write(&lowered.dataset, &write_options)
+        .map_err(|e| format!("{name}: cannot format: {e}"))?;
+    let changed = octets != original;
+    let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
+    let (changes, removed, added) = line_changes(&original, &octets, utf16);
+    if let Some(out) = &args.output {
+        write_out(out, &octets, None, stdout)?;
+    } else if args.in_place {
+        if changed {
+            write_out(path, &octets, args.backup.as_deref(), stdout)?;
+        }
+    } else if !args.check && changed {
+        let mut force = ParseOptions::default();
+        force.detect.force = Some(encoding);
+        let new: Parse = parse_with(&octets, &force);
+        let diff = LineDiff::new(parse, &new, &changes);
+        output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
+    }
+    let summary = if !changed {
+        format!("{name}: unchanged")
+    } else {
+        let verb = if args.output.is_some() || args.in_place {
+            "formatted"
+        } else {
+            "would change"
+        };
+        format!("{name}: {verb}: -{removed} +{added} lines")
+    };
+    input::keep_until_exit((loaded, lowered));
+    Ok((changed, summary))
+}
+
+/// The file's line break: its first one (LF when it has none).
+fn line_ending_of(text: &str) -> LineEnding {
+    match text.find(['\n', '\r']).map(|i| &text.as_bytes()[i..]) {
+        Some([b'\r', b'\n', ..]) => LineEnding::CrLf,
+        Some([b'\r', ..]) => LineEnding::Cr,
+        _ => LineEnding::Lf,
+    }
+}
+
+/// The lines of a file, each with its LF.
+fn lines(octets: &[u8]) -> Vec<&[u8]> {
+    octets.split_inclusive(|&o| o == b'\n').collect()
+}
+
+/// How long the line diff may search for the smallest diff before it settles for a coarser one.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
+/// The changed octet ranges between two files, line by line (lines end at LF), and how many lines they
+/// remove and add. In UTF-16 an octet `0A` is not a line end: the whole file is one change there.
+fn line_changes(old: &[u8], new: &[u8], utf16: bool) -> (Vec<Change>, usize, usize) {
+    if old == new {
+        return (Vec::new(), 0, 0);
+    }
+    let (a, b) = (lines(old), lines(new));
+    if utf16 {
+        let change = Change {
+            input: 0..old.len(),
+            output: 0..new.len(),
+        };
+        return (vec![change], a.len(), b.len());
+    }
+    let ops = capture_diff_slices_deadline(
+        Algorithm::Myers,
+        &a,
+        &b,
+        Some(Instant::now() + DIFF_DEADLINE),
+    );
+    let octets = |lines: &[&[u8]], from: usize, to: usize| -> usize {
+        lines
+            .get(from..to)
+            .map_or(0, |l| l.iter().map(|x| x.len()).sum())
+    };
+    let (mut changes, mut removed, mut added) = (Vec::<Change>::new(), 0, 0);
+    let (mut at_old, mut at_new) = (0usize, 0usize);
+    for op in ops {
+        let (old_range, new_range) = (op.old_range(), op.new_range());
+        let old_len = octets(&a, old_range.start, old_range.end);
+        let new_len = octets(&b, new_range.start, new_range.end);
+        if op.tag() != DiffTag::Equal {
+            removed += old_range.len();
+            added += new_range.len();
+            match changes.last_mut() {
+                Some(last) if last.input.end == at_old && last.output.end == at_new => {
+                    last.input.end += old_len;
+                    last.output.end += new_len;
+                }
+                _ => changes.push(Change {
+                    input: at_old..at_old + old_len,
+                    output: at_new..at_new + new_len,
+                }),
+            }
+        }
+        at_old += old_len;
+        at_new += new_len;
+    }
+    (changes, removed, added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_are_the_lines_that_differ() {
+        let (changes, removed, added) = line_changes(b"a\nb\nc\n", b"a\nB\nc\nd\n", false);
+        assert_eq!(
+            changes,
+            [
+                Change {
+                    input: 2..4,
+                    output: 2..4
+                },
+                Change {
+                    input: 6..6,
+                    output: 6..8
+                }
+            ]
+        );
+        assert_eq!((removed, added), (1, 2));
+        assert_eq!(line_changes(b"x\n", b"x\n", false), (Vec::new(), 0, 0));
+    }
+
+    #[test]
+    fn the_first_line_break_is_the_files() {
+        assert_eq!(line_ending_of("0 HEAD\r\n0 TRLR\n"), LineEnding::CrLf);
+        assert_eq!(line_ending_of("0 HEAD\r0 TRLR"), LineEnding::Cr);
+        assert_eq!(line_ending_of("0 HEAD"), LineEnding::Lf);
+    }
+}

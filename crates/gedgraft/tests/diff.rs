@@ -1,0 +1,196 @@
+//! Integration tests of `gedgraft diff OLD NEW`: the semantic diff of two files' datasets (text and JSON),
+//! exit statuses as diff(1)'s (0 same data, 1 different, 2 trouble), and no change for formatting-only edits
+//! made by `gedgraft fix` (line breaks, encoding, CONC splits) on corpus files.
+
+#[macro_use]
+mod common;
+
+use common::{
+    corpus_file, exit_code, gedgraft_command, gedgraft_in, stderr, stdout, temp_dir, write,
+};
+use std::io::Write as _;
+
+const SUITE: &str = "gedgraft-diff";
+
+const OLD: &[u8] = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 @I1@ INDI\n1 NAME John /Smith/\n1 NOTE a\n1 NOTE b\n\
+1 FAMS @F1@\n0 @I2@ INDI\n1 NAME Ann\n2 GIVN Ann\n1 BIRT\n2 DATE 1900\n0 @I3@ INDI\n1 _UID 77\n1 SEX F\n\
+1 NAME Eve\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n";
+
+/// A scripted edit of OLD: a name corrected, a note changed (with a line break), a record removed and one
+/// added, a tag renamed, two substructures reordered, the family renumbered (pointers follow it).
+const NEW: &[u8] = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 @I1@ INDI\n1 NAME John /Smyth/\n1 NOTE a\n1 NOTE c\n2 CONT more\n\
+1 FAMS @F7@\n0 @I3@ INDI\n1 UID 77\n1 NAME Eve\n1 SEX F\n0 @F7@ FAM\n1 HUSB @I1@\n0 @I9@ INDI\n1 NAME New /Person/\n0 TRLR\n";
+
+fn files(test: &str) -> std::path::PathBuf {
+    let dir = temp_dir(SUITE, test);
+    write(&dir, "old.ged", OLD);
+    write(&dir, "new.ged", NEW);
+    dir
+}
+
+#[test]
+fn text_output_names_each_change_by_path_and_exits_1() {
+    let dir = files("text");
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "new.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert_cli_snapshot!("diff_text", stdout(&out));
+}
+
+#[test]
+fn json_output_has_kinds_paths_lines_and_values() {
+    let dir = files("json");
+    let out = gedgraft_in(&dir, &["diff", "--format", "json", "old.ged", "new.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(value["equal"], false);
+    let first = &value["changes"][0];
+    assert_eq!(first["kind"], "payload-changed");
+    assert_eq!(first["old"]["path"], "@I1@ INDI.NAME");
+    assert_eq!(first["old"]["line"], 5);
+    assert_eq!(first["to"], "\"John /Smyth/\"");
+    assert_cli_snapshot!("diff_json", stdout(&out));
+}
+
+#[test]
+fn the_same_data_exits_0_and_prints_nothing() {
+    let dir = temp_dir(SUITE, "same");
+    write(&dir, "a.ged", OLD);
+    // CR LF, indentation, a CONC split and an ASCII escape: other octets, the same data.
+    let same = String::from_utf8_lossy(OLD)
+        .replace("1 NAME John /Smith/", "1 NAME John /Sm\n2 CONC ith/")
+        .replace("\n1 ", "\n  1 ")
+        .replace('\n', "\r\n");
+    write(&dir, "b.ged", same.as_bytes());
+    for args in [["diff", "a.ged", "b.ged"], ["diff", "a.ged", "a.ged"]] {
+        let out = gedgraft_in(&dir, &args);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+    }
+    let out = gedgraft_in(&dir, &["diff", "--format", "json", "a.ged", "b.ged"]);
+    assert_eq!(exit_code(&out), 0);
+    assert_eq!(
+        stdout(&out),
+        "{\"old\": \"a.ged\", \"new\": \"b.ged\", \"equal\": true, \"changes\": []}\n"
+    );
+}
+
+#[test]
+fn either_side_can_be_a_dataset_json_document() {
+    let dir = files("json-side");
+    let out = gedgraft_in(&dir, &["lower", "new.ged"]);
+    write(&dir, "new.json", &out.stdout);
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "new.json"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let by_file = gedgraft_in(&dir, &["diff", "old.ged", "new.ged"]);
+    assert_eq!(
+        stdout(&out),
+        stdout(&by_file).replace("+++ new.ged", "+++ new.json")
+    );
+    let out = gedgraft_in(&dir, &["diff", "new.json", "new.ged"]);
+    assert_eq!((exit_code(&out), stdout(&out)), (0, String::new()));
+    write(&dir, "bad.json", b"{\"records\": 3}");
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "bad.json"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("bad.json: line 1"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn quiet_prints_nothing_and_keeps_the_status() {
+    let dir = files("quiet");
+    let out = gedgraft_in(&dir, &["diff", "-q", "old.ged", "new.ged"]);
+    assert_eq!((exit_code(&out), stdout(&out)), (1, String::new()));
+}
+
+#[test]
+fn trouble_exits_2() {
+    let dir = files("trouble");
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "missing.ged"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(stderr(&out).contains("missing.ged"), "{}", stderr(&out));
+    let out = gedgraft_in(&dir, &["diff", "-", "-"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(stderr(&out).contains("standard input"), "{}", stderr(&out));
+    let out = gedgraft_in(&dir, &["diff", "old.ged"]);
+    assert_eq!(exit_code(&out), 2, "a usage error");
+}
+
+#[test]
+fn one_side_can_be_standard_input() {
+    let dir = files("stdin");
+    let mut child = gedgraft_command(&dir, &["diff", "old.ged", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(OLD)
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(exit_code(&out), 0);
+}
+
+#[test]
+fn help_teaches_the_output_and_the_exit_status() {
+    let out = gedgraft_in(&temp_dir(SUITE, "help"), &["diff", "--help"]);
+    let help = stdout(&out);
+    for needle in ["INDI.NAME", "moved", "--format", "Exit status", "diff(1)"] {
+        assert!(help.contains(needle), "{needle} missing from:\n{help}");
+    }
+}
+
+/// Formatting-only fixes of corpus files give "no change in the data": this is how a user proves that
+/// `fix --eol`, `--to-encoding` and `--rewrap` kept the data.
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn formatting_fixes_of_corpus_files_give_no_change() {
+    let dir = temp_dir(SUITE, "corpus");
+    let files = [
+        "gedcom4j/sample/5.5.1 sample 2.ged",
+        "gedcom4j/sample/Harry_Potter.ged",
+        "gedcom4j/sample/ANSEL.GED",
+    ];
+    let fixes: [&[&str]; 3] = [
+        &["--eol", "crlf"],
+        &["--to-encoding", "UTF-16LE"],
+        &["--rewrap=40"],
+    ];
+    for name in files {
+        let original = corpus_file(name);
+        let original = original.to_str().expect("UTF-8 path");
+        for fix in fixes {
+            let mut args = vec!["fix", original, "-o", "out.ged"];
+            args.extend_from_slice(fix);
+            let out = gedgraft_in(&dir, &args);
+            assert_eq!(exit_code(&out), 0, "{name} {fix:?}: {}", stderr(&out));
+            let out = gedgraft_in(&dir, &["diff", original, "out.ged"]);
+            assert_eq!(
+                (exit_code(&out), stdout(&out)),
+                (0, String::new()),
+                "{name} {fix:?}: {}",
+                stderr(&out)
+            );
+        }
+    }
+    // And two different files do differ.
+    let out = gedgraft_in(
+        &dir,
+        &[
+            "diff",
+            "-q",
+            corpus_file(files[0]).to_str().expect("path"),
+            corpus_file(files[1]).to_str().expect("path"),
+        ],
+    );
+    assert_eq!(exit_code(&out), 1);
+}
