@@ -87,6 +87,7 @@ mod editor;
 mod error;
 mod patch;
 mod render;
+mod repair;
 mod scope;
 mod splice;
 mod transcode_check;
@@ -101,6 +102,10 @@ pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
 pub use patch::octet_patch;
+pub use repair::{
+    apply_repairs, repair_kind, repair_to_fixed_point, repairs, Applicability, OctetEdit, Repair,
+    Repaired, MAX_PASSES, REPAIR_KINDS,
+};
 pub use scope::Scope;
 
 /// The README's examples, compiled and run as doctests so they cannot drift.
