@@ -103,8 +103,8 @@ pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, Ra
 pub use error::{EditError, Warning};
 pub use patch::octet_patch;
 pub use repair::{
-    apply_repairs, repair_kind, repair_to_fixed_point, repairs, Applicability, OctetEdit, Repair,
-    Repaired, MAX_PASSES, REPAIR_KINDS,
+    apply_repairs, repair_kind, repair_to_fixed_point, repairs, repairs_of_part, Applicability,
+    OctetEdit, Repair, Repaired, MAX_PASSES, REPAIR_KINDS, WHOLE_FILE_CODES,
 };
 pub use scope::Scope;
 

@@ -185,6 +185,34 @@ pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>
     out
 }
 
+/// The codes whose repair needs the whole file: the file's line breaks, its header's `CHAR` for a mismatch
+/// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out.
+pub const WHOLE_FILE_CODES: &[&str] = &[
+    "lf-cr-line-breaks",
+    "declared-encoding-mismatch",
+    "duplicate-xref",
+];
+
+/// [`repairs`] for a parse of part of a file (a batch of [`gedgraft_syntax::stream::RecordStream`], located in
+/// the file by [`Parse::origin`]): the edits are in the file's octets, and the codes of [`WHOLE_FILE_CODES`]
+/// get no repair.
+pub fn repairs_of_part(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>> {
+    let cx = Cx::new(parse);
+    let mut out: Vec<Option<Repair>> = diagnostics
+        .iter()
+        .map(|d| {
+            if WHOLE_FILE_CODES.contains(&d.code) {
+                None
+            } else {
+                cx.one(d)
+            }
+        })
+        .collect();
+    // Repairs made by one editor run over the whole file, split by the diagnostic they fix.
+    payload::long_lines(&cx, diagnostics, &mut out);
+    out
+}
+
 /// A file with repairs applied: its octets and the changed ranges (as [`Edited::changed_ranges`](crate::Edited)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -71,6 +71,49 @@ pub(crate) fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
+/// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
+/// encoding notes, `lf-cr-line-breaks`, and identifiers seen twice (a set of the identifiers, as the index).
+pub(crate) struct NeedsWholeFile {
+    found: bool,
+    ids: std::collections::HashSet<String>,
+}
+
+impl NeedsWholeFile {
+    pub(crate) fn new(detection: &gedgraft_syntax::encoding::Detection) -> NeedsWholeFile {
+        NeedsWholeFile {
+            found: detection
+                .notes
+                .iter()
+                .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
+            ids: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Counts one batch.
+    pub(crate) fn count(&mut self, batch: &Parse) {
+        if self.found {
+            return;
+        }
+        self.found = batch
+            .diagnostics()
+            .iter()
+            .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
+        for s in batch.document().all_structures() {
+            if let Some(x) = s.xref() {
+                if !self.ids.insert(x.id().to_string()) {
+                    self.found = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
 /// A file after its repairs: the new parse, the changes from the input, and how many repairs were applied.
 pub(crate) struct Outcome {
     pub parse: Parse,
