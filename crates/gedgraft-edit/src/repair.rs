@@ -275,7 +275,8 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
 pub const MAX_PASSES: usize = 16;
 
 /// Repairs `parse` (of the octets `input`, read with `options`) to a fixed point: each pass diagnoses the file
-/// with `diagnose`, keeps the repairs `wanted` accepts, applies them, and parses the result with `options`;
+/// with `diagnose`, keeps the repairs `wanted` accepts (the safe ones while there are any, then the others),
+/// applies them, and parses the result with `options`;
 /// it stops when a pass applies nothing, or after [`MAX_PASSES`]. The result's changes compare the input with
 /// the final octets.
 pub fn repair_to_fixed_point(
@@ -294,7 +295,16 @@ pub fn repair_to_fixed_point(
         let diagnostics = diagnose(current);
         let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
         let found = repairs(current, &refs);
-        let chosen: Vec<&Repair> = found.iter().flatten().filter(|r| wanted(r)).collect();
+        // Safe repairs first: a guess is made only about what they leave (a split character joined
+        // first is no reason to change `CHAR`).
+        let mut chosen: Vec<&Repair> = found
+            .iter()
+            .flatten()
+            .filter(|r| r.applicability == Applicability::Safe && wanted(r))
+            .collect();
+        if chosen.is_empty() {
+            chosen = found.iter().flatten().filter(|r| wanted(r)).collect();
+        }
         if chosen.is_empty() {
             break;
         }
