@@ -165,9 +165,6 @@ fn diagnostic_json(
     repair: Option<&gedgraft_edit::Repair>,
 ) {
     write_diagnostic_json(d, JsonLayout::Compact, out, |out| {
-        if let Some(r) = repair {
-            crate::repair::fix_json(out, r);
-        }
         out.push_str(",\"record\":");
         match place {
             Some(Place::Record(r)) => {
@@ -178,6 +175,9 @@ fn diagnostic_json(
                 let _ = write!(out, ",\"line\":{}}}", r.line);
             }
             Some(Place::AfterTrailer) | None => out.push_str("null"),
+        }
+        if let Some(r) = repair {
+            crate::repair::fix_json(out, r);
         }
     });
 }
