@@ -31,6 +31,8 @@ pub mod rows;
 
 pub mod repair;
 
+pub mod dataset;
+
 /// The snapshot name of a data-driven case (`tests/data/…/CODE[.variant].ged`): its file name without `.ged`.
 pub fn case_name(path: &Path) -> String {
     let name = path
