@@ -10,7 +10,7 @@ use gedgraft_edit::{apply_repairs, repair_to_fixed_point, repairs, Applicability
 use gedgraft_syntax::{parse, Diagnostic, ParseOptions, Severity};
 use gedgraft_test_support::{corpus_files, corpus_name};
 use gedgraft_tests::dataset::dataset_of;
-use gedgraft_tests::repair::all_diagnostics;
+use gedgraft_tests::repair::{all_diagnostics, only_edits_changed};
 use std::collections::BTreeSet;
 
 /// Files larger than this are left out (the debug build is slow; the repairs are the same).
@@ -39,26 +39,6 @@ fn error_count(diagnostics: &[Diagnostic]) -> u64 {
         .filter(|d| d.severity() == Severity::Error)
         .map(|d| u64::from(d.count.max(1)))
         .sum()
-}
-
-/// Whether `output` is `input` with `chosen`'s edits and nothing else (octets between edits identical).
-fn only_edits_changed(input: &[u8], output: &[u8], chosen: &[&Repair]) -> bool {
-    let mut edits: Vec<_> = chosen.iter().flat_map(|r| &r.edits).collect();
-    edits.sort_by_key(|e| e.range.start);
-    let (mut i, mut o) = (0usize, 0usize);
-    for e in edits {
-        let keep = e.range.start - i;
-        if input.get(i..e.range.start) != output.get(o..o + keep) {
-            return false;
-        }
-        o += keep;
-        if output.get(o..o + e.replacement.len()) != Some(&e.replacement[..]) {
-            return false;
-        }
-        o += e.replacement.len();
-        i = e.range.end;
-    }
-    input.get(i..) == output.get(o..)
 }
 
 #[test]

@@ -55,3 +55,23 @@ pub fn show_octets(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Whether `output` is `input` with `chosen`'s edits and nothing else (octets between edits identical).
+pub fn only_edits_changed(input: &[u8], output: &[u8], chosen: &[&Repair]) -> bool {
+    let mut edits: Vec<_> = chosen.iter().flat_map(|r| &r.edits).collect();
+    edits.sort_by_key(|e| e.range.start);
+    let (mut i, mut o) = (0usize, 0usize);
+    for e in edits {
+        let keep = e.range.start - i;
+        if input.get(i..e.range.start) != output.get(o..o + keep) {
+            return false;
+        }
+        o += keep;
+        if output.get(o..o + e.replacement.len()) != Some(&e.replacement[..]) {
+            return false;
+        }
+        o += e.replacement.len();
+        i = e.range.end;
+    }
+    input.get(i..) == output.get(o..)
+}
