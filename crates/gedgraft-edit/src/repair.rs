@@ -404,7 +404,7 @@ impl<'a> Cx<'a> {
     }
 
     /// An edit made of an editor's change: `change` is in the octets of this parse, `bytes` the editor's output.
-    pub fn from_change(&self, change: &Change, bytes: &[u8]) -> Option<OctetEdit> {
+    pub fn edit_of_change(&self, change: &Change, bytes: &[u8]) -> Option<OctetEdit> {
         Some(OctetEdit {
             range: change.input.start + self.origin..change.input.end + self.origin,
             replacement: bytes.get(change.output.clone())?.to_vec(),

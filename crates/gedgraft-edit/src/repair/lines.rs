@@ -112,7 +112,7 @@ pub(super) fn line_breaks(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Optio
     let edits: Option<Vec<OctetEdit>> = edited
         .changed_ranges()
         .iter()
-        .map(|c| cx.from_change(c, edited.bytes()))
+        .map(|c| cx.edit_of_change(c, edited.bytes()))
         .collect();
     let name = match to {
         LineBreak::Lf => "LF",

@@ -223,7 +223,7 @@ pub(super) fn long_lines(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option
     };
     let mut per: Vec<Vec<OctetEdit>> = vec![Vec::new(); wanted.len()];
     for change in edited.changed_ranges() {
-        let Some(edit) = cx.from_change(change, edited.bytes()) else {
+        let Some(edit) = cx.edit_of_change(change, edited.bytes()) else {
             continue;
         };
         if let Some(k) = wanted
