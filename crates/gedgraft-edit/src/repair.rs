@@ -26,7 +26,7 @@
 //! let found = repairs(&parse, &diagnostics);
 //! let repair = found[0].as_ref().unwrap(); // the `unescaped-at` warning
 //! assert_eq!((repair.code, repair.applicability), ("unescaped-at", Applicability::Safe));
-//! assert_eq!((repair.edits[0].range.clone(), &repair.edits[0].replacement[..]), (44..44, &b"@"[..]));
+//! assert_eq!((repair.edits[0].range.clone(), &repair.edits[0].replacement[..]), (43..43, &b"@"[..]));
 //! let repaired = apply_repairs(input, &[repair]);
 //! assert_eq!(repaired.bytes, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@@example.com\n0 TRLR\n");
 //! ```
@@ -335,6 +335,9 @@ pub(crate) struct Cx<'a> {
     origin: usize,
     /// The file's identifiers and their holders, when a repair asks (`guess.rs`).
     xrefs: std::cell::OnceCell<std::collections::HashMap<String, Vec<TextSize>>>,
+    /// Where each structure asked about has its first substructure (by the structure's start), so that many
+    /// repairs in one large structure look at its children once.
+    first_children: std::cell::RefCell<std::collections::HashMap<TextSize, Option<TextSize>>>,
 }
 
 impl<'a> Cx<'a> {
@@ -344,6 +347,7 @@ impl<'a> Cx<'a> {
             root: parse.syntax(),
             origin: parse.origin().offset,
             xrefs: std::cell::OnceCell::new(),
+            first_children: std::cell::RefCell::default(),
         }
     }
 
@@ -454,6 +458,20 @@ impl<'a> Cx<'a> {
     pub fn node_at(&self, at: TextSize, kind: SyntaxKind) -> Option<SyntaxNode> {
         let token = self.root.token_at_offset(at).right_biased()?;
         token.parent_ancestors().find(|n| n.kind() == kind)
+    }
+
+    /// Where the first substructure of `node` (a record or structure) starts, if it has one.
+    pub fn first_substructure(&self, node: &SyntaxNode) -> Option<TextSize> {
+        let key = node.text_range().start();
+        *self
+            .first_children
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                node.children()
+                    .find(|n| n.kind() == SyntaxKind::Structure)
+                    .map(|n| n.text_range().start())
+            })
     }
 
     /// The text of the tree range `range`.

@@ -102,9 +102,6 @@ impl<'o> Report<'o> {
                 .get(diagnostics.len() - rest.len())
                 .and_then(Option::as_ref);
             rest = after;
-            if let Some(r) = repair {
-                self.fixable.count(r);
-            }
             // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
             let n = u64::from(d.count.max(1));
             match d.severity() {
@@ -128,6 +125,10 @@ impl<'o> Report<'o> {
             };
             if options.no_warnings && d.severity() == Severity::Warning {
                 continue;
+            }
+            // Fixable diagnostics are counted whether shown or left out, as long as their kind is reported.
+            if let Some(r) = repair {
+                self.fixable.count(r);
             }
             let index = match self.tallies.iter().position(|t| t.code == d.code) {
                 Some(i) => i,
@@ -194,7 +195,8 @@ impl<'o> Report<'o> {
             );
         }
         if let Some(line) = self.fixable.summary() {
-            let _ = writeln!(out, "{}help{}: {line}", pal.label, pal.label);
+            let label = pal.label;
+            let _ = writeln!(out, "{label}help{label:#}: {line}");
         }
         let (errors, warnings) = (self.errors, self.warnings);
         let _ = writeln!(

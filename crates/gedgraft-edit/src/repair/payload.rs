@@ -36,8 +36,10 @@ pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
         return None;
     }
     // Only lines before the structure's first substructure continue its payload.
-    let mut before = std::iter::successors(first.prev_sibling(), SyntaxNode::prev_sibling);
-    if before.any(|n| n.kind() == SyntaxKind::Structure) {
+    if cx
+        .first_substructure(&parent)
+        .is_some_and(|at| at < first.text_range().start())
+    {
         return None;
     }
     let level = Structure::cast(parent.clone())?
