@@ -17,8 +17,9 @@ use std::collections::BTreeSet;
 const MAX_FILE: u64 = 256 * 1024;
 
 /// Codes whose repair edits only the lines of its diagnostic (the others add or move a trailer at the end,
-/// convert every line break, or set `CHAR` for a mismatch found elsewhere).
-const NOT_LINE_LOCAL: [&str; 4] = [
+/// convert every line break, set `CHAR` for a mismatch found elsewhere, or rename pointers with an identifier).
+const NOT_LINE_LOCAL: [&str; 5] = [
+    "duplicate-xref",
     "record-after-trailer",
     "missing-trailer",
     "lf-cr-line-breaks",

@@ -151,7 +151,7 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
     (
         "duplicate-xref",
         Applicability::Unsafe,
-        "the later structure gets a new identifier (pointers keep naming the first)",
+        "the later structure gets a new identifier, with the pointers of its part of the file when it is an appended export",
     ),
     (
         "not-a-character",
@@ -338,6 +338,10 @@ pub(crate) struct Cx<'a> {
     /// Where each structure asked about has its first substructure (by the structure's start), so that many
     /// repairs in one large structure look at its children once.
     first_children: std::cell::RefCell<std::collections::HashMap<TextSize, Option<TextSize>>>,
+    /// Where appended parts start and end (`guess.rs`: (start, where the part after it starts)), and every
+    /// pointer by target, when a repair asks.
+    part_starts: std::cell::OnceCell<Vec<(TextSize, TextSize)>>,
+    pointers: std::cell::OnceCell<std::collections::HashMap<String, Vec<TextRange>>>,
 }
 
 impl<'a> Cx<'a> {
@@ -348,6 +352,8 @@ impl<'a> Cx<'a> {
             origin: parse.origin().offset,
             xrefs: std::cell::OnceCell::new(),
             first_children: std::cell::RefCell::default(),
+            part_starts: std::cell::OnceCell::new(),
+            pointers: std::cell::OnceCell::new(),
         }
     }
 

@@ -65,8 +65,10 @@ pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
 }
 
 /// `duplicate-xref` (unsafe): this later holder of the identifier gets a new one, `ID_2` (or the next free
-/// number), so that it is no longer ambiguous; pointers to the identifier keep naming the first holder
-/// (R-POINTER-CONV-03, R-RECOVER-01).
+/// number), so that it is no longer ambiguous (R-POINTER-CONV-03, R-RECOVER-01). Its pointers follow: when a
+/// trailer lies between the first holder and this one (an export appended to another, `record-after-trailer`),
+/// the pointers to the identifier in this one's part (between the trailers around it) are its own and are
+/// renamed with it; other pointers keep naming the first holder.
 pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
     let token = cx.root.token_at_offset(d.range.start()).right_biased()?;
     let token = Some(token)
@@ -93,14 +95,78 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
         .map(|n| format!("{id}_{n}"))
         .filter(|c| !taken.contains(c.as_str()))
         .nth(k - 1)?;
-    let edit = cx.replace(token.text_range(), &format!("@{new}@"))?;
-    Some((
-        format!("rename this one `@{new}@` (a guess; pointers to `@{id}@` keep naming the first)"),
-        vec![edit],
-    ))
+    let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
+    let at = token.text_range().start();
+    let part = cx.part_of(at);
+    let first_in_part = part.contains(starts[0]) || part.end() == starts[0];
+    let mut moved = 0;
+    if !first_in_part {
+        for p in cx.pointers_to(&id) {
+            if part.contains(p.start()) && !starts[1..].iter().any(|&s| s != at && part.contains(s))
+            {
+                edits.push(cx.replace(*p, &format!("@{new}@"))?);
+                moved += 1;
+            }
+        }
+    }
+    let message = if moved > 0 {
+        format!(
+            "rename this one `@{new}@` with the {} of its part of the file (a guess)",
+            super::plural(moved, "pointer")
+        )
+    } else {
+        format!("rename this one `@{new}@` (a guess; pointers to `@{id}@` keep naming the first)")
+    };
+    Some((message, edits))
 }
 
 impl Cx<'_> {
+    /// The part of the file holding tree offset `at`: an export appended to another starts after a trailer
+    /// record, or at a header record that is not the file's first record (which stays when the trailer before
+    /// it is moved by the `record-after-trailer` repair), and ends where the next part starts.
+    pub(super) fn part_of(&self, at: gedgraft_syntax::TextSize) -> TextRange {
+        let bounds = self.part_starts.get_or_init(|| {
+            let mut bounds = Vec::new();
+            for (i, r) in self.parse.document().records().enumerate() {
+                let range = r.syntax().text_range();
+                match r.tag().map(|t| t.text().to_string()).as_deref() {
+                    Some("TRLR") => bounds.push((range.start(), range.end())),
+                    Some("HEAD") if i > 0 => bounds.push((range.start(), range.start())),
+                    _ => {}
+                }
+            }
+            bounds
+        });
+        let next = bounds.partition_point(|b| b.0 <= at);
+        let start = next
+            .checked_sub(1)
+            .and_then(|i| bounds.get(i))
+            .map_or(0.into(), |b| b.1);
+        let end = bounds
+            .get(next)
+            .map_or(self.root.text_range().end(), |b| b.0);
+        TextRange::new(start, end.max(start))
+    }
+
+    /// The ranges of the pointers to `id` (built once for the file).
+    pub(super) fn pointers_to(&self, id: &str) -> &[TextRange] {
+        let map = self.pointers.get_or_init(|| {
+            let mut map: HashMap<String, Vec<TextRange>> = HashMap::new();
+            for t in self
+                .root
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+            {
+                if t.kind() == SyntaxKind::Pointer {
+                    let target = gedgraft_syntax::lexical::strip_ats(t.text()).to_string();
+                    map.entry(target).or_default().push(t.text_range());
+                }
+            }
+            map
+        });
+        map.get(id).map_or(&[], Vec::as_slice)
+    }
+
     /// Every identifier of the file with the starts of its holders' identifiers, in file order (built once).
     pub(super) fn xref_holders(&self) -> &HashMap<String, Vec<gedgraft_syntax::TextSize>> {
         self.xrefs.get_or_init(|| {
