@@ -229,18 +229,28 @@ pub struct Repaired {
 /// edits overlap those of a repair before it in `chosen` is left out (whole), for a later pass.
 pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
     let mut taken: Vec<&OctetEdit> = Vec::new();
-    let mut claimed: Vec<Range<usize>> = Vec::new();
+    // The ranges taken so far, disjoint: an edit is checked against its neighbours only (linear overall).
+    let mut claimed: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
     let mut applied = 0;
     for repair in chosen {
-        let fits = repair.edits.iter().all(|e| {
-            e.range.end <= input.len()
-                && e.range.start <= e.range.end
-                && !claimed.iter().any(|c| overlaps(c, &e.range))
-        });
-        if fits && !repair.edits.is_empty() {
+        let mut own: Vec<&OctetEdit> = repair.edits.iter().collect();
+        own.sort_by_key(|e| (e.range.start, e.range.end));
+        let valid = own
+            .iter()
+            .all(|e| e.range.start <= e.range.end && e.range.end <= input.len())
+            && own.windows(2).all(|w| !overlaps(&w[0].range, &w[1].range));
+        let fits = valid
+            && own.iter().all(|e| {
+                claimed
+                    .range(..=(e.range.end, usize::MAX))
+                    .rev()
+                    .take_while(|c| c.1 >= e.range.start)
+                    .all(|c| !overlaps(&(c.0..c.1), &e.range))
+            });
+        if fits && !own.is_empty() {
             applied += 1;
-            claimed.extend(repair.edits.iter().map(|e| e.range.clone()));
-            taken.extend(&repair.edits);
+            claimed.extend(own.iter().map(|e| (e.range.start, e.range.end)));
+            taken.extend(own);
         }
     }
     taken.sort_by_key(|e| (e.range.start, e.range.end));
@@ -498,5 +508,58 @@ pub(crate) fn plural(n: usize, what: &str) -> String {
         format!("1 {what}")
     } else {
         format!("{n} {what}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repair(edits: &[(Range<usize>, &[u8])]) -> Repair {
+        Repair {
+            code: "blank-line",
+            applicability: Applicability::Safe,
+            message: String::new(),
+            edits: edits
+                .iter()
+                .map(|(r, b)| OctetEdit {
+                    range: r.clone(),
+                    replacement: b.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn overlapping_repairs_are_left_whole_for_a_later_pass() {
+        let input = b"abcdef";
+        let first = repair(&[(1..2, b"X"), (4..4, b"+")]);
+        let clash = repair(&[(5..6, b"Y"), (4..4, b"-")]); // inserts where `first` inserts
+        let touching = repair(&[(2..3, b"")]); // touches `first`'s edit at 2: allowed
+        let out = apply_repairs(input, &[&first, &clash, &touching]);
+        assert_eq!(out.bytes, b"aXd+ef");
+        assert_eq!(out.applied, 2);
+        assert_eq!(
+            out.changes,
+            [
+                Change {
+                    input: 1..3,
+                    output: 1..2
+                },
+                Change {
+                    input: 4..4,
+                    output: 3..4
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repair_whose_own_edits_overlap_or_leave_the_file_is_not_applied() {
+        let input = b"abc";
+        let bad = repair(&[(0..2, b""), (1..3, b"")]);
+        let outside = repair(&[(2..9, b"")]);
+        let out = apply_repairs(input, &[&bad, &outside]);
+        assert_eq!((out.bytes.as_slice(), out.applied), (&input[..], 0));
     }
 }
