@@ -455,25 +455,40 @@ impl<'a> Cx<'a> {
 
     /// The tokens that start inside `range`, in text order.
     pub fn tokens_in(&self, range: TextRange) -> impl Iterator<Item = SyntaxToken> + '_ {
-        let first = self
-            .root
-            .token_at_offset(range.start())
-            .right_biased()
-            .filter(|t| t.text_range().start() >= range.start())
-            .or_else(|| {
-                self.root
-                    .token_at_offset(range.start())
-                    .right_biased()
-                    .and_then(|t| t.next_token())
-            });
+        let first = self.token_at(range.start()).and_then(|t| {
+            if t.text_range().start() >= range.start() {
+                Some(t)
+            } else {
+                t.next_token()
+            }
+        });
         std::iter::successors(first, SyntaxToken::next_token)
             .take_while(move |t| t.text_range().start() < range.end())
     }
 
     /// The innermost node of `kind` holding the token that starts at (or covers) `at`.
     pub fn node_at(&self, at: TextSize, kind: SyntaxKind) -> Option<SyntaxNode> {
-        let token = self.root.token_at_offset(at).right_biased()?;
+        let token = self.token_at(at)?;
         token.parent_ancestors().find(|n| n.kind() == kind)
+    }
+
+    /// The token covering tree offset `at` (the one starting there, at a boundary), found by rowan's binary
+    /// search over each node's children on the way down (`token_at_offset` walks the children one by one,
+    /// which costs a record's position for each diagnostic).
+    pub fn token_at(&self, at: TextSize) -> Option<SyntaxToken> {
+        let end = self.root.text_range().end();
+        let probe = if at < end {
+            TextRange::at(at, 1.into())
+        } else {
+            TextRange::empty(end)
+        };
+        let mut node = self.root.clone();
+        loop {
+            match node.child_or_token_at_range(probe)? {
+                rowan::NodeOrToken::Token(t) => return Some(t),
+                rowan::NodeOrToken::Node(n) => node = n,
+            }
+        }
     }
 
     /// Where the first substructure of `node` (a record or structure) starts, if it has one.

@@ -70,7 +70,7 @@ pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
 /// the pointers to the identifier in this one's part (between the trailers around it) are its own and are
 /// renamed with it; other pointers keep naming the first holder.
 pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
-    let token = cx.root.token_at_offset(d.range.start()).right_biased()?;
+    let token = cx.token_at(d.range.start())?;
     let token = Some(token)
         .filter(|t| t.kind() == SyntaxKind::Xref)
         .or_else(|| {

@@ -204,7 +204,7 @@ pub(super) fn bare_at(cx: &Cx, d: &Diagnostic) -> Made {
 /// file, its changes given to the diagnostics whose lines they are on (R-SERIALISING-STRUCTS-08 to -14). Lines
 /// the editor does not split (no payload to split, a bare `@` to escape first) get no repair.
 pub(super) fn long_lines(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option<Repair>]) {
-    let wanted: Vec<(usize, std::ops::Range<usize>)> = diagnostics
+    let mut wanted: Vec<(usize, std::ops::Range<usize>)> = diagnostics
         .iter()
         .enumerate()
         .filter(|(_, d)| d.code == codes::LINE_TOO_LONG)
@@ -216,6 +216,7 @@ pub(super) fn long_lines(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option
     if wanted.is_empty() {
         return;
     }
+    wanted.sort_by_key(|(_, r)| r.start);
     let mut editor = crate::Editor::new(cx.parse);
     if editor.rewrap(None, None).is_err() {
         return;
@@ -224,14 +225,14 @@ pub(super) fn long_lines(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option
         return;
     };
     let mut per: Vec<Vec<OctetEdit>> = vec![Vec::new(); wanted.len()];
+    // The diagnostics are in file order: the one a change is on is found by binary search.
     for change in edited.changed_ranges() {
         let Some(edit) = cx.edit_of_change(change, edited.bytes()) else {
             continue;
         };
-        if let Some(k) = wanted
-            .iter()
-            .position(|(_, r)| r.start <= edit.range.start && edit.range.end <= r.end)
-        {
+        let k = wanted.partition_point(|(_, r)| r.start <= edit.range.start);
+        let Some(k) = k.checked_sub(1) else { continue };
+        if wanted.get(k).is_some_and(|(_, r)| edit.range.end <= r.end) {
             per[k].push(edit);
         }
     }
