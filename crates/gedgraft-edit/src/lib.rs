@@ -18,6 +18,9 @@
 //!    [`Editor::apply_lazily`] does the same but parses the output only when [`Edited::parse`] is called.
 //! 3. [`write_atomic`] replaces a file on disk safely.
 //!
+//! Diagnostics that have a fix carry a [`Repair`] ([`repairs`]): octet edits with an [`Applicability`], applied
+//! by [`apply_repairs`] or run to a fixed point by [`repair_to_fixed_point`] (`gedgraft fix --repair`).
+//!
 //! ```
 //! use gedgraft_edit::{Editor, Scope};
 //! let input = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1  NAME  Bob\r\n1 EMAIL bob@example.com\r\n0 TRLR\r\n";

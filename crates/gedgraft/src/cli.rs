@@ -158,7 +158,8 @@ pub struct LowerArgs {
     after_help = "Examples:\n  gedgraft fix --rename-tag _UID=UID family.ged            show the diff\n  \
 gedgraft fix --escape-at --rewrap --in-place --backup .orig *.ged\n  \
 gedgraft fix --set '@I1@.NAME=Anne /Smith/' family.ged -o fixed.ged\n  \
-gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n\n\
+gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n  \
+gedgraft fix --repair --in-place *.ged                   apply the repairs `check` offers (safe ones)\n\n\
 Exit status: 0 when all went well, 1 when --check found a file the edits would change, 2 when a file could \
 not be read, edited or written, or an option is wrong."
 )]
