@@ -223,6 +223,9 @@ pub struct Repaired {
     pub changes: Vec<Change>,
     /// How many repairs were applied (a repair whose edits overlap an earlier one's is left for a later pass).
     pub applied: usize,
+    /// Which of the repairs given to [`apply_repairs`] were applied, by index (empty for
+    /// [`repair_to_fixed_point`], whose passes each have their own).
+    pub applied_indices: Vec<usize>,
 }
 
 /// Applies `chosen` repairs of the file `input`: every octet outside their edits is copied. A repair whose
@@ -231,8 +234,8 @@ pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
     let mut taken: Vec<&OctetEdit> = Vec::new();
     // The ranges taken so far, disjoint: an edit is checked against its neighbours only (linear overall).
     let mut claimed: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
-    let mut applied = 0;
-    for repair in chosen {
+    let mut applied_indices = Vec::new();
+    for (index, repair) in chosen.iter().enumerate() {
         let mut own: Vec<&OctetEdit> = repair.edits.iter().collect();
         own.sort_by_key(|e| (e.range.start, e.range.end));
         let valid = own
@@ -248,7 +251,7 @@ pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
                     .all(|c| !overlaps(&(c.0..c.1), &e.range))
             });
         if fits && !own.is_empty() {
-            applied += 1;
+            applied_indices.push(index);
             claimed.extend(own.iter().map(|e| (e.range.start, e.range.end)));
             taken.extend(own);
         }
@@ -271,7 +274,8 @@ pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
     Repaired {
         bytes,
         changes,
-        applied,
+        applied: applied_indices.len(),
+        applied_indices,
     }
 }
 
@@ -335,6 +339,7 @@ pub fn repair_to_fixed_point(
         bytes,
         changes,
         applied,
+        applied_indices: Vec::new(),
     }
 }
 
@@ -553,7 +558,10 @@ mod tests {
         let touching = repair(&[(2..3, b"")]); // touches `first`'s edit at 2: allowed
         let out = apply_repairs(input, &[&first, &clash, &touching]);
         assert_eq!(out.bytes, b"aXd+ef");
-        assert_eq!(out.applied, 2);
+        assert_eq!(
+            (out.applied, out.applied_indices.as_slice()),
+            (2, &[0, 2][..])
+        );
         assert_eq!(
             out.changes,
             [
