@@ -25,6 +25,20 @@ proptest! {
     fn arbitrary_bytes_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         assert_round_trip(&bytes, &ParseOptions::default())?;
     }
+
+    /// Repairs of any octets never panic, change only their edits' octets, and reach a fixed point.
+    #[test]
+    fn repairs_of_arbitrary_bytes_change_only_their_edits(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let before = parse(&bytes);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = gedgraft_edit::repairs(&before, &refs);
+        let chosen: Vec<_> = found.iter().flatten().collect();
+        let applied = gedgraft_edit::apply_repairs(&bytes, &chosen);
+        let taken: Vec<_> = applied.applied_indices.iter().filter_map(|&i| chosen.get(i).copied()).collect();
+        prop_assert!(only_edits_changed(&bytes, &applied.bytes, &taken));
+        let _ = gedgraft_edit::repair_to_fixed_point(&bytes, &before, &ParseOptions::default(), all_diagnostics, |_| true);
+    }
 }
 
 /// One line of generated "line soup": valid, malformed, blank or deep lines in any mix.
