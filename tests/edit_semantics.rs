@@ -9,55 +9,14 @@
 //! formatting is not data.
 
 use gedgraft_edit::{Edited, Editor, LineBreak, RawOctets};
-use gedgraft_model::{compare, lower, to_json, Dataset, LowerOptions};
+use gedgraft_model::{compare, lower, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
-use gedgraft_syntax::{parse, Parse, Severity};
+use gedgraft_syntax::{parse, Parse};
 use gedgraft_test_support::{corpus_files, corpus_name};
-use std::collections::BTreeSet;
-use unicode_normalization::UnicodeNormalization;
+use gedgraft_tests::dataset::dataset_of;
 
 /// Files larger than this are left out (the debug build is slow; the operations are the same).
 const MAX_FILE: u64 = 256 * 1024;
-
-/// The records of a parse's dataset as `lower` writes them in JSON, without line numbers, in NFC; and its error
-/// codes. (The JSON text is compared as text: some corpus files nest deeper than a JSON parser's limit.)
-fn dataset_of(parse: &Parse) -> (String, BTreeSet<&'static str>, Dataset) {
-    let lowered = lower(parse, &LowerOptions::default());
-    let nfc = lower(parse, &LowerOptions::default().with_nfc(true)).dataset;
-    let json = to_json("f", parse, &lowered);
-    let records = json
-        .find("\"records\":")
-        .and_then(|start| {
-            json[start..]
-                .find("\"diagnostics\":")
-                .map(|len| &json[start..start + len])
-        })
-        .unwrap_or(&json);
-    let errors = lowered
-        .all_diagnostics(parse)
-        .iter()
-        .filter(|d| d.severity() == Severity::Error)
-        .map(|d| d.code)
-        .collect();
-    (without_lines(records).nfc().collect(), errors, nfc)
-}
-
-/// `json` without its `"line": N, ` fields.
-fn without_lines(json: &str) -> String {
-    const FIELD: &str = "\"line\": ";
-    let mut out = String::with_capacity(json.len());
-    let mut rest = json;
-    while let Some(at) = rest.find(FIELD) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + FIELD.len()..];
-        let value_end = after
-            .find(|c: char| !c.is_ascii_digit() && c != 'n' && c != 'u' && c != 'l')
-            .unwrap_or(after.len());
-        rest = after[value_end..].trim_start_matches([',', ' ']);
-    }
-    out.push_str(rest);
-    out
-}
 
 /// One edit: a name and what it does to a parse (`None` when the editor refuses, which is allowed).
 type Operation = (&'static str, fn(&Parse) -> Option<Parse>);
@@ -118,13 +77,15 @@ fn whole_file_edits_keep_the_dataset_of_every_corpus_file() {
         }
         let bytes = std::fs::read(&path).expect("read corpus file");
         let original = parse(&bytes);
-        let (records, errors, dataset) = dataset_of(&original);
+        let (records, errors) = dataset_of(&original);
+        let dataset = lower(&original, &LowerOptions::default().with_nfc(true)).dataset;
         for (name, operation) in OPERATIONS {
             let Some(edited) = operation(&original) else {
                 continue;
             };
             checked += 1;
-            let (new_records, new_errors, new_dataset) = dataset_of(&edited);
+            let (new_records, new_errors) = dataset_of(&edited);
+            let new_dataset = lower(&edited, &LowerOptions::default().with_nfc(true)).dataset;
             if new_records != records {
                 failures.push(format!(
                     "{} ({name}): the dataset changed",

@@ -1,6 +1,8 @@
-//! Property tests for invariants 1 and 2: any octets parse without panicking and write back identically.
+//! Property tests for invariants 1 and 2: any octets parse without panicking and write back identically; and
+//! invariant 3 for repairs (issue #16): every repair of any line soup changes only the octets of its edits.
 
 use gedgraft_syntax::{parse, parse_with, ParseOptions};
+use gedgraft_tests::repair::{all_diagnostics, only_edits_changed};
 use proptest::prelude::*;
 
 fn assert_round_trip(bytes: &[u8], options: &ParseOptions) -> Result<(), TestCaseError> {
@@ -22,6 +24,20 @@ proptest! {
     #[test]
     fn arbitrary_bytes_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         assert_round_trip(&bytes, &ParseOptions::default())?;
+    }
+
+    /// Repairs of any octets never panic, change only their edits' octets, and reach a fixed point.
+    #[test]
+    fn repairs_of_arbitrary_bytes_change_only_their_edits(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let before = parse(&bytes);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = gedgraft_edit::repairs(&before, &refs);
+        let chosen: Vec<_> = found.iter().flatten().collect();
+        let applied = gedgraft_edit::apply_repairs(&bytes, &chosen);
+        let taken: Vec<_> = applied.applied_indices.iter().filter_map(|&i| chosen.get(i).copied()).collect();
+        prop_assert!(only_edits_changed(&bytes, &applied.bytes, &taken));
+        let _ = gedgraft_edit::repair_to_fixed_point(&bytes, &before, &ParseOptions::default(), all_diagnostics, |_| true);
     }
 }
 
@@ -102,6 +118,32 @@ proptest! {
         assert_round_trip(text.as_bytes(), &ParseOptions::default())?;
     }
 
+    /// Edit locality of repairs: all repairs (safe and unsafe) of a line soup, applied together, leave every
+    /// octet outside their edits as it was, and running them to a fixed point never panics and stops.
+    #[test]
+    fn repairs_of_line_soup_change_only_their_edits(lines in proptest::collection::vec((line(), line_break()), 0..30), trailer in any::<bool>()) {
+        let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+        for (l, b) in lines {
+            text.push_str(&l);
+            text.push_str(b);
+        }
+        if trailer {
+            text.push_str("0 TRLR\n");
+        }
+        let input = text.as_bytes();
+        let before = parse(input);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = gedgraft_edit::repairs(&before, &refs);
+        let chosen: Vec<_> = found.iter().flatten().collect();
+        let applied = gedgraft_edit::apply_repairs(input, &chosen);
+        // Repairs that overlap are left for a later pass; those applied are exactly their edits.
+        let taken: Vec<_> = applied.applied_indices.iter().filter_map(|&i| chosen.get(i).copied()).collect();
+        prop_assert!(only_edits_changed(input, &applied.bytes, &taken));
+        let fixed = gedgraft_edit::repair_to_fixed_point(input, &before, &ParseOptions::default(), all_diagnostics, |_| true);
+        prop_assert!(fixed.applied <= gedgraft_edit::MAX_PASSES * (input.len() + 1));
+        assert_round_trip(&fixed.bytes, &ParseOptions::default())?;
+    }
 }
 
 proptest! {

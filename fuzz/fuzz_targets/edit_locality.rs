@@ -124,4 +124,29 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(edited) = &applied {
         check(file, &old, edited);
     }
+    check_repairs(file, &old);
 });
+
+/// Repairs (issue #16): the repairs of the file applied together (those that overlap an earlier one are left
+/// out) change only the octets of their edits, and the fixed point stops.
+fn check_repairs(input: &[u8], old: &Parse) {
+    let diagnostics: Vec<_> = old.diagnostics().iter().collect();
+    let found = gedgraft_edit::repairs(old, &diagnostics);
+    let chosen: Vec<_> = found.iter().flatten().collect();
+    let applied = gedgraft_edit::apply_repairs(input, &chosen);
+    {
+        let taken = applied.applied_indices.iter().filter_map(|&i| chosen.get(i));
+        let mut edits: Vec<_> = taken.flat_map(|r| &r.edits).collect();
+        edits.sort_by_key(|e| e.range.start);
+        let (mut i, mut o) = (0, 0);
+        for e in edits {
+            let keep = e.range.start - i;
+            assert!(input[i..e.range.start] == applied.bytes[o..o + keep], "octets outside a repair differ");
+            o += keep + e.replacement.len();
+            i = e.range.end;
+        }
+        assert!(input[i..] == applied.bytes[o..], "octets after the last repair differ");
+    }
+    let options = gedgraft_syntax::ParseOptions::default();
+    let _ = gedgraft_edit::repair_to_fixed_point(input, old, &options, |p| p.diagnostics().to_vec(), |_| true);
+}

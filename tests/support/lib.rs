@@ -29,6 +29,10 @@ pub mod report;
 
 pub mod rows;
 
+pub mod repair;
+
+pub mod dataset;
+
 /// The snapshot name of a data-driven case (`tests/data/…/CODE[.variant].ged`): its file name without `.ged`.
 pub fn case_name(path: &Path) -> String {
     let name = path

@@ -18,6 +18,9 @@
 //!    [`Editor::apply_lazily`] does the same but parses the output only when [`Edited::parse`] is called.
 //! 3. [`write_atomic`] replaces a file on disk safely.
 //!
+//! Diagnostics that have a fix carry a [`Repair`] ([`repairs`]): octet edits with an [`Applicability`], applied
+//! by [`apply_repairs`] or run to a fixed point by [`repair_to_fixed_point`] (`gedgraft fix --repair`).
+//!
 //! ```
 //! use gedgraft_edit::{Editor, Scope};
 //! let input = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1  NAME  Bob\r\n1 EMAIL bob@example.com\r\n0 TRLR\r\n";
@@ -87,6 +90,7 @@ mod editor;
 mod error;
 mod patch;
 mod render;
+mod repair;
 mod scope;
 mod splice;
 mod transcode_check;
@@ -101,6 +105,10 @@ pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
 pub use patch::octet_patch;
+pub use repair::{
+    apply_repairs, repair_kind, repair_to_fixed_point, repairs, repairs_of_part, Applicability,
+    OctetEdit, Repair, Repaired, MAX_PASSES, REPAIR_KINDS, WHOLE_FILE_CODES,
+};
 pub use scope::Scope;
 
 /// The README's examples, compiled and run as doctests so they cannot drift.

@@ -87,7 +87,14 @@ pub fn json_report(
     let mut records = Records::new(parse);
     let mut out = String::with_capacity(PIECE + 512);
     json_head(&mut out, &loaded.path, parse.detection(), parse.dialect());
-    json_diagnostics(&mut out, &mut records, diagnostics, true, &mut emit)?;
+    let repairs = gedgraft_edit::repairs(parse, diagnostics);
+    json_diagnostics(
+        &mut out,
+        &mut records,
+        (diagnostics, &repairs),
+        true,
+        &mut emit,
+    )?;
     json_tail(
         &mut out,
         stopped.map(|d| (d, records.place(d.range.start()))),
@@ -113,21 +120,23 @@ pub fn json_head(out: &mut String, path: &Path, detection: &Detection, dialect: 
     out.push_str(",\"diagnostics\":[");
 }
 
-/// Appends diagnostics (of a file, or of one batch of it: `first` says whether any came before), handing
+/// Appends diagnostics (of a file, or of one batch of it: `first` says whether any came before), each with its
+/// repair (`repairs`, in the same order), handing
 /// `out` on through `emit` as it grows.
 pub fn json_diagnostics(
     out: &mut String,
     records: &mut Records<'_>,
-    diagnostics: &[&Diagnostic],
+    (diagnostics, repairs): (&[&Diagnostic], &[Option<gedgraft_edit::Repair>]),
     mut first: bool,
     emit: &mut impl FnMut(&str) -> Result<(), String>,
 ) -> Result<(), String> {
-    for d in diagnostics {
+    for (i, d) in diagnostics.iter().enumerate() {
         if !first {
             out.push(',');
         }
         first = false;
-        diagnostic_json(out, d, records.place(d.range.start()).as_ref());
+        let repair = repairs.get(i).and_then(Option::as_ref);
+        diagnostic_json(out, d, records.place(d.range.start()).as_ref(), repair);
         if out.len() >= PIECE {
             emit(out)?;
             out.clear();
@@ -141,14 +150,20 @@ pub fn json_tail(out: &mut String, stopped: Option<(&Diagnostic, Option<Place>)>
     out.push(']');
     if let Some((d, place)) = stopped {
         out.push_str(",\"stopped\":");
-        diagnostic_json(out, d, place.as_ref());
+        diagnostic_json(out, d, place.as_ref(), None);
     }
     out.push_str("}\n");
 }
 
 /// One diagnostic as a JSON object; `count` and `last_line` only for a run of more than one; `record` the record
-/// it is in (`{"xref": "I1" | null, "tag": "INDI" | null, "line": 12}`), or null outside records.
-fn diagnostic_json(out: &mut String, d: &Diagnostic, place: Option<&Place>) {
+/// it is in (`{"xref": "I1" | null, "tag": "INDI" | null, "line": 12}`), or null outside records; `fix` its
+/// repair, if it has one ([`crate::repair::fix_json`]).
+fn diagnostic_json(
+    out: &mut String,
+    d: &Diagnostic,
+    place: Option<&Place>,
+    repair: Option<&gedgraft_edit::Repair>,
+) {
     write_diagnostic_json(d, JsonLayout::Compact, out, |out| {
         out.push_str(",\"record\":");
         match place {
@@ -160,6 +175,9 @@ fn diagnostic_json(out: &mut String, d: &Diagnostic, place: Option<&Place>) {
                 let _ = write!(out, ",\"line\":{}}}", r.line);
             }
             Some(Place::AfterTrailer) | None => out.push_str("null"),
+        }
+        if let Some(r) = repair {
+            crate::repair::fix_json(out, r);
         }
     });
 }

@@ -322,7 +322,8 @@ pub struct LowerArgs {
 gedgraft fix --escape-at --rewrap --in-place --backup .orig *.ged\n  \
 gedgraft fix --set '@I1@.NAME=Anne /Smith/' family.ged -o fixed.ged\n  \
 gedgraft fix --to-encoding UTF-8 --eol lf --check old.ged     exit 1 if it would change\n  \
-gedgraft lower f.ged > d.json; jq '…' d.json > d2.json; gedgraft fix --from-dataset d2.json f.ged --in-place\n\n\
+gedgraft lower f.ged > d.json; jq '…' d.json > d2.json; gedgraft fix --from-dataset d2.json f.ged --in-place\n  \
+gedgraft fix --repair --in-place *.ged                   apply the repairs `check` offers (safe ones)\n\n\
 Exit status: 0 when all went well, 1 when --check found a file the edits would change, 2 when a file could \
 not be read, edited or written, or an option is wrong."
 )]
@@ -410,6 +411,17 @@ pub struct FixArgs {
     /// With --to-encoding: write undecodable octets as U+FFFD instead of refusing the file.
     #[arg(long, requires = "to_encoding")]
     pub replace_raw: bool,
+    /// Apply the repairs of diagnostics that have a safe one (`gedgraft check` marks them with a `help:` line):
+    /// raw line breaks in notes become `CONT` lines, characters split across `CONC` are joined, bare `@` become
+    /// `@@`, long lines are re-wrapped, a missing trailer is added, blank lines are removed, and so on
+    /// (`gedgraft explain CODE` says which codes have one). With `=CODE,…`, only the repairs of those codes,
+    /// safe or not. Repairs run first, to a fixed point (a repair may expose the next), before the other edits.
+    #[arg(long, value_name = "CODES", num_args = 0..=1, require_equals = true)]
+    pub repair: Option<Option<String>>,
+    /// Apply the unsafe repairs too: guesses such as a level jump renumbered, `CHAR` set to what the octets
+    /// look like, a duplicate identifier renamed, NUL characters removed.
+    #[arg(long)]
+    pub repair_unsafe: bool,
     /// Print a patch made of the files' own octets instead of the review diff: `patch -p1 < p.diff` or
     /// `git apply p.diff` on the original gives exactly the octets `-o` writes. Refused for UTF-16 files.
     #[arg(long, conflicts_with_all = ["output", "in_place", "check"])]

@@ -86,7 +86,21 @@ pub fn explain(e: &Entry) -> String {
         let _ = writeln!(out, "    {line}");
     }
     let _ = writeln!(out, "\nHow to fix it: {}", e.help);
+    let _ = writeln!(out, "\n{}", repair_text(e.code));
     out
+}
+
+/// Whether a code has a repair, of which kind, and what it does (from [`gedgraft_edit::REPAIR_KINDS`]).
+fn repair_text(code: &str) -> String {
+    match gedgraft_edit::repair_kind(code) {
+        Some((gedgraft_edit::Applicability::Safe, what)) => {
+            format!("Repair (safe, `gedgraft fix --repair`): {what}.")
+        }
+        Some((_, what)) => format!(
+            "Repair (unsafe, a guess: `gedgraft fix --repair-unsafe` or `--repair={code}`): {what}."
+        ),
+        None => "Repair: none; `gedgraft fix --repair` leaves this to you.".to_string(),
+    }
 }
 
 /// What a class means to the user.
@@ -809,6 +823,20 @@ mod tests {
             missing.is_empty(),
             "rules not in requirements.md: {missing:?}"
         );
+    }
+
+    /// Every code with a repair says so, with its kind, and names an existing entry; the others say there is
+    /// none (issue #16).
+    #[test]
+    fn every_repair_code_says_it_has_a_repair_of_its_kind() {
+        for (code, applicability, _) in gedgraft_edit::REPAIR_KINDS {
+            let e = entry(code).unwrap_or_else(|| panic!("repair of `{code}`: no entry"));
+            let text = explain(e);
+            let kind = format!("Repair ({}", applicability.as_str());
+            assert!(text.contains(&kind), "{code}: {text}");
+        }
+        let text = explain(entry("bad-tag").expect("entry"));
+        assert!(text.contains("Repair: none"), "{text}");
     }
 
     #[test]

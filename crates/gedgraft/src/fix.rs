@@ -74,6 +74,8 @@ pub(crate) enum SetValue {
 pub(crate) struct Plan {
     pub(crate) stages: Vec<Stage>,
     pub(crate) scope: Option<Scope>,
+    /// The repairs to apply first (`--repair`, `--repair-unsafe`), see [`crate::repair`].
+    pub(crate) repair: Option<crate::repair::Which>,
 }
 
 fn scope(path: &str, option: &str) -> Result<Scope, String> {
@@ -204,6 +206,7 @@ impl Plan {
         Ok(Plan {
             stages,
             scope: scope_arg,
+            repair: crate::repair::Which::of(args)?,
         })
     }
 }
@@ -339,9 +342,14 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     if args.output.is_some() && args.files.len() != 1 {
         return Err("-o/--output takes exactly one input file".into());
     }
-    if plan.stages.is_empty() && args.output.is_none() && !args.in_place && !args.check {
+    if plan.stages.is_empty()
+        && plan.repair.is_none()
+        && args.output.is_none()
+        && !args.in_place
+        && !args.check
+    {
         return Err(
-            "nothing to do: give an edit option (--from-dataset, --rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
+            "nothing to do: give an edit option (--from-dataset, --repair, --rename-tag, --set, --set-pointer, --set-xref, --delete, --escape-at, --rewrap, --join-conc, --eol, \
              --to-encoding) or -o OUT to write a file back through the tree"
                 .into(),
         );
@@ -424,6 +432,13 @@ fn fix_file(
     // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
     let mut tally = Tally::default();
     let mut current: Option<Parse> = None;
+    if let Some(which) = &plan.repair {
+        if let Some(r) = crate::repair::repair_file(original, which, options, &name)? {
+            tally.edits += r.applied;
+            tally.changes = Some(r.changes);
+            current = Some(r.parse);
+        }
+    }
     let (last_stage, earlier) = match plan.stages.split_last() {
         Some((last, earlier)) => (Some(last), earlier),
         None => (None, &plan.stages[..]),

@@ -50,11 +50,11 @@ pub fn report(
 ) -> Result<(), String> {
     let mut report = Report::new(options);
     let mut records = Records::new(&loaded.parse);
+    let repairs = gedgraft_edit::repairs(&loaded.parse, diagnostics);
     report.add(
         &loaded.path,
-        &loaded.parse,
-        &mut records,
-        diagnostics,
+        (&loaded.parse, &mut records),
+        (diagnostics, &repairs),
         &mut emit,
     )?;
     report.finish(&loaded.path, loaded.parse.encoding(), stopped, emit)
@@ -69,6 +69,8 @@ pub struct Report<'o> {
     warnings: u64,
     /// One entry per code met, in order of first appearance (a few dozen codes at most).
     tallies: Vec<Tally>,
+    /// How many diagnostics have a repair.
+    fixable: crate::repair::Fixable,
 }
 
 impl<'o> Report<'o> {
@@ -80,22 +82,25 @@ impl<'o> Report<'o> {
             errors: 0,
             warnings: 0,
             tallies: Vec::new(),
+            fixable: crate::repair::Fixable::default(),
         }
     }
 
     /// Adds the diagnostics (in file order) of `parse`, a file or one batch of it, whose records `records`
-    /// finds.
+    /// finds, with the repair of each (`repairs`, in the same order).
     pub fn add(
         &mut self,
         path: &Path,
-        parse: &Parse,
-        records: &mut Records<'_>,
-        diagnostics: &[&Diagnostic],
+        (parse, records): (&Parse, &mut Records<'_>),
+        (diagnostics, repairs): (&[&Diagnostic], &[Option<gedgraft_edit::Repair>]),
         emit: &mut impl FnMut(&str) -> Result<(), String>,
     ) -> Result<(), String> {
         let options = self.options;
         let mut rest = diagnostics;
         while let Some((&d, after)) = rest.split_first() {
+            let repair = repairs
+                .get(diagnostics.len() - rest.len())
+                .and_then(Option::as_ref);
             rest = after;
             // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
             let n = u64::from(d.count.max(1));
@@ -121,6 +126,10 @@ impl<'o> Report<'o> {
             if options.no_warnings && d.severity() == Severity::Warning {
                 continue;
             }
+            // Fixable diagnostics are counted whether shown or left out, as long as their kind is reported.
+            if let Some(r) = repair {
+                self.fixable.count(r);
+            }
             let index = match self.tallies.iter().position(|t| t.code == d.code) {
                 Some(i) => i,
                 None => {
@@ -144,7 +153,7 @@ impl<'o> Report<'o> {
                 &mut self.out,
                 (path, parse),
                 records,
-                d,
+                (d, repair),
                 notes,
                 first,
                 &options.palette,
@@ -185,6 +194,10 @@ impl<'o> Report<'o> {
                 pal.label, pal.label, d.code, loc.line, loc.column
             );
         }
+        if let Some(line) = self.fixable.summary() {
+            let label = pal.label;
+            let _ = writeln!(out, "{label}help{label:#}: {line}");
+        }
         let (errors, warnings) = (self.errors, self.warnings);
         let _ = writeln!(
             out,
@@ -207,7 +220,7 @@ fn diagnostic(
     out: &mut String,
     (path, parse): (&Path, &Parse),
     records: &mut Records<'_>,
-    d: &Diagnostic,
+    (d, repair): (&Diagnostic, Option<&gedgraft_edit::Repair>),
     notes: &[&Diagnostic],
     first_of_code: bool,
     pal: &Palette,
@@ -260,9 +273,19 @@ fn diagnostic(
             note.message, note.code
         );
     }
+    if let Some(r) = repair {
+        if notes.is_empty() {
+            let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
+        }
+        let _ = writeln!(
+            out,
+            "{gut}{gutter} ={gut:#} {label}help{label:#}: {}",
+            crate::repair::help(r)
+        );
+    }
     if first_of_code {
         if let Some(entry) = crate::explain::entry(d.code) {
-            if notes.is_empty() {
+            if notes.is_empty() && repair.is_none() {
                 let _ = writeln!(out, "{gut}{gutter} |{gut:#}");
             }
             let _ = writeln!(

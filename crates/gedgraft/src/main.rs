@@ -12,6 +12,7 @@ mod input;
 mod lower;
 mod output;
 mod record;
+mod repair;
 mod stream_check;
 mod stream_fix;
 mod style;

@@ -8,7 +8,9 @@
 //! What falls back to the whole-file path: `--strict` (it stops at the first error of the file), standard input
 //! (it cannot be read twice), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
 //! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
-//! written), and `GEDGRAFT_WHOLE_FILE=1`.
+//! written), a file with a diagnostic whose repair needs the whole file (`lf-cr-line-breaks`,
+//! `declared-encoding-mismatch`, `duplicate-xref`: [`gedgraft_edit::WHOLE_FILE_CODES`], found by the first
+//! pass), and `GEDGRAFT_WHOLE_FILE=1`.
 
 use crate::check::{json_diagnostics, json_head, json_tail};
 use crate::cli::{CheckArgs, Format};
@@ -46,14 +48,19 @@ pub(crate) fn check_streamed(
     let detection = stream.detection().clone();
     // A file of one batch (most files) is kept from the first pass rather than read again.
     let (mut count, mut only) = (0usize, None);
+    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
     for batch in stream {
         let Ok(batch) = batch else {
             return Ok(None);
         };
+        needs_whole.count(batch.parse());
         file_wide.count(&batch);
         lowering.index(batch.parse());
         count += 1;
         only = (count == 1).then_some(batch);
+    }
+    if needs_whole.found() {
+        return Ok(None);
     }
     // Second pass: the diagnostics, batch by batch.
     let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
@@ -76,16 +83,29 @@ pub(crate) fn check_streamed(
         let diagnostics = lowered.all_diagnostics(parse);
         any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
+        // Files with repairs that need the whole file took the whole-file path.
+        let repairs = gedgraft_edit::repairs_of_part(parse, &diagnostics);
         match args.format {
             Format::Json => {
                 if !head_written {
                     json_head(&mut json, path, &detection, parse.dialect());
                     head_written = true;
                 }
-                json_diagnostics(&mut json, &mut records, &diagnostics, first, &mut emit)?;
+                json_diagnostics(
+                    &mut json,
+                    &mut records,
+                    (&diagnostics, &repairs),
+                    first,
+                    &mut emit,
+                )?;
                 first &= diagnostics.is_empty();
             }
-            Format::Human => report.add(path, parse, &mut records, &diagnostics, &mut emit)?,
+            Format::Human => report.add(
+                path,
+                (parse, &mut records),
+                (&diagnostics, &repairs),
+                &mut emit,
+            )?,
         }
     }
     match args.format {

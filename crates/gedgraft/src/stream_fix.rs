@@ -52,6 +52,7 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan, path: &Path) -> bool {
         && !args.check
         && !input::is_stdin(path)
         && !whole_file_forced()
+        && plan.repair.is_none()
         && plan.stages.iter().all(|s| {
             matches!(
                 s,

@@ -1,0 +1,196 @@
+//! Unsafe repairs: guesses at what the writer meant, offered only with `--repair-unsafe`.
+
+use super::{Cx, Made};
+use gedgraft_encoding::{declaration, is_char_tag, Encoding};
+use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
+use gedgraft_syntax::{Diagnostic, SyntaxKind, TextRange};
+use std::collections::{HashMap, HashSet};
+
+/// `level-jump` (unsafe): the line's level becomes its parent's plus one (R-LINES-04). The parser made the line
+/// a substructure of the closest line of a lower level; that is the guess. Lines nested in it may then jump in
+/// turn: the next pass renumbers them.
+pub(super) fn level_jump(cx: &Cx, d: &Diagnostic) -> Made {
+    let node = cx.node_at(d.range.start(), SyntaxKind::Structure)?;
+    let structure = Structure::cast(node.clone())?;
+    let parent = Structure::cast(node.parent()?)?;
+    let level = structure.level()?;
+    let want = parent.level()?.value().checked_add(1)?;
+    if level.value() <= want {
+        return None;
+    }
+    let edit = cx.replace(level.syntax().text_range(), &want.to_string())?;
+    Some((
+        format!("renumber the line to level {want}, one below its parent (a guess)"),
+        vec![edit],
+    ))
+}
+
+/// The encoding a `declared-encoding-mismatch` message says the octets look like.
+fn likely(message: &str) -> Option<Encoding> {
+    let rest = message.split_once("look like ")?.1;
+    let name = rest.split_once(':').map_or(rest, |(n, _)| n);
+    Encoding::from_name(name.trim())
+}
+
+/// `declared-encoding-mismatch` (unsafe): `HEAD.CHAR` is set to the encoding the octets look like (the
+/// detection's guess, R-SPECIFIED-ENC-15), when that is one `CHAR` value with no `VERS` and the `CHAR` line has
+/// no `VERS` under it. The file is then read differently: every character the guess decodes changes.
+pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
+    let to = likely(&d.message)?;
+    let wanted = declaration(to);
+    if wanted.vers.is_some() || to.is_utf16() {
+        return None;
+    }
+    let header = cx.parse.document().header()?;
+    let char = header
+        .substructures()
+        .find(|s| s.tag().is_some_and(|t| is_char_tag(t.text())))?;
+    if char.substructures().next().is_some() || char.continuation_lines().next().is_some() {
+        return None;
+    }
+    let payload = char.payload()?;
+    let tokens: Vec<_> = payload.tokens().collect();
+    let range = TextRange::new(
+        tokens.first()?.text_range().start(),
+        tokens.last()?.text_range().end(),
+    );
+    let edit = cx.replace(range, wanted.char)?;
+    Some((
+        format!(
+            "set `CHAR` to `{}`: the octets look like {to} (a guess; the file is then read as {to})",
+            wanted.char
+        ),
+        vec![edit],
+    ))
+}
+
+/// `duplicate-xref` (unsafe): this later holder of the identifier gets a new one, `ID_2` (or the next free
+/// number), so that it is no longer ambiguous (R-POINTER-CONV-03, R-RECOVER-01). Its pointers follow: when a
+/// trailer lies between the first holder and this one (an export appended to another, `record-after-trailer`),
+/// the pointers to the identifier in this one's part (between the trailers around it) are its own and are
+/// renamed with it; other pointers keep naming the first holder.
+pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
+    let token = cx.token_at(d.range.start())?;
+    let token = Some(token)
+        .filter(|t| t.kind() == SyntaxKind::Xref)
+        .or_else(|| {
+            cx.node_at(d.range.start(), SyntaxKind::Structure)
+                .or_else(|| cx.node_at(d.range.start(), SyntaxKind::Record))?
+                .children_with_tokens()
+                .filter_map(|e| e.into_token())
+                .find(|t| t.kind() == SyntaxKind::Xref)
+        })?;
+    let id = gedgraft_syntax::lexical::strip_ats(token.text()).to_string();
+    let holders = cx.xref_holders();
+    let starts = holders.get(&id)?;
+    let k = starts
+        .iter()
+        .position(|&s| s == token.text_range().start())?;
+    if k == 0 {
+        return None;
+    }
+    // The k-th later holder takes the k-th free `ID_n`.
+    let taken: HashSet<&str> = holders.keys().map(String::as_str).collect();
+    let new = (2usize..)
+        .map(|n| format!("{id}_{n}"))
+        .filter(|c| !taken.contains(c.as_str()))
+        .nth(k - 1)?;
+    let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
+    let at = token.text_range().start();
+    let part = cx.part_of(at);
+    let first_in_part = part.contains(starts[0]) || part.end() == starts[0];
+    let mut moved = 0;
+    if !first_in_part {
+        for p in cx.pointers_to(&id) {
+            if part.contains(p.start()) && !starts[1..].iter().any(|&s| s != at && part.contains(s))
+            {
+                edits.push(cx.replace(*p, &format!("@{new}@"))?);
+                moved += 1;
+            }
+        }
+    }
+    let message = if moved > 0 {
+        format!(
+            "rename this one `@{new}@` with the {} of its part of the file (a guess)",
+            super::plural(moved, "pointer")
+        )
+    } else {
+        format!("rename this one `@{new}@` (a guess; pointers to `@{id}@` keep naming the first)")
+    };
+    Some((message, edits))
+}
+
+impl Cx<'_> {
+    /// The part of the file holding tree offset `at`: an export appended to another starts after a trailer
+    /// record, or at a header record that is not the file's first record (which stays when the trailer before
+    /// it is moved by the `record-after-trailer` repair), and ends where the next part starts.
+    pub(super) fn part_of(&self, at: gedgraft_syntax::TextSize) -> TextRange {
+        let bounds = self.part_starts.get_or_init(|| {
+            let mut bounds = Vec::new();
+            for (i, r) in self.parse.document().records().enumerate() {
+                let range = r.syntax().text_range();
+                match r.tag().map(|t| t.text().to_string()).as_deref() {
+                    Some("TRLR") => bounds.push((range.start(), range.end())),
+                    Some("HEAD") if i > 0 => bounds.push((range.start(), range.start())),
+                    _ => {}
+                }
+            }
+            bounds
+        });
+        let next = bounds.partition_point(|b| b.0 <= at);
+        let start = next
+            .checked_sub(1)
+            .and_then(|i| bounds.get(i))
+            .map_or(0.into(), |b| b.1);
+        let end = bounds
+            .get(next)
+            .map_or(self.root.text_range().end(), |b| b.0);
+        TextRange::new(start, end.max(start))
+    }
+
+    /// The ranges of the pointers to `id` (built once for the file).
+    pub(super) fn pointers_to(&self, id: &str) -> &[TextRange] {
+        let map = self.pointers.get_or_init(|| {
+            let mut map: HashMap<String, Vec<TextRange>> = HashMap::new();
+            for t in self
+                .root
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+            {
+                if t.kind() == SyntaxKind::Pointer {
+                    let target = gedgraft_syntax::lexical::strip_ats(t.text()).to_string();
+                    map.entry(target).or_default().push(t.text_range());
+                }
+            }
+            map
+        });
+        map.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every identifier of the file with the starts of its holders' identifiers, in file order (built once).
+    pub(super) fn xref_holders(&self) -> &HashMap<String, Vec<gedgraft_syntax::TextSize>> {
+        self.xrefs.get_or_init(|| {
+            let mut map: HashMap<String, Vec<gedgraft_syntax::TextSize>> = HashMap::new();
+            for s in self.parse.document().all_structures() {
+                if let Some(x) = s.xref() {
+                    map.entry(x.id().to_string())
+                        .or_default()
+                        .push(x.syntax().text_range().start());
+                }
+            }
+            map
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn likely_reads_the_encoding_the_message_names() {
+        let m = "`1 CHAR ASCII` gives ASCII, but the octets look like UTF-8: they include octets from 80 up";
+        assert_eq!(likely(m), Some(Encoding::Utf8));
+        assert_eq!(likely("no guess"), None);
+    }
+}

@@ -1,0 +1,297 @@
+//! Repairs inside payloads: raw line breaks, split characters, bare `@`, long lines, `FORM`'s case, NUL.
+
+use super::{plural, Cx, Made, OctetEdit, Repair};
+use crate::render::Style;
+use gedgraft_encoding::{raw, Encoding};
+use gedgraft_syntax::ast::{AstNode, AstToken, Line, Structure};
+use gedgraft_syntax::{codes, line_octet_limit, Diagnostic, SyntaxKind, SyntaxNode, TextRange};
+
+/// Whether `node` (a record or structure) has a string payload that a raw line break could have cut: a
+/// non-empty payload that is not a pointer, or continuation lines.
+fn has_text_payload(node: &SyntaxNode) -> bool {
+    let Some(s) = Structure::cast(node.clone()) else {
+        return false;
+    };
+    if s.tag()
+        .is_some_and(|t| matches!(t.text(), "HEAD" | "TRLR" | "CONT" | "CONC"))
+    {
+        return false;
+    }
+    let payload = s.payload();
+    if payload.as_ref().and_then(|p| p.pointer()).is_some() {
+        return false;
+    }
+    payload.is_some_and(|p| p.tokens().next().is_some()) || s.continuation_lines().next().is_some()
+}
+
+/// `bad-level` (safe) on lines with no level at all under a structure with a text payload, before any of its
+/// substructures: the writer left a line break of the text raw (Family Tree Maker, Ancestry, MyHeritage
+/// notes). Each such line of the run becomes a `CONT` line (R-MERGE-CONTS-02), its text the payload (`@`
+/// doubled as the dialect wants, so it reads as written). The lowering left these lines out; now they are part
+/// of the text the writer meant.
+pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
+    let first = cx.node_at(d.range.start(), SyntaxKind::Error)?;
+    let parent = first.parent()?;
+    if !has_text_payload(&parent) {
+        return None;
+    }
+    // Only lines before the structure's first substructure continue its payload.
+    if cx
+        .first_substructure(&parent)
+        .is_some_and(|at| at < first.text_range().start())
+    {
+        return None;
+    }
+    let level = Structure::cast(parent.clone())?
+        .level()?
+        .value()
+        .checked_add(1)?;
+    let style = Style::near(&parent, None);
+    let head = format!(
+        "{}{level}{}CONT{}",
+        style.indent(level),
+        style.delim,
+        style.sep
+    );
+    let doubles_all = !cx.parse.dialect().doubles_only_leading_at();
+    let last = d.last_start().max(d.range.start());
+    let mut edits = Vec::new();
+    for node in std::iter::successors(Some(first), SyntaxNode::next_sibling) {
+        let start = node.text_range().start();
+        if start > last {
+            break;
+        }
+        if node.kind() == SyntaxKind::Structure {
+            break;
+        }
+        if node.kind() != SyntaxKind::Error {
+            continue;
+        }
+        let range = node.text_range();
+        let text = cx.text(range);
+        let body = text.trim_end_matches(['\n', '\r']);
+        let rest = body.trim_start_matches([' ', '\t']);
+        // A line with a level of sorts (`1a`, `-1`) or none of the text: not a raw line break.
+        if rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+            continue;
+        }
+        let payload = if doubles_all {
+            body.replace('@', "@@")
+        } else if let Some(after) = body.strip_prefix('@') {
+            format!("@@{after}")
+        } else {
+            body.to_string()
+        };
+        edits.push(cx.replace(
+            TextRange::new(start, start + body_len(body)),
+            &format!("{head}{payload}"),
+        )?);
+    }
+    let n = edits.len();
+    let message = format!(
+        "make {} of the text above: it was cut by a raw line break",
+        if n == 1 {
+            format!("the line a `{level} CONT` line")
+        } else {
+            format!("the {n} lines `{level} CONT` lines")
+        }
+    );
+    Some((message, edits))
+}
+
+fn body_len(body: &str) -> gedgraft_syntax::TextSize {
+    gedgraft_syntax::TextSize::from(u32::try_from(body.len()).unwrap_or(u32::MAX))
+}
+
+/// The octets of the raw characters of `text`, if all of its characters are raw.
+fn raw_octets(text: &str) -> Option<Vec<u8>> {
+    text.chars().map(raw::to_octet).collect()
+}
+
+/// `undecodable-octets` (safe) where a UTF-8 file splits one character across a `CONC` line (MyHeritage,
+/// GeneWeb): the raw octets ending a line and those starting the `CONC` payload after it make whole
+/// characters. The octets at the end of the line are moved, as they are, to the start of the `CONC` payload,
+/// so that the split falls between two characters (R-SERIALISING-STRUCTS-13). The merged text is the same
+/// octets, now decodable.
+pub(super) fn split_characters(cx: &Cx, d: &Diagnostic) -> Made {
+    if cx.parse.encoding() != Encoding::Utf8 {
+        return None;
+    }
+    let limit = line_octet_limit(Encoding::Utf8);
+    let mut edits = Vec::new();
+    let tokens: Vec<_> = cx.tokens_in(cx.run_lines(d)).collect();
+    for t in tokens.iter().filter(|t| t.kind() == SyntaxKind::LineBreak) {
+        // The run of raw tokens just before the break, and the CONC line after it.
+        let mut tail = Vec::new();
+        let mut prev = t.prev_token();
+        while let Some(p) = prev.filter(|p| p.kind() == SyntaxKind::Raw && p.parent() == t.parent())
+        {
+            prev = p.prev_token();
+            tail.push(p);
+        }
+        tail.reverse();
+        let (Some(tail_first), Some(tail_last)) = (tail.first(), tail.last()) else {
+            continue;
+        };
+        let Some(next_line) = t.next_token().and_then(|n| n.parent()).and_then(Line::cast) else {
+            continue;
+        };
+        if next_line.tag().is_none_or(|g| g.text() != "CONC") {
+            continue;
+        }
+        let Some(payload) = next_line.payload() else {
+            continue;
+        };
+        let head: String = payload
+            .tokens()
+            .take_while(|p| p.kind() == SyntaxKind::Raw)
+            .map(|p| p.text().to_string())
+            .collect();
+        let moved_text: String = tail.iter().map(|p| p.text().to_string()).collect();
+        let (Some(moved), Some(head_octets)) = (raw_octets(&moved_text), raw_octets(&head)) else {
+            continue;
+        };
+        let mut joined = moved.clone();
+        joined.extend_from_slice(&head_octets);
+        // The octets must make whole characters, and at least one must start in the tail.
+        let whole = std::str::from_utf8(&joined).ok().filter(|s| !s.is_empty());
+        if whole.is_none() || head_octets.is_empty() {
+            continue;
+        }
+        let conc_len =
+            cx.file(next_line.text_range().end()) - cx.file(next_line.text_range().start());
+        if conc_len + moved.len() > limit {
+            continue;
+        }
+        let from = TextRange::new(
+            tail_first.text_range().start(),
+            tail_last.text_range().end(),
+        );
+        let to = cx.file(payload.separator().text_range().end());
+        edits.push(cx.replace(from, "")?);
+        edits.push(OctetEdit {
+            range: to..to,
+            replacement: moved,
+        });
+    }
+    Some((
+        "move the `CONC` split to a character boundary (the character was cut in two)".into(),
+        edits,
+    ))
+}
+
+/// `unescaped-at` (safe; not in GEDCOM 7, where the code is not reported): each bare `@` of the run is written
+/// `@@`, which reads as the same `@` (R-ESCAPING-01, R-IDENTIFY-ESCS-05).
+pub(super) fn bare_at(cx: &Cx, d: &Diagnostic) -> Made {
+    if cx.parse.dialect().doubles_only_leading_at() {
+        return None;
+    }
+    let mut edits = Vec::new();
+    for t in cx.tokens_in(cx.run_lines(d)) {
+        if t.kind() == SyntaxKind::AtSign {
+            edits.push(cx.replace(TextRange::empty(t.text_range().start()), "@")?);
+        }
+    }
+    let message = if edits.len() == 1 {
+        "write the `@` as `@@`".to_string()
+    } else {
+        format!("write the {} as `@@`", plural(edits.len(), "bare `@`"))
+    };
+    Some((message, edits))
+}
+
+/// `line-too-long` (safe): the editor's re-wrap ([`Editor::rewrap`](crate::Editor::rewrap)) over the whole
+/// file, its changes given to the diagnostics whose lines they are on (R-SERIALISING-STRUCTS-08 to -14). Lines
+/// the editor does not split (no payload to split, a bare `@` to escape first) get no repair.
+pub(super) fn long_lines(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option<Repair>]) {
+    let mut wanted: Vec<(usize, std::ops::Range<usize>)> = diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.code == codes::LINE_TOO_LONG)
+        .map(|(i, d)| {
+            let lines = cx.run_lines(d);
+            (i, cx.file(lines.start())..cx.file(lines.end()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    wanted.sort_by_key(|(_, r)| r.start);
+    let mut editor = crate::Editor::new(cx.parse);
+    if editor.rewrap(None, None).is_err() {
+        return;
+    }
+    let Ok(edited) = editor.apply_lazily() else {
+        return;
+    };
+    let mut per: Vec<Vec<OctetEdit>> = vec![Vec::new(); wanted.len()];
+    // The diagnostics are in file order: the one a change is on is found by binary search.
+    for change in edited.changed_ranges() {
+        let Some(edit) = cx.edit_of_change(change, edited.bytes()) else {
+            continue;
+        };
+        let k = wanted.partition_point(|(_, r)| r.start <= edit.range.start);
+        let Some(k) = k.checked_sub(1) else { continue };
+        if wanted.get(k).is_some_and(|(_, r)| edit.range.end <= r.end) {
+            per[k].push(edit);
+        }
+    }
+    for ((i, _), edits) in wanted.into_iter().zip(per) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = cx.repair(
+                codes::LINE_TOO_LONG,
+                "split the payload with `CONC` lines within the limit".into(),
+                edits,
+            );
+        }
+    }
+}
+
+/// `bad-gedc` (safe) when `HEAD.GEDC.FORM` is `LINEAGE-LINKED` in another case (`Lineage-Linked`): written
+/// `LINEAGE-LINKED` (R-PARSING-METADATA-07). Not in GEDCOM 7, which has no `FORM` there.
+pub(super) fn form_case(cx: &Cx, d: &Diagnostic) -> Made {
+    if cx.parse.dialect().is_gedcom7() {
+        return None;
+    }
+    let header = cx.parse.document().header()?;
+    let gedc = header
+        .substructures()
+        .find(|s| s.tag().is_some_and(|t| t.text() == "GEDC"))?;
+    let form = gedc
+        .substructures()
+        .find(|s| s.tag().is_some_and(|t| t.text() == "FORM"))?;
+    let payload = form.payload()?;
+    let tokens: Vec<_> = payload.tokens().collect();
+    let range = TextRange::new(
+        tokens.first()?.text_range().start(),
+        tokens.last()?.text_range().end(),
+    );
+    let text = cx.text(range);
+    if text == "LINEAGE-LINKED" || !text.trim().eq_ignore_ascii_case("LINEAGE-LINKED") {
+        return None;
+    }
+    if !(range.contains(d.range.start()) || d.range.contains(range.start())) {
+        return None;
+    }
+    let trimmed = text.trim_end();
+    let range = TextRange::new(range.start(), range.start() + body_len(trimmed));
+    let edit = cx.replace(range, &trimmed.replace(trimmed.trim(), "LINEAGE-LINKED"))?;
+    Some(("write `FORM LINEAGE-LINKED` in capitals".into(), vec![edit]))
+}
+
+/// `not-a-character` (unsafe) for U+0000: the NUL characters of the run's lines are removed. They are not
+/// characters (R-LINES-01), usually padding or a writer's bug, but removing them joins what they stood between.
+/// Lines with U+FFFE or U+FFFF get no repair.
+pub(super) fn nul_characters(cx: &Cx, d: &Diagnostic) -> Made {
+    let lines = cx.run_lines(d);
+    let text = cx.text(lines);
+    let mut edits = Vec::new();
+    for (i, c) in text.char_indices() {
+        if c == '\0' {
+            let at = lines.start() + body_len(&text[..i]);
+            edits.push(cx.replace(TextRange::at(at, 1.into()), "")?);
+        }
+    }
+    let message = format!("remove the {}", plural(edits.len(), "NUL character"));
+    Some((message, edits))
+}

@@ -1,0 +1,247 @@
+//! Repairs on the command line: `gedgraft fix --repair`, `--repair-unsafe`, `--repair=CODE,…`, and the repairs
+//! `check` shows (a `= help:` line per fixable diagnostic, a `"fix"` object in JSON).
+//!
+//! The repairs themselves are the library's ([`gedgraft_edit::repairs`]); this module chooses which to apply,
+//! runs them to a fixed point ([`gedgraft_edit::repair_to_fixed_point`], each pass diagnosed with the syntax
+//! layer's and the lowering's diagnostics) and writes them out.
+
+use crate::cli::FixArgs;
+use gedgraft_edit::{repair_kind, Applicability, Change, Repair};
+use gedgraft_model::{lower, LowerOptions};
+use gedgraft_syntax::internal::json_string;
+use gedgraft_syntax::{Diagnostic, Parse, ParseOptions};
+use std::fmt::Write;
+
+/// Which repairs `fix` applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// The safe ones (`--repair`), or the unsafe ones too (`--repair-unsafe`).
+    Upto(Applicability),
+    /// Those of these codes (`--repair=CODE,…`), safe or not: naming a code asks for its repair.
+    Codes(Vec<String>),
+}
+
+impl Which {
+    /// The repairs the options ask for, if any; an unknown or unrepairable code is an error (exit status 2).
+    pub(crate) fn of(args: &FixArgs) -> Result<Option<Which>, String> {
+        match (&args.repair, args.repair_unsafe) {
+            (Some(Some(list)), _) => {
+                let codes: Vec<String> = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if codes.is_empty() {
+                    return Err("--repair=: name at least one code".into());
+                }
+                for c in &codes {
+                    if repair_kind(c).is_none() {
+                        let known: Vec<&str> =
+                            gedgraft_edit::REPAIR_KINDS.iter().map(|k| k.0).collect();
+                        return Err(format!(
+                            "--repair={c}: no repair for `{c}`; codes with a repair: {}",
+                            known.join(", ")
+                        ));
+                    }
+                }
+                Ok(Some(Which::Codes(codes)))
+            }
+            (_, true) => Ok(Some(Which::Upto(Applicability::Unsafe))),
+            (Some(None), false) => Ok(Some(Which::Upto(Applicability::Safe))),
+            (None, false) => Ok(None),
+        }
+    }
+
+    fn wants(&self, r: &Repair) -> bool {
+        match self {
+            Which::Upto(a) => r.applicability <= *a,
+            Which::Codes(codes) => codes.iter().any(|c| c == r.code),
+        }
+    }
+}
+
+/// Every diagnostic of a parse: the syntax layer's and the lenient lowering's.
+pub(crate) fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
+    let lowered = lower(parse, &LowerOptions::default());
+    lowered
+        .all_diagnostics(parse)
+        .into_iter()
+        .cloned()
+        .collect()
+}
+
+/// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
+/// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
+/// encoding notes, `lf-cr-line-breaks`, and identifiers seen twice (a set of the identifiers, as the index).
+pub(crate) struct NeedsWholeFile {
+    found: bool,
+    ids: std::collections::HashSet<String>,
+}
+
+impl NeedsWholeFile {
+    pub(crate) fn new(detection: &gedgraft_syntax::encoding::Detection) -> NeedsWholeFile {
+        NeedsWholeFile {
+            found: detection
+                .notes
+                .iter()
+                .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
+            ids: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Counts one batch.
+    pub(crate) fn count(&mut self, batch: &Parse) {
+        if self.found {
+            return;
+        }
+        self.found = batch
+            .diagnostics()
+            .iter()
+            .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
+        for s in batch.document().all_structures() {
+            if let Some(x) = s.xref() {
+                if !self.ids.insert(x.id().to_string()) {
+                    self.found = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
+/// A file after its repairs: the new parse, the changes from the input, and how many repairs were applied.
+pub(crate) struct Outcome {
+    pub parse: Parse,
+    pub changes: Vec<Change>,
+    pub applied: usize,
+}
+
+/// Repairs `parse` as `which` asks, to a fixed point; `None` when nothing changed.
+pub(crate) fn repair_file(
+    parse: &Parse,
+    which: &Which,
+    options: &ParseOptions,
+    name: &str,
+) -> Result<Option<Outcome>, String> {
+    let input = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+    let repaired =
+        gedgraft_edit::repair_to_fixed_point(&input, parse, options, diagnose, |r| which.wants(r));
+    if repaired.changes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Outcome {
+        parse: gedgraft_syntax::parse_with(&repaired.bytes, options),
+        changes: repaired.changes,
+        applied: repaired.applied,
+    }))
+}
+
+/// The `= help:` text of a repair: what it does and the command that does it.
+pub(crate) fn help(r: &Repair) -> String {
+    let option = match r.applicability {
+        Applicability::Safe => "--repair",
+        _ => "--repair-unsafe",
+    };
+    format!("{} (`gedgraft fix {option}`)", r.message)
+}
+
+/// How many diagnostics have a safe repair, and how many an unsafe one, for the summary line.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Fixable {
+    pub safe: u64,
+    pub unsafe_: u64,
+}
+
+impl Fixable {
+    pub(crate) fn count(&mut self, r: &Repair) {
+        match r.applicability {
+            Applicability::Safe => self.safe += 1,
+            _ => self.unsafe_ += 1,
+        }
+    }
+
+    /// `3 diagnostics fixable with `gedgraft fix --repair` (1 more with `--repair-unsafe`)`, or nothing.
+    pub(crate) fn summary(&self) -> Option<String> {
+        let n = |k: u64| format!("{k} diagnostic{}", if k == 1 { "" } else { "s" });
+        match (self.safe, self.unsafe_) {
+            (0, 0) => None,
+            (0, u) => Some(format!(
+                "{} fixable with `gedgraft fix --repair-unsafe`",
+                n(u)
+            )),
+            (s, 0) => Some(format!("{} fixable with `gedgraft fix --repair`", n(s))),
+            (s, u) => Some(format!(
+                "{} fixable with `gedgraft fix --repair` ({u} more with `--repair-unsafe`)",
+                n(s)
+            )),
+        }
+    }
+}
+
+/// Appends `,"fix":{…}` for a repair: `applicability`, `message`, and `edits`, each `{"start", "end",
+/// "replacement"}` in the file's octets. The replacement is a JSON string when its octets are UTF-8 (whatever
+/// the file's encoding, these are the file's octets: in a UTF-16 or ANSEL file they are rarely UTF-8), else
+/// `"replacement_hex"` gives the octets as hexadecimal digits (`"C3A9"`) and `"replacement"` is absent.
+pub(crate) fn fix_json(out: &mut String, r: &Repair) {
+    out.push_str(",\"fix\":{\"applicability\":");
+    json_string(r.applicability.as_str(), out);
+    out.push_str(",\"message\":");
+    json_string(&r.message, out);
+    out.push_str(",\"edits\":[");
+    for (i, e) in r.edits.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(
+            out,
+            "{{\"start\":{},\"end\":{},",
+            e.range.start, e.range.end
+        );
+        match std::str::from_utf8(&e.replacement) {
+            Ok(text) => {
+                out.push_str("\"replacement\":");
+                json_string(text, out);
+            }
+            Err(_) => {
+                out.push_str("\"replacement_hex\":\"");
+                for b in &e.replacement {
+                    let _ = write!(out, "{b:02X}");
+                }
+                out.push('"');
+            }
+        }
+        out.push('}');
+    }
+    out.push_str("]}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_counts_safe_and_unsafe_like_rustc() {
+        let f = Fixable {
+            safe: 3,
+            unsafe_: 1,
+        };
+        assert_eq!(
+            f.summary().as_deref(),
+            Some("3 diagnostics fixable with `gedgraft fix --repair` (1 more with `--repair-unsafe`)")
+        );
+        assert_eq!(Fixable::default().summary(), None);
+        let one = Fixable {
+            safe: 0,
+            unsafe_: 1,
+        };
+        assert_eq!(
+            one.summary().as_deref(),
+            Some("1 diagnostic fixable with `gedgraft fix --repair-unsafe`")
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! `gedgraft fix --repair` and the repairs `check` shows (issue #16): a `= help:` line per fixable diagnostic
+//! and rustc's summary, `"fix"` objects in JSON, `--repair`, `--repair-unsafe`, `--repair=CODE,…`, `--check`,
+//! `-o` and `--in-place`.
+
+#[macro_use]
+mod common;
+
+use common::{exit_code, fix_in, gedgraft_in, stderr, stdout, stdout_lossy, temp_dir, write};
+use serde_json::Value;
+
+/// A file with a raw line break in a note (safe: `CONT`), a bare `@` (safe), a blank line (safe), a level jump
+/// (unsafe) and records after the trailer (safe).
+const BROKEN: &[u8] =
+    b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n\
+1 NOTE hello\nworld\n\n1 EMAIL a@b.c\n1 BIRT\n3 DATE 1900\n0 TRLR\n0 @I2@ INDI\n";
+
+#[test]
+fn check_shows_what_each_repair_does_and_how_many_are_fixable() {
+    let dir = temp_dir("repair", "check-human");
+    write(&dir, "broken.ged", BROKEN);
+    let out = gedgraft_in(&dir, &["check", "broken.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(
+        "= help: make the line a `2 CONT` line of the text above: it was cut by a raw line break (`gedgraft fix --repair`)"
+    ), "{text}");
+    assert!(text.contains(
+        "help: 4 diagnostics fixable with `gedgraft fix --repair` (1 more with `--repair-unsafe`)"
+    ), "{text}");
+    assert_cli_snapshot!("repair_check_human", text);
+}
+
+#[test]
+fn check_json_gives_each_fix_as_octet_edits() {
+    let dir = temp_dir("repair", "check-json");
+    write(&dir, "broken.ged", BROKEN);
+    let out = gedgraft_in(&dir, &["check", "--format", "json", "broken.ged"]);
+    let v: Value = serde_json::from_str(stdout(&out).trim()).expect("json");
+    let diagnostics = v["diagnostics"].as_array().expect("diagnostics");
+    let at = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unescaped-at")
+        .expect("unescaped-at");
+    // The edit inserts `@` before the bare `@` at its octet offset (R-ESCAPING-01).
+    let offset = at["offset"].as_u64().expect("offset");
+    assert_eq!(at["fix"]["applicability"], "safe");
+    assert_eq!(at["fix"]["edits"][0]["start"], offset);
+    assert_eq!(at["fix"]["edits"][0]["end"], offset);
+    assert_eq!(at["fix"]["edits"][0]["replacement"], "@");
+    let jump = diagnostics
+        .iter()
+        .find(|d| d["code"] == "level-jump")
+        .expect("level-jump");
+    assert_eq!(jump["fix"]["applicability"], "unsafe");
+    assert_eq!(jump["fix"]["edits"][0]["replacement"], "2");
+    // A diagnostic with no repair has no `fix`.
+    let left_out = diagnostics
+        .iter()
+        .find(|d| d["code"] == "lines-left-out")
+        .expect("lines-left-out");
+    assert!(left_out.get("fix").is_none());
+}
+
+#[test]
+fn check_json_gives_non_utf8_replacements_in_hex() {
+    let dir = temp_dir("repair", "check-hex");
+    write(
+        &dir,
+        "split.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NOTE Jos\xC3\n2 CONC \xA9\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["check", "--format", "json", "split.ged"]);
+    let v: Value = serde_json::from_str(stdout(&out).trim()).expect("json");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "undecodable-octets");
+    assert_eq!(d["fix"]["edits"][1]["replacement_hex"], "C3");
+    assert!(d["fix"]["edits"][1].get("replacement").is_none());
+}
+
+#[test]
+fn fix_repair_applies_the_safe_repairs_and_shows_a_diff() {
+    let dir = temp_dir("repair", "diff");
+    let file = write(&dir, "broken.ged", BROKEN);
+    let out = fix_in(&dir, &["--repair", "broken.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_cli_snapshot!("repair_fix_diff", stdout_lossy(&out));
+    assert_eq!(std::fs::read(&file).expect("read"), BROKEN, "untouched");
+}
+
+#[test]
+fn fix_repair_unsafe_and_named_codes() {
+    let dir = temp_dir("repair", "unsafe");
+    write(&dir, "broken.ged", BROKEN);
+    let out = fix_in(&dir, &["--repair-unsafe", "broken.ged", "-o", "out.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let repaired = std::fs::read(dir.join("out.ged")).expect("out");
+    assert_eq!(
+        String::from_utf8_lossy(&repaired),
+        "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n\
+         1 NOTE hello\n2 CONT world\n1 EMAIL a@@b.c\n1 BIRT\n2 DATE 1900\n0 @I2@ INDI\n0 TRLR\n"
+    );
+    // Only the named code: the level jump, unsafe, applied because it was named.
+    let out = fix_in(
+        &dir,
+        &["--repair=level-jump", "broken.ged", "-o", "jump.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let jump = std::fs::read(dir.join("jump.ged")).expect("out");
+    let want = String::from_utf8_lossy(BROKEN).replace("3 DATE", "2 DATE");
+    assert_eq!(String::from_utf8_lossy(&jump), want);
+    // A code with no repair is refused.
+    let out = fix_in(&dir, &["--repair=bad-tag", "broken.ged"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("no repair for `bad-tag`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fix_repair_check_exits_1_when_a_repair_is_pending_and_in_place_writes() {
+    let dir = temp_dir("repair", "check");
+    let file = write(&dir, "broken.ged", BROKEN);
+    assert_eq!(
+        exit_code(&fix_in(&dir, &["--repair", "--check", "broken.ged"])),
+        1
+    );
+    let out = fix_in(&dir, &["--repair", "--in-place", "broken.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_ne!(std::fs::read(&file).expect("read"), BROKEN);
+    // Repaired to a fixed point: nothing safe is left.
+    assert_eq!(
+        exit_code(&fix_in(&dir, &["--repair", "--check", "broken.ged"])),
+        0
+    );
+    assert_eq!(
+        exit_code(&fix_in(&dir, &["--repair-unsafe", "--check", "broken.ged"])),
+        1
+    );
+}

@@ -1,0 +1,118 @@
+//! Data-driven repair tests over `tests/data/repair/CODE.VARIANT.ged` (issue #16), as `data_driven.rs` does for
+//! the syntax codes.
+//!
+//! Each file has a diagnostic of the code it is named after, and that diagnostic has a repair. The snapshot
+//! (`snapshots/data_repair`, named after the file) holds the input, every diagnostic with its fix as JSON, and
+//! the output of the repairs run to a fixed point (the safe ones; the unsafe ones too for an unsafe code).
+//! After the repairs the diagnostic is gone, no error appears that was not there, and the error count does not
+//! grow. Every code of `REPAIR_KINDS` has a case.
+
+use gedgraft_edit::{repair_kind, repair_to_fixed_point, repairs, Applicability, REPAIR_KINDS};
+use gedgraft_syntax::{parse, ParseOptions, Severity};
+use gedgraft_tests::repair::{all_diagnostics, diagnostic_json, show_octets};
+use gedgraft_tests::{case_name, data_files, expected_code, workspace_root};
+use std::collections::BTreeSet;
+
+fn errors(diagnostics: &[gedgraft_syntax::Diagnostic]) -> (u64, BTreeSet<&'static str>) {
+    let errors: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .collect();
+    (
+        errors.iter().map(|d| u64::from(d.count.max(1))).sum(),
+        errors.iter().map(|d| d.code).collect(),
+    )
+}
+
+#[test]
+fn repair_cases_fix_their_code() {
+    let files = data_files("repair");
+    assert!(!files.is_empty(), "no files in tests/data/repair");
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = case_name(path);
+        let code = expected_code(path);
+        let input = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let before = parse(&input);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = repairs(&before, &refs);
+        let shown: Vec<serde_json::Value> = refs
+            .iter()
+            .zip(&found)
+            .map(|(d, r)| diagnostic_json(d, r.as_ref()))
+            .collect();
+        let own = refs.iter().zip(&found).find(|(d, _)| d.code == code);
+        let Some((_, Some(repair))) = own else {
+            failures.push(format!("repair/{name}: no repaired `{code}` diagnostic"));
+            continue;
+        };
+        let upto = repair.applicability;
+        let options = ParseOptions::default();
+        let repaired = repair_to_fixed_point(&input, &before, &options, all_diagnostics, |r| {
+            r.applicability <= upto
+        });
+        let after = parse(&repaired.bytes);
+        let after_diagnostics = all_diagnostics(&after);
+        if after_diagnostics.iter().any(|d| d.code == code) {
+            failures.push(format!("repair/{name}: `{code}` is still reported"));
+        }
+        let (n_before, codes_before) = errors(&diagnostics);
+        let (n_after, codes_after) = errors(&after_diagnostics);
+        if n_after > n_before || !codes_after.is_subset(&codes_before) {
+            failures.push(format!(
+                "repair/{name}: errors {codes_before:?} ({n_before}) became {codes_after:?} ({n_after})"
+            ));
+        }
+        let report = format!(
+            "input:\n{}\ndiagnostics:\n{}\n\nrepaired ({} repairs):\n{}",
+            show_octets(&input),
+            serde_json::to_string_pretty(&shown).unwrap_or_default(),
+            repaired.applied,
+            show_octets(&repaired.bytes)
+        );
+        insta::with_settings!({
+            snapshot_path => workspace_root().join("snapshots/data_repair"),
+            prepend_module_to_snapshot => false,
+            description => format!("tests/data/repair/{name}.ged"),
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name, report);
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every code with a repair has a case, and every case is named after such a code.
+#[test]
+fn every_repair_kind_has_a_case() {
+    let covered: BTreeSet<String> = data_files("repair")
+        .iter()
+        .map(|p| expected_code(p))
+        .collect();
+    for (code, _, _) in REPAIR_KINDS {
+        assert!(covered.contains(*code), "no tests/data/repair/{code}.*.ged");
+    }
+    for code in &covered {
+        assert!(
+            repair_kind(code).is_some(),
+            "tests/data/repair/{code}: no repair for that code"
+        );
+    }
+}
+
+/// A repair changes only the octets of its own edits; an unsafe one is never applied by a safe-only run.
+#[test]
+fn safe_runs_leave_unsafe_repairs_alone() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n3 DATE 1900\n0 TRLR\n";
+    let before = parse(input);
+    let repaired = repair_to_fixed_point(
+        input,
+        &before,
+        &ParseOptions::default(),
+        all_diagnostics,
+        |r| r.applicability == Applicability::Safe,
+    );
+    assert_eq!(repaired.bytes, input);
+    assert_eq!(repaired.applied, 0);
+}
