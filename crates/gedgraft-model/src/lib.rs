@@ -46,7 +46,7 @@ mod unescape;
 pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
-pub use json::{to_json, MAX_INDENT};
+pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered};
 

@@ -11,6 +11,7 @@ mod output;
 mod record;
 mod stream_check;
 mod stream_fix;
+mod stream_lower;
 mod style;
 
 use clap::Parser;

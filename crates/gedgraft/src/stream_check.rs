@@ -18,6 +18,7 @@ use crate::record::Records;
 use crate::stream_fix::{stream_options, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
 use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
+use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
 
@@ -32,36 +33,14 @@ pub(crate) fn check_streamed(
     if args.strict || input::is_stdin(path) || whole_file_forced() {
         return Ok(None);
     }
-    let open = || -> Option<RecordStream<std::fs::File>> {
-        let file = std::fs::File::open(path).ok()?;
-        RecordStream::new(file, stream_options(options).with_exact_notes(true)).ok()
-    };
-    // First pass: the index of identifiers. Any problem (unreadable, UTF-16, notes of the whole body) sends
-    // the file down the whole-file path, which reports it as it always has.
-    let mut lowering = StreamLowering::new(&LowerOptions::default());
-    let mut file_wide = FileWide::default();
-    let Some(stream) = open() else {
+    let Some(Indexed {
+        mut lowering,
+        mut file_wide,
+        detection,
+        batches: stream,
+    }) = index_pass(path, options, &LowerOptions::default())
+    else {
         return Ok(None);
-    };
-    let detection = stream.detection().clone();
-    // A file of one batch (most files) is kept from the first pass rather than read again.
-    let (mut count, mut only) = (0usize, None);
-    for batch in stream {
-        let Ok(batch) = batch else {
-            return Ok(None);
-        };
-        file_wide.count(&batch);
-        lowering.index(batch.parse());
-        count += 1;
-        only = (count == 1).then_some(batch);
-    }
-    // Second pass: the diagnostics, batch by batch.
-    let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
-        Some(batch) => Box::new(std::iter::once(Ok(batch))),
-        None => match open() {
-            Some(s) => Box::new(s),
-            None => return Ok(None),
-        },
     };
     let mut emit = crate::output::emit;
     let mut any_error = false;
@@ -96,4 +75,50 @@ pub(crate) fn check_streamed(
         Format::Human => report.finish(path, detection.used, None, emit)?,
     }
     Ok(Some(any_error))
+}
+
+/// A file after the first pass of a streamed lowering: the index, the file-wide diagnostics, the detection,
+/// and the batches of the second pass.
+pub(crate) struct Indexed {
+    pub lowering: StreamLowering,
+    pub file_wide: FileWide,
+    pub detection: Detection,
+    pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
+}
+
+/// The first pass over a file (not standard input) streamed with `options`: the index of identifiers, the
+/// file-wide counts; `None` if the file takes the whole-file path (unreadable, UTF-16, not GEDCOM, notes of
+/// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
+/// the first pass rather than read again.
+pub(crate) fn index_pass(
+    path: &Path,
+    options: &ParseOptions,
+    lower: &LowerOptions,
+) -> Option<Indexed> {
+    let open = || -> Option<RecordStream<std::fs::File>> {
+        let file = std::fs::File::open(path).ok()?;
+        RecordStream::new(file, stream_options(options).with_exact_notes(true)).ok()
+    };
+    let mut lowering = StreamLowering::new(lower);
+    let mut file_wide = FileWide::default();
+    let stream = open()?;
+    let detection = stream.detection().clone();
+    let (mut count, mut only) = (0usize, None);
+    for batch in stream {
+        let batch = batch.ok()?;
+        file_wide.count(&batch);
+        lowering.index(batch.parse());
+        count += 1;
+        only = (count == 1).then_some(batch);
+    }
+    let batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
+        Some(batch) => Box::new(std::iter::once(Ok(batch))),
+        None => Box::new(open()?),
+    };
+    Some(Indexed {
+        lowering,
+        file_wide,
+        detection,
+        batches,
+    })
 }

@@ -108,7 +108,7 @@ pub(super) fn assemble(
 
 /// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier (`targets`, in file order), no
 /// payload, no children, numbered from `first`.
-fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
+pub(super) fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
     if targets.is_empty() {
         return;
     }
@@ -187,7 +187,7 @@ fn resolve<'p>(
 }
 
 /// Sets where the pointer payload of a structure leads.
-fn set_pointer(part: &mut Part, local: u32, to: u32, is_undefined: bool) {
+pub(super) fn set_pointer(part: &mut Part, local: u32, to: u32, is_undefined: bool) {
     if let Some(Structure {
         payload: Stored::Pointer {
             record, undefined, ..
