@@ -193,7 +193,13 @@ fn body_line() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     let level = prop_oneof![Just("1"), Just("2"), Just("3"), Just("x"), Just("1")];
     let xref = prop_oneof![Just(""), Just(""), Just("@I1@ "), Just("@S9@ ")];
-    let tag = prop_oneof![Just("NAME"), Just("FAMC"), Just("NOTE"), Just("CONT"), Just("_X")];
+    let tag = prop_oneof![
+        Just("NAME"),
+        Just("FAMC"),
+        Just("NOTE"),
+        Just("CONT"),
+        Just("_X")
+    ];
     let payload = prop_oneof![
         Just(""),
         Just(" @I1@"),
@@ -212,7 +218,13 @@ fn body_line() -> impl proptest::strategy::Strategy<Value = String> {
 fn generated_file() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     let record = (
-        prop_oneof![Just(""), Just("@I1@ "), Just("@I2@ "), Just("@F1@ "), Just("@S9@ ")],
+        prop_oneof![
+            Just(""),
+            Just("@I1@ "),
+            Just("@I2@ "),
+            Just("@F1@ "),
+            Just("@S9@ ")
+        ],
         prop_oneof![Just("INDI"), Just("FAM"), Just("_R")],
         proptest::collection::vec(body_line(), 0..5),
     )
@@ -220,7 +232,11 @@ fn generated_file() -> impl proptest::strategy::Strategy<Value = String> {
     (
         prop_oneof![Just("5.5.1"), Just("7.0")],
         proptest::collection::vec(record, 0..12),
-        prop_oneof![Just(""), Just("0 TRLR\n"), Just("0 TRLR\n0 @I2@ INDI\n0 TRLR\n")],
+        prop_oneof![
+            Just(""),
+            Just("0 TRLR\n"),
+            Just("0 TRLR\n0 @I2@ INDI\n0 TRLR\n")
+        ],
     )
         .prop_map(|(v, records, end)| {
             format!("0 HEAD\n1 GEDC\n2 VERS {v}\n{}{end}", records.concat())

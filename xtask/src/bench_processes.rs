@@ -42,14 +42,22 @@ fn build_gedcomkit() -> Result<PathBuf, String> {
     let root = crate::workspace_root();
     let target = crate::bench::target_dir().join("bench-gedcomkit");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "--locked", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--locked",
+            "--manifest-path",
+        ])
         .arg(root.join("bench-gedcomkit").join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)
         .status()
         .map_err(|e| format!("cargo build (bench-gedcomkit): {e}"))?;
     if !status.success() {
-        return Err("cargo build --release --manifest-path bench-gedcomkit/Cargo.toml failed".into());
+        return Err(
+            "cargo build --release --manifest-path bench-gedcomkit/Cargo.toml failed".into(),
+        );
     }
     Ok(target.join("release").join("gedgraft-bench-gedcomkit"))
 }
@@ -70,7 +78,8 @@ fn time_process(
         .stderr(Stdio::piped());
     match stdout {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let file =
+                std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
             command.stdout(file);
         }
         None => {
@@ -87,11 +96,18 @@ fn time_process(
         return Err(format!("no measurement from /usr/bin/time: {stderr}"));
     };
     if !matches!(status, "0" | "1") {
-        return Err(format!("{} {args:?} exited with {status}: {stderr}", program.display()));
+        return Err(format!(
+            "{} {args:?} exited with {status}: {stderr}",
+            program.display()
+        ));
     }
     let peak = peak_kb.parse::<u64>().unwrap_or(0) * 1024;
     let seconds = seconds.parse::<f64>().unwrap_or(0.0);
-    Ok((seconds, peak, String::from_utf8_lossy(&output.stdout).into_owned()))
+    Ok((
+        seconds,
+        peak,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    ))
 }
 
 /// Measures the commands on `sample`, `alternations` rounds.
@@ -106,17 +122,50 @@ pub(crate) fn measure(sample: &Path, alternations: usize) -> Result<Vec<ProcessR
     let null = Path::new("/dev/null");
     type Job<'a> = (&'static str, &'a Path, Vec<&'a str>, Option<&'a Path>);
     let jobs: Vec<Job<'_>> = vec![
-        ("baseline: read + line split", &xtask, vec!["bench-child", "baseline", &file], Some(null)),
-        ("gedcomkit 0.1.19: parse + to_bytes", &gedcomkit, vec![&file, &out_s], None),
-        ("gedgraft fix FILE -o OUT", &gedgraft, vec!["fix", &file, "-o", &out_s], Some(null)),
+        (
+            "baseline: read + line split",
+            &xtask,
+            vec!["bench-child", "baseline", &file],
+            Some(null),
+        ),
+        (
+            "gedcomkit 0.1.19: parse + to_bytes",
+            &gedcomkit,
+            vec![&file, &out_s],
+            None,
+        ),
+        (
+            "gedgraft fix FILE -o OUT",
+            &gedgraft,
+            vec!["fix", &file, "-o", &out_s],
+            Some(null),
+        ),
         (
             "gedgraft fix --rename-tag CHAN=_CHN",
             &gedgraft,
-            vec!["fix", &file, "-o", &out_s, "--rename-tag", "CHAN=_CHN", "--quiet"],
+            vec![
+                "fix",
+                &file,
+                "-o",
+                &out_s,
+                "--rename-tag",
+                "CHAN=_CHN",
+                "--quiet",
+            ],
             Some(null),
         ),
-        ("gedgraft check", &gedgraft, vec!["check", &file], Some(null)),
-        ("gedgraft lower > /dev/null", &gedgraft, vec!["lower", &file], Some(null)),
+        (
+            "gedgraft check",
+            &gedgraft,
+            vec!["check", &file],
+            Some(null),
+        ),
+        (
+            "gedgraft lower > /dev/null",
+            &gedgraft,
+            vec!["lower", &file],
+            Some(null),
+        ),
     ];
     let mut rows: Vec<ProcessRow> = jobs
         .iter()

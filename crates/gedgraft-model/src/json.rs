@@ -131,7 +131,12 @@ impl JsonStream {
         };
         if !self.head_written {
             // No batch at all: an empty input, which has no records.
-            w.head(&self.file, &gedgraft_syntax::parse(b""), &Default::default(), undefined);
+            w.head(
+                &self.file,
+                &gedgraft_syntax::parse(b""),
+                &Default::default(),
+                undefined,
+            );
             w.out.push('[');
         }
         self.any_record |= w.items(undefined, &undefined.records, 1, self.any_record);
@@ -239,7 +244,8 @@ impl Writer {
         self.opt_string(detection.declared.as_deref());
         self.out.push_str(", \"used\": ");
         self.string(detection.used.name());
-        self.out.push_str("},\n  \"metadata\": {\n    \"dialect\": ");
+        self.out
+            .push_str("},\n  \"metadata\": {\n    \"dialect\": ");
         self.string(&parse.dialect().to_string());
         self.out.push_str(",\n    \"elf_version\": ");
         self.version(metadata.elf_version);
@@ -267,7 +273,13 @@ impl Writer {
 
     /// Writes the items of an array at indentation `depth` for `roots`, after others if `after`, without
     /// recursion; whether it wrote any.
-    fn items(&mut self, dataset: &Dataset, roots: &[StructureId], depth: usize, after: bool) -> bool {
+    fn items(
+        &mut self,
+        dataset: &Dataset,
+        roots: &[StructureId],
+        depth: usize,
+        after: bool,
+    ) -> bool {
         if roots.is_empty() {
             return false;
         }

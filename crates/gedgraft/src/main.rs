@@ -1,5 +1,6 @@
 //! `gedgraft`: check, dump and rewrite ELF/GEDCOM files without losing a single octet.
 
+mod batch;
 mod check;
 mod cli;
 mod explain;

@@ -17,8 +17,8 @@ use crate::input;
 use crate::record::Records;
 use crate::stream_fix::{stream_options, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
-use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::encoding::Detection;
+use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
 
@@ -29,6 +29,7 @@ pub(crate) fn check_streamed(
     args: &CheckArgs,
     options: &ParseOptions,
     human_options: &human::Options,
+    emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
     if args.strict || input::is_stdin(path) || whole_file_forced() {
         return Ok(None);
@@ -42,7 +43,7 @@ pub(crate) fn check_streamed(
     else {
         return Ok(None);
     };
-    let mut emit = crate::output::emit;
+    let mut emit = |text: &str| emit(text);
     let mut any_error = false;
     let mut json = String::new();
     let mut report = human::Report::new(human_options);

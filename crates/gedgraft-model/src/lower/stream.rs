@@ -153,7 +153,10 @@ impl StreamLowering {
     /// The fragments of a batch as [`lower`](super::lower) makes them, each with its line base: the header's
     /// and the records after it for the first batch (which sets the default language and gives the metadata),
     /// the records for the others.
-    fn fragments<'p>(&mut self, batch: &'p Parse) -> (Vec<(Fragment<'p>, usize)>, Option<Metadata>) {
+    fn fragments<'p>(
+        &mut self,
+        batch: &'p Parse,
+    ) -> (Vec<(Fragment<'p>, usize)>, Option<Metadata>) {
         let finishing = Finishing {
             ansel: batch.encoding() == Encoding::Ansel,
             nfc: self.options.nfc,
