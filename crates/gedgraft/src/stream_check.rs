@@ -5,8 +5,8 @@
 //! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). A file of one
 //! batch (under 1 MiB, or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
-//! What falls back to the whole-file path: `--strict` (it stops at the first error of the file), standard input
-//! (it cannot be read twice), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
+//! Standard input is read twice through a copy on disk ([`input::open`]). What falls back to the whole-file
+//! path: `--strict` (it stops at the first error of the file), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
 //! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
 //! written), and `GEDGRAFT_WHOLE_FILE=1`.
 
@@ -31,7 +31,7 @@ pub(crate) fn check_streamed(
     human_options: &human::Options,
     emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
-    if args.strict || input::is_stdin(path) || whole_file_forced() {
+    if args.strict || whole_file_forced() {
         return Ok(None);
     }
     let Some(Indexed {
@@ -87,7 +87,7 @@ pub(crate) struct Indexed {
     pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
 }
 
-/// The first pass over a file (not standard input) streamed with `options`: the index of identifiers, the
+/// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
 /// file-wide counts; `None` if the file takes the whole-file path (unreadable, UTF-16, not GEDCOM, notes of
 /// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
 /// the first pass rather than read again.
@@ -97,7 +97,7 @@ pub(crate) fn index_pass(
     lower: &LowerOptions,
 ) -> Option<Indexed> {
     let open = || -> Option<RecordStream<std::fs::File>> {
-        let file = std::fs::File::open(path).ok()?;
+        let file = input::open(path).ok()?;
         RecordStream::new(file, stream_options(options).with_exact_notes(true)).ok()
     };
     let mut lowering = StreamLowering::new(lower);

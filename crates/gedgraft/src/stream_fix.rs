@@ -9,8 +9,9 @@
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
 //! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
-//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check`, standard input
-//! and UTF-16 input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
+//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check`
+//! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
+//! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
 //! An edit error in a later batch (`--delete TRLR`) leaves an output file untouched; on standard output, the
 //! batches before it have been written.
@@ -47,10 +48,9 @@ pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
 }
 
 /// Whether `fix` streams this file with these options (see the module documentation).
-pub(crate) fn streams(args: &FixArgs, plan: &Plan, path: &Path) -> bool {
+pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     (args.output.is_some() || args.in_place)
         && !args.check
-        && !input::is_stdin(path)
         && !whole_file_forced()
         && plan.stages.iter().all(|s| {
             matches!(
@@ -91,7 +91,7 @@ pub(crate) fn fix_streamed(
 ) -> Result<Option<Report>, String> {
     let name = path.display().to_string();
     let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
-    let file = std::fs::File::open(path).map_err(|e| read_error(&e))?;
+    let file = input::open(path)?;
     let stream = match RecordStream::new(file, stream_options(options)) {
         Ok(s) => s,
         Err(StreamError::Io(e)) => return Err(read_error(&e)),

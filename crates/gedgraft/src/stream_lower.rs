@@ -6,7 +6,7 @@
 //! (O(records)). The output and the exit status are the whole-file path's (tested on the corpus).
 //!
 //! What falls back to the whole-file path: `--strict` (it empties the dataset at the first error, known only
-//! at the end), and what `check` does not stream (standard input, UTF-16, not GEDCOM, notes of the whole body,
+//! at the end), and what `check` does not stream (UTF-16, not GEDCOM, notes of the whole body,
 //! `GEDGRAFT_WHOLE_FILE=1`).
 
 use crate::cli::LowerArgs;
@@ -27,7 +27,7 @@ pub(crate) fn lower_streamed(
     lower: &LowerOptions,
 ) -> Result<Option<bool>, String> {
     let path = &args.file;
-    if args.strict || input::is_stdin(path) || whole_file_forced() {
+    if args.strict || whole_file_forced() {
         return Ok(None);
     }
     let options = input::options(&args.input)?;
