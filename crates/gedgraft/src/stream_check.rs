@@ -6,7 +6,7 @@
 //! batch (under 1 MiB, or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
 //! Standard input is read twice through a copy on disk ([`input::open`]). What falls back to the whole-file
-//! path: `--strict` (it stops at the first error of the file), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
+//! path: `--strict` on a file with an error (found by the first pass: it stops at the first error), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
 //! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
 //! written), and `GEDGRAFT_WHOLE_FILE=1`.
 
@@ -31,7 +31,7 @@ pub(crate) fn check_streamed(
     human_options: &human::Options,
     emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
-    if args.strict || whole_file_forced() {
+    if whole_file_forced() {
         return Ok(None);
     }
     let Some(Indexed {
@@ -43,6 +43,11 @@ pub(crate) fn check_streamed(
     else {
         return Ok(None);
     };
+    // `--strict` stops at the first error: a file with one takes the whole-file path; one without checks the
+    // same either way.
+    if args.strict && lowering.has_error() {
+        return Ok(None);
+    }
     let mut emit = |text: &str| emit(text);
     let mut any_error = false;
     let mut json = String::new();

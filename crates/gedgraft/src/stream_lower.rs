@@ -5,8 +5,9 @@
 //! temporary file) and written at the end, after the `UNDEF` records. Memory: the largest batch plus the index
 //! (O(records)). The output and the exit status are the whole-file path's (tested on the corpus).
 //!
-//! What falls back to the whole-file path: `--strict` (it empties the dataset at the first error, known only
-//! at the end), and what `check` does not stream (UTF-16, not GEDCOM, notes of the whole body,
+//! What falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: the
+//! dataset is then empty and the diagnostics stop at the first error; a file without one lowers the same
+//! strict or not, and streams), and what `check` does not stream (UTF-16, not GEDCOM, notes of the whole body,
 //! `GEDGRAFT_WHOLE_FILE=1`).
 
 use crate::cli::LowerArgs;
@@ -27,7 +28,7 @@ pub(crate) fn lower_streamed(
     lower: &LowerOptions,
 ) -> Result<Option<bool>, String> {
     let path = &args.file;
-    if args.strict || whole_file_forced() {
+    if whole_file_forced() {
         return Ok(None);
     }
     let options = input::options(&args.input)?;
@@ -40,6 +41,11 @@ pub(crate) fn lower_streamed(
     else {
         return Ok(None);
     };
+    // `--strict` stops at the first error: a file with one takes the whole-file path; one without checks the
+    // same either way.
+    if args.strict && lowering.has_error() {
+        return Ok(None);
+    }
     let mut writer = JsonStream::new(&path.display().to_string());
     let (mut json, mut diagnostics) = (String::new(), Diagnostics::default());
     let mut any_error = false;

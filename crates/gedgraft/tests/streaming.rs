@@ -191,7 +191,14 @@ fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
     })
 }
 
-const CHECKS: &[&[&str]] = &[&[], &["--format", "json"], &["--all"], &["--no-warnings"]];
+const CHECKS: &[&[&str]] = &[
+    &[],
+    &["--format", "json"],
+    &["--all"],
+    &["--no-warnings"],
+    &["--strict"],
+    &["--strict", "--format", "json"],
+];
 
 #[test]
 #[cfg_attr(
@@ -205,7 +212,7 @@ fn check_streamed_equals_check_whole_on_the_corpus() {
     files.sort();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 2]] {
+        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 4]] {
             failures.extend(check_difference(&dir, file, args));
         }
     }
@@ -297,7 +304,7 @@ fn lower_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
 }
 
 /// `lower` streams (records written batch by batch, `UNDEF` records and diagnostics after them) and gives the
-/// whole-file document, octet for octet, on every corpus file; `--nfc` on every other file.
+/// whole-file document, octet for octet, on every corpus file; `--nfc` and `--strict` on a third each.
 #[test]
 #[cfg_attr(
     not(has_corpus),
@@ -311,7 +318,11 @@ fn lower_streamed_equals_lower_whole_on_the_corpus() {
     assert!(files.len() > 100, "only {} corpus files", files.len());
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let args: &[&str] = if i % 2 == 0 { &[] } else { &["--nfc"] };
+        let args: &[&str] = match i % 3 {
+            0 => &[],
+            1 => &["--nfc"],
+            _ => &["--strict"],
+        };
         failures.extend(lower_difference(&dir, file, args));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -397,4 +408,32 @@ fn standard_input_streamed_equals_standard_input_whole() {
     }
     let fix = run_stdin(&dir, &["fix", "-", "-o", "-"], &generated("7.0"), false);
     assert_eq!(fix.1, generated("7.0"), "written back octet for octet");
+}
+
+/// `--strict` streams a file without an error (strict or not, the same report) and takes the whole-file path
+/// for one with an error, found by the first pass (a duplicate identifier, known only from the index, or a
+/// malformed line) — the same output either way.
+#[test]
+fn strict_streams_files_without_errors() {
+    let dir = temp_dir("streaming", "strict");
+    let clean = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMC @F1@\n0 @F1@ FAM\n0 TRLR\n".to_vec();
+    let duplicate =
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 @I2@ INDI\n0 @I1@ FAM\n0 TRLR\n".to_vec();
+    let malformed = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\nx BAD\n0 @I2@ INDI\n0 TRLR\n".to_vec();
+    let mut failures = Vec::new();
+    for (name, bytes) in [
+        ("clean", clean),
+        ("duplicate", duplicate),
+        ("malformed", malformed),
+    ] {
+        let file = write(&dir, &format!("{name}.ged"), &bytes);
+        failures.extend(check_difference(&dir, &file, &["--strict"]));
+        failures.extend(check_difference(
+            &dir,
+            &file,
+            &["--strict", "--format", "json"],
+        ));
+        failures.extend(lower_difference(&dir, &file, &["--strict"]));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -25,6 +25,7 @@ use index::Index;
 /// for batch in batches() {
 ///     lowering.index(batch.unwrap().parse());
 /// }
+/// assert!(lowering.has_error()); // @I1@ twice: `duplicate-xref`
 /// let (mut codes, mut records) = (Vec::new(), Vec::new());
 /// for batch in batches() {
 ///     let batch = batch.unwrap();
@@ -42,6 +43,8 @@ pub struct StreamLowering {
     options: LowerOptions,
     language: String,
     index: Index,
+    /// Whether an indexed batch has an error.
+    error: bool,
 }
 
 impl StreamLowering {
@@ -52,18 +55,31 @@ impl StreamLowering {
             options: options.with_strict(false),
             language: "und".to_string(),
             index: Index::default(),
+            error: false,
         }
     }
 
     /// First pass: indexes the identifiers of one batch (batches in file order, the header's first).
     pub fn index(&mut self, batch: &Parse) {
+        let is_error = |d: &Diagnostic| d.severity() == Severity::Error;
+        self.error |= syntax_diagnostics(batch).into_iter().any(is_error);
         let (fragments, _) = self.fragments(batch);
         for (fragment, line_base) in &fragments {
+            self.error |= fragment.diagnostics.iter().any(is_error);
             for &(xref, local, is_record, _) in &fragment.holders {
                 let line = holder_line(fragment, *line_base, local);
-                self.index.hold(xref, line, is_record);
+                // A second holder is a `duplicate-xref`, which is an error.
+                self.error |= self.index.hold(xref, line, is_record);
             }
         }
+    }
+
+    /// After the first pass: whether the file has an error (the syntax layer's or the lowering's, duplicate
+    /// identifiers included). A file without one lowers the same in strict mode as in the default mode, so
+    /// a strict lowering can stream it; one with an error needs the whole file (a strict lowering stops at
+    /// the first error and keeps no record).
+    pub fn has_error(&self) -> bool {
+        self.error
     }
 
     /// Second pass: one batch lowered (batches in file order, each once, after every batch was indexed). The

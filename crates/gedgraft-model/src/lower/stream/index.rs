@@ -104,16 +104,18 @@ impl Index {
         }
     }
 
-    /// First pass: a structure on `line` holds `xref`.
-    pub fn hold(&mut self, xref: &str, line: u64, record: bool) {
+    /// First pass: a structure on `line` holds `xref`; whether an earlier one did.
+    pub fn hold(&mut self, xref: &str, line: u64, record: bool) -> bool {
         let e = self.entry_or_add(xref);
         let entry = &mut self.entries[e];
-        if entry.count() == 0 {
+        let first = entry.count() == 0;
+        if first {
             entry.line = line | if record { FLAG } else { 0 };
         }
         if entry.count() < LISTED - 1 {
             entry.count += 1;
         }
+        !first
     }
 
     /// Second pass: a holder of `xref` is met; the line of the first holder if this is a later one.
@@ -164,9 +166,9 @@ mod tests {
     fn counts_first_holders_and_lists_undefined_once() {
         let mut index = Index::default();
         for i in 0..5000u64 {
-            index.hold(&format!("I{i}"), i + 1, i % 2 == 0);
+            assert!(!index.hold(&format!("I{i}"), i + 1, i % 2 == 0));
         }
-        index.hold("I7", 9000, true);
+        assert!(index.hold("I7", 9000, true));
         assert_eq!(index.count("I4"), Some(1));
         assert_eq!(index.count("I7"), Some(2));
         assert_eq!(index.count("X"), None);
