@@ -3,13 +3,14 @@
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
 //! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at` and `--eol`, with or without
-//! `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`). These edits are local to a record; what is not
+//! `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
+//! to say whether they would change the file (`--check` alone: the octets are dropped). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
 //! across batches: the selectors that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
 //! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
-//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check`
+//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -49,8 +50,9 @@ pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
 
 /// Whether `fix` streams this file with these options (see the module documentation).
 pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
-    (args.output.is_some() || args.in_place)
-        && !args.check
+    let writes = args.output.is_some() || args.in_place;
+    // `--check` alone: the batches are edited and their octets dropped.
+    (writes != args.check)
         && !whole_file_forced()
         && plan.stages.iter().all(|s| {
             matches!(
@@ -110,6 +112,10 @@ pub(crate) fn fix_streamed(
         }
         Ok::<bool, String>(totals.changed)
     };
+    if args.check {
+        each(&mut |_| Ok(()))?;
+        return Ok(Some(report(&name, args, plan, totals)));
+    }
     if args.in_place {
         // The new file is written next to the original and renamed over it only if something changed:
         // an unchanged file is not touched (its temporary copy is dropped).
@@ -333,9 +339,14 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
     if !args.quiet {
+        let verb = if args.check {
+            "would change"
+        } else {
+            "changed"
+        };
         lines.push(if totals.changed {
             format!(
-                "{name}: changed: {} edit{}, -{} +{} lines",
+                "{name}: {verb}: {} edit{}, -{} +{} lines",
                 totals.edits,
                 if totals.edits == 1 { "" } else { "s" },
                 totals.removed,

@@ -263,6 +263,38 @@ fn in_place_difference(dir: &Path, original: &[u8], edits: &[&str]) -> Option<St
     })
 }
 
+/// `fix --check EDITS… FILE` streamed and whole: the same summary and exit status (1 when something would
+/// change), and the file untouched.
+#[test]
+fn fix_check_streamed_equals_fix_check_whole() {
+    let dir = temp_dir("streaming", "fix_check");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let original = generated(version);
+        let file = write(&dir, "g.ged", &original);
+        for e in EDITS
+            .iter()
+            .chain([&["--rename-tag", "_NONE=_X"][..]].iter())
+        {
+            let mut args = vec!["fix", "--check", "g.ged"];
+            args.extend_from_slice(e);
+            let streamed = run(&dir, &args, false, None);
+            let whole = run(&dir, &args, true, None);
+            if streamed != whole {
+                failures.push(format!(
+                    "{e:?}: streamed {:?} {}\nvs whole {:?} {}",
+                    streamed.0,
+                    String::from_utf8_lossy(&streamed.2),
+                    whole.0,
+                    String::from_utf8_lossy(&whole.2)
+                ));
+            }
+        }
+        assert_eq!(std::fs::read(&file).ok(), Some(original), "--check wrote");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `--in-place` streams too (with `--backup`): the same file, backup, summary and status as the whole-file
 /// path, and an unchanged file is not touched.
 #[test]
