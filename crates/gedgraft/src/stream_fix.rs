@@ -2,15 +2,15 @@
 //! in batches of whole records ([`gedgraft_syntax::stream`]), so memory is bounded by the largest batch, not by
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
-//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at` and `--eol`, with or without
-//! `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
+//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set` of text
+//! payloads, `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
-//! across batches: the selectors that matched, the identifiers deleted and, with `--delete`, how many pointers
+//! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
-//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check` with `-o` or `--in-place`
+//! What falls back to the whole-file path: `--set-pointer` (its target is looked up in the whole file),
+//! `--set-xref` (pointers follow across records), `--to-encoding`, diff mode, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -18,7 +18,7 @@
 //! batches before it have been written.
 
 use crate::cli::FixArgs;
-use crate::fix::{in_scope, run_stage, Plan, Report, Stage};
+use crate::fix::{in_scope, run_stage, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
@@ -54,14 +54,16 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     // `--check` alone: the batches are edited and their octets dropped.
     (writes != args.check)
         && !whole_file_forced()
-        && plan.stages.iter().all(|s| {
-            matches!(
-                s,
-                Stage::Delete(_)
-                    | Stage::Rename(_)
-                    | Stage::EscapeAt
-                    | Stage::Whole { encoding: None, .. }
-            )
+        && plan.stages.iter().all(|s| match s {
+            Stage::Delete(_)
+            | Stage::Rename(_)
+            | Stage::EscapeAt
+            | Stage::Rewrap { .. }
+            | Stage::Whole { encoding: None, .. } => true,
+            // A text payload is local to its structure; pointers and identifiers are checked against the
+            // whole file.
+            Stage::Set(sets) => sets.iter().all(|(_, v)| matches!(v, SetValue::Text(_))),
+            Stage::Whole { .. } => false,
         })
 }
 
@@ -262,6 +264,11 @@ fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
                 }
             }
         }
+        if let Stage::Set(sets) = stage {
+            for (i, (path, _)) in sets.iter().enumerate() {
+                picks((k, Some(i)), path);
+            }
+        }
     }
 }
 
@@ -301,6 +308,13 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
             if !totals.matched.contains(&(k, None)) {
                 warn(unmatched(s));
                 continue;
+            }
+        }
+        if let Stage::Set(sets) = stage {
+            for (i, (path, _)) in sets.iter().enumerate() {
+                if !totals.matched.contains(&(k, Some(i))) {
+                    warn(unmatched(path));
+                }
             }
         }
         if let Stage::Delete(paths) = stage {

@@ -62,6 +62,16 @@ const EDITS: &[&[&str]] = &[
         "NAME=_NAME",
     ],
     &["--delete", "SOUR", "--eol", "cr", "--quiet"],
+    &[
+        "--set",
+        "INDI.NAME=José /Smith/ me@x",
+        "--set",
+        "@I1@.NOTE=n",
+    ],
+    &["--set", "@NOPE@.NAME=x", "--set", "HEAD.NOTE=y"],
+    &["--rewrap=20"],
+    &["--rewrap=30", "--join-conc", "--select", "FAM"],
+    &["--join-conc"],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
