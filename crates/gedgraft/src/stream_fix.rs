@@ -2,15 +2,15 @@
 //! in batches of whole records ([`gedgraft_syntax::stream`]), so memory is bounded by the largest batch, not by
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
-//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set` of text
-//! payloads, `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
+//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set`,
+//! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
+//! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set-pointer` (its target is looked up in the whole file),
-//! `--set-xref` (pointers follow across records), `--to-encoding`, diff mode, `--check` with `-o` or `--in-place`
+//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--to-encoding`, diff mode, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -60,9 +60,9 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
             | Stage::EscapeAt
             | Stage::Rewrap { .. }
             | Stage::Whole { encoding: None, .. } => true,
-            // A text payload is local to its structure; pointers and identifiers are checked against the
-            // whole file.
-            Stage::Set(sets) => sets.iter().all(|(_, v)| matches!(v, SetValue::Text(_))),
+            // A payload is local to its structure (a new pointer's target is looked up in a first pass);
+            // a new identifier is not: pointers to the old one follow, in any record.
+            Stage::Set(sets) => sets.iter().all(|(_, v)| !matches!(v, SetValue::Xref(_))),
             Stage::Whole { .. } => false,
         })
 }
@@ -82,6 +82,8 @@ struct Totals {
     /// Identifiers of deleted structures, and how many pointers (outside deleted structures) name each target.
     deleted_ids: HashSet<String>,
     pointers: HashMap<String, usize>,
+    /// With `--set-pointer`: every identifier of the file (a first pass), to tell a new pointer's target exists.
+    file_ids: Option<HashSet<String>>,
 }
 
 /// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
@@ -102,6 +104,9 @@ pub(crate) fn fix_streamed(
         Err(_) => return Ok(None),
     };
     let mut totals = Totals::default();
+    if sets_pointers(plan) {
+        totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
+    }
     // Errors of the edits are kept apart from those of writing, which are reported as such.
     let mut failure: Option<String> = None;
     // Gives whether anything changed.
@@ -272,16 +277,45 @@ fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
     }
 }
 
+/// Whether the plan sets pointers (`--set-pointer`).
+fn sets_pointers(plan: &Plan) -> bool {
+    plan.stages.iter().any(|s| match s {
+        Stage::Set(sets) => sets.iter().any(|(_, v)| matches!(v, SetValue::Pointer(_))),
+        _ => false,
+    })
+}
+
+/// The first pass of `--set-pointer`: every cross-reference identifier of the file (O(records)).
+fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, StreamError> {
+    let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
+    let mut ids = HashSet::new();
+    for batch in RecordStream::new(file, stream_options(options))? {
+        for token in batch?.parse().syntax().descendants_with_tokens() {
+            let Some(token) = token.into_token() else {
+                continue;
+            };
+            if token.kind() == SyntaxKind::Xref && on_first_line(&token) {
+                ids.insert(strip_ats(token.text()).to_string());
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// Whether a token is on the first line of a record or structure (not on a continuation line).
+fn on_first_line(token: &gedgraft_syntax::SyntaxToken) -> bool {
+    token
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure))
+}
+
 /// Counts the pointers of a batch after its deletions, by target (pointers on structures' first lines).
 fn count_pointers(parse: &Parse, totals: &mut Totals) {
     for token in parse.syntax().descendants_with_tokens() {
         let Some(token) = token.into_token() else {
             continue;
         };
-        let on_first_line = token
-            .parent()
-            .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure));
-        if token.kind() == SyntaxKind::Pointer && on_first_line {
+        if token.kind() == SyntaxKind::Pointer && on_first_line(&token) {
             *totals
                 .pointers
                 .entry(strip_ats(token.text()).to_string())
@@ -315,6 +349,31 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
                 if !totals.matched.contains(&(k, Some(i))) {
                     warn(unmatched(path));
                 }
+            }
+            // A new pointer to an identifier no structure of the file has (after earlier deletions).
+            let mut missing: Vec<&String> = sets
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| totals.matched.contains(&(k, Some(*i))))
+                .filter_map(|(_, (_, v))| match v {
+                    SetValue::Pointer(id) => Some(id),
+                    _ => None,
+                })
+                .filter(|id| {
+                    let held = totals
+                        .file_ids
+                        .as_ref()
+                        .is_some_and(|ids| ids.contains(*id));
+                    !held || totals.deleted_ids.contains(*id)
+                })
+                .collect();
+            missing.sort();
+            missing.dedup();
+            for id in missing {
+                warn(Warning::DanglingPointers {
+                    id: id.clone(),
+                    count: 1,
+                });
             }
         }
         if let Stage::Delete(paths) = stage {

@@ -72,6 +72,21 @@ const EDITS: &[&[&str]] = &[
     &["--rewrap=20"],
     &["--rewrap=30", "--join-conc", "--select", "FAM"],
     &["--join-conc"],
+    &[
+        "--set-pointer",
+        "@I2@.FAMS=F29",
+        "--set-pointer",
+        "@I3@.FAMS=I99",
+    ],
+    &["--set-pointer", "INDI.FAMS=NOPE", "--delete", "@F1@"],
+    &[
+        "--delete",
+        "@I99@",
+        "--set-pointer",
+        "@I4@.FAMS=I99",
+        "--set",
+        "@I5@.NAME=x",
+    ],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
