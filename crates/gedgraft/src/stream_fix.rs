@@ -38,13 +38,18 @@ pub(crate) fn whole_file_forced() -> bool {
 /// The stream options of the command line: detection as asked for, batches of `GEDGRAFT_BATCH_SIZE` octets if
 /// set (tests), else the library's default.
 pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
-    let size = std::env::var("GEDGRAFT_BATCH_SIZE")
+    stream_options_sized(options, StreamOptions::default().batch_size)
+}
+
+/// [`stream_options`] with batches of `size` octets unless `GEDGRAFT_BATCH_SIZE` says otherwise.
+pub(crate) fn stream_options_sized(options: &ParseOptions, size: usize) -> StreamOptions {
+    let asked = std::env::var("GEDGRAFT_BATCH_SIZE")
         .ok()
         .and_then(|s| s.parse().ok());
     let stream = StreamOptions::default().with_detect(options.detect);
-    match size {
+    match asked {
         Some(n) => stream.with_batch_size(n),
-        None => stream,
+        None => stream.with_batch_size(size),
     }
 }
 

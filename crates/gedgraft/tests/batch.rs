@@ -54,6 +54,19 @@ fn many_files_on_two_workers_print_as_one_worker_does() {
         let two = check(&dir, &files, &[format, &["--jobs", "2"]].concat());
         let many = check(&dir, &files, &[format, &["-j", "8"]].concat());
         assert_eq!(one.0, 1, "bad.ged has an error");
+        // Streamed in the default batches (big.ged is several), as the whole-file path reports it.
+        let mut all: Vec<&str> = vec!["check"];
+        all.extend(files.iter().filter_map(|f| f.to_str()));
+        all.extend_from_slice(format);
+        let whole = gedgraft_command(&dir, &all)
+            .env("GEDGRAFT_WHOLE_FILE", "1")
+            .output()
+            .expect("run gedgraft");
+        assert_eq!(
+            (exit_code(&whole), whole.stdout, whole.stderr),
+            one,
+            "{format:?}"
+        );
         assert_eq!(one, two, "{format:?}");
         assert_eq!(one, many, "{format:?}");
         // Not a terminal: no progress line on standard error.
