@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{corpus_dir, exit_code, gedgraft_command, temp_dir, write};
+use common::{exit_code, gedgraft_command, temp_dir, write};
 use std::path::{Path, PathBuf};
 
 /// Files of different sizes and outcomes: clean, with warnings, with errors, one large enough to be streamed
@@ -117,21 +117,7 @@ fn an_unreadable_file_keeps_its_place_and_exit_status_2() {
 )]
 fn the_corpus_in_one_call_on_two_workers() {
     let dir = temp_dir("batch", "corpus");
-    let mut files = Vec::new();
-    let mut stack = vec![corpus_dir()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("ged"))
-            {
-                files.push(path);
-            }
-        }
-    }
+    let mut files = gedgraft_test_support::corpus_files();
     files.sort();
     assert!(files.len() > 100);
     let one = check(&dir, &files, &["--format", "json", "-j", "1"]);

@@ -106,6 +106,15 @@ fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// The corpus's `.ged` files, sorted (at least 100 of them).
+fn sorted_corpus() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    files_under(&corpus_dir(), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "only {} corpus files", files.len());
+    files
+}
+
 #[test]
 #[cfg_attr(
     not(has_corpus),
@@ -113,10 +122,7 @@ fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
 )]
 fn fix_streamed_equals_fix_whole_on_the_corpus() {
     let dir = temp_dir("streaming", "fix_corpus");
-    let mut files = Vec::new();
-    files_under(&corpus_dir(), &mut files);
-    files.sort();
-    assert!(files.len() > 100, "only {} corpus files", files.len());
+    let files = sorted_corpus();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
         // Every file written back; the edits on every third file (each edit on a third of the corpus).
@@ -198,22 +204,29 @@ fn dangling_pointers_are_counted_across_batches() {
     let _ = file;
 }
 
-/// `check FILE ARGS…` streamed and whole; the difference, if any.
-fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
-    let mut all = vec!["check", file.to_str()?];
+/// `COMMAND FILE ARGS…` streamed and whole (the same exit status, output and messages); the difference, if any.
+fn command_difference(dir: &Path, command: &str, file: &Path, args: &[&str]) -> Option<String> {
+    let mut all = vec![command, file.to_str()?];
     all.extend_from_slice(args);
     let streamed = run(dir, &all, false, None);
     let whole = run(dir, &all, true, None);
+    let show = |o: &Outcome| {
+        let (out, err) = (String::from_utf8_lossy(&o.1), String::from_utf8_lossy(&o.2));
+        format!("{:?}\n{out}\n{err}", o.0)
+    };
     (streamed != whole).then(|| {
         format!(
-            "{} {args:?}: streamed {:?}\n{}\nvs whole {:?}\n{}",
+            "{command} {} {args:?}: streamed {}\nvs whole {}",
             file.display(),
-            streamed.0,
-            String::from_utf8_lossy(&streamed.1),
-            whole.0,
-            String::from_utf8_lossy(&whole.1)
+            show(&streamed),
+            show(&whole)
         )
     })
+}
+
+/// `check FILE ARGS…` streamed and whole; the difference, if any.
+fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
+    command_difference(dir, "check", file, args)
 }
 
 const CHECKS: &[&[&str]] = &[
@@ -232,9 +245,7 @@ const CHECKS: &[&[&str]] = &[
 )]
 fn check_streamed_equals_check_whole_on_the_corpus() {
     let dir = temp_dir("streaming", "check_corpus");
-    let mut files = Vec::new();
-    files_under(&corpus_dir(), &mut files);
-    files.sort();
+    let files = sorted_corpus();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
         for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 4]] {
@@ -342,22 +353,7 @@ fn fix_in_place_streamed_equals_fix_in_place_whole() {
 
 /// `lower FILE ARGS…` streamed and whole: the same JSON document and exit status; the difference, if any.
 fn lower_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
-    let mut all = vec!["lower", file.to_str()?];
-    all.extend_from_slice(args);
-    let streamed = run(dir, &all, false, None);
-    let whole = run(dir, &all, true, None);
-    (streamed != whole).then(|| {
-        format!(
-            "{} {args:?}: streamed {:?}\n{}\n{}\nvs whole {:?}\n{}\n{}",
-            file.display(),
-            streamed.0,
-            String::from_utf8_lossy(&streamed.1),
-            String::from_utf8_lossy(&streamed.2),
-            whole.0,
-            String::from_utf8_lossy(&whole.1),
-            String::from_utf8_lossy(&whole.2)
-        )
-    })
+    command_difference(dir, "lower", file, args)
 }
 
 /// `lower` streams (records written batch by batch, `UNDEF` records and diagnostics after them) and gives the
@@ -369,10 +365,7 @@ fn lower_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
 )]
 fn lower_streamed_equals_lower_whole_on_the_corpus() {
     let dir = temp_dir("streaming", "lower_corpus");
-    let mut files = Vec::new();
-    files_under(&corpus_dir(), &mut files);
-    files.sort();
-    assert!(files.len() > 100, "only {} corpus files", files.len());
+    let files = sorted_corpus();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let args: &[&str] = match i % 3 {

@@ -33,18 +33,10 @@ pub(super) fn assemble(
             diagnostics: found,
             lines,
         } = fragment;
-        part.first = next_id;
-        part.line_base = line_base;
-        let first = next_id;
-        next_id = next_id.saturating_add(part.len_u32());
+        let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
         line_base = line_base.saturating_add(lines);
         diagnostics.extend(found);
         let global = |local: u32| first.saturating_add(local);
-        dataset.records.extend(
-            records
-                .iter()
-                .map(|&local| StructureId::from_u32(global(local))),
-        );
         // Every identifier: its first holder, how many structures have it, whether the first is a record.
         for &(xref, local, is_record, range) in &holders {
             if table.insert(xref, global(local), is_record) {
@@ -104,6 +96,27 @@ pub(super) fn assemble(
     push_undef_records(&mut dataset, next_id, undefined_targets);
     diagnostics.extend(sink.diagnostics);
     (dataset, diagnostics)
+}
+
+/// Numbers a fragment's part from `next_id` (which moves past it) with its line base, and lists its records
+/// (`records`: local ids) in `dataset`; returns the part's first id.
+pub(super) fn number_part(
+    dataset: &mut Dataset,
+    part: &mut Part,
+    records: &[u32],
+    next_id: &mut u32,
+    line_base: usize,
+) -> u32 {
+    let first = *next_id;
+    part.first = first;
+    part.line_base = line_base;
+    *next_id = first.saturating_add(part.len_u32());
+    dataset.records.extend(
+        records
+            .iter()
+            .map(|&local| StructureId::from_u32(first.saturating_add(local))),
+    );
+    first
 }
 
 /// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier (`targets`, in file order), no

@@ -8,7 +8,9 @@
 //! `UNDEF` records the pointers of the whole file call for come at the end
 //! ([`StreamLowering::undefined_records`]).
 
-use super::assemble::{duplicate_message, pointer_problem, push_undef_records, set_pointer};
+use super::assemble::{
+    duplicate_message, number_part, pointer_problem, push_undef_records, set_pointer,
+};
 use super::*;
 
 mod index;
@@ -110,17 +112,9 @@ impl StreamLowering {
                 diagnostics: found,
                 lines: _,
             } = fragment;
-            part.first = next_id;
-            part.line_base = line_base;
-            let first = next_id;
-            next_id = next_id.saturating_add(part.len_u32());
+            let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
             diagnostics.extend(found);
             let global = |local: u32| first.saturating_add(local);
-            dataset.records.extend(
-                records
-                    .iter()
-                    .map(|&local| StructureId::from_u32(global(local))),
-            );
             for &(xref, local, is_record, at) in &holders {
                 match self.index.meet(xref) {
                     Some(first_line) => {
