@@ -25,6 +25,7 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
     let crlf = args.flag("--crlf");
     let json = args.flag("--json");
     let sample = args.value("--sample")?;
+    let alternations: usize = args.parsed("--alternations", 3)?;
     args.finish()?;
     if runs == 0 {
         return Err("--runs must be at least 1".into());
@@ -287,10 +288,16 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
         runs,
         cores: std::thread::available_parallelism().map_or(1, usize::from),
     };
+    progress("fresh processes: gedgraft, gedcomkit, baseline");
+    let processes = match alternations {
+        0 => Vec::new(),
+        n => crate::bench_processes::measure(&path, n)?,
+    };
     if json {
-        print_json(&info, &timings, &memory, &targets);
+        print_json(&info, &timings, &memory, &targets, &processes);
     } else {
         print_text(&info, &timings, &memory, &targets);
+        crate::bench_processes::print_text(&processes, len);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -604,7 +611,13 @@ pub(crate) fn json_string(text: &str) -> String {
     out
 }
 
-fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targets: &[Target]) {
+fn print_json(
+    info: &SampleInfo<'_>,
+    timings: &[Timing],
+    memory: &[Memory],
+    targets: &[Target],
+    processes: &[crate::bench_processes::ProcessRow],
+) {
     let len = info.len;
     let base = timings[0].time.wall;
     let timings: Vec<String> = timings
@@ -646,7 +659,7 @@ fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
         .collect();
     println!(
         "{{\"sample\":{{\"path\":{},\"octets\":{},\"lines\":{},\"line_break\":\"{}\",\"encoding\":{},\"errors\":{},\
-         \"warnings\":{}}},\"cores\":{},\"runs\":{},\"round_trip\":true,\"timings\":[{}],\"memory\":[{}],\"targets\":[{}]}}",
+         \"warnings\":{}}},\"cores\":{},\"runs\":{},\"round_trip\":true,\"timings\":[{}],\"memory\":[{}],\"targets\":[{}],\"processes\":{}}}",
         json_string(&info.path.display().to_string()),
         len,
         info.lines,
@@ -658,6 +671,7 @@ fn print_json(info: &SampleInfo<'_>, timings: &[Timing], memory: &[Memory], targ
         info.runs,
         timings.join(","),
         memory.join(","),
-        targets.join(",")
+        targets.join(","),
+        crate::bench_processes::json(processes)
     );
 }

@@ -11,6 +11,7 @@
 
 mod bench;
 mod bench_diff;
+mod bench_processes;
 mod corpus;
 mod gen_sample;
 mod rowan_floor;
@@ -29,8 +30,11 @@ usage: cargo xtask <command> [options]
 commands:
   gen-sample --size-mb N --out PATH [--crlf] [--seed S]
       write a deterministic, realistic GEDCOM 5.5.1 UTF-8 file of about N MB (10^6 octets)
-  bench [--size-mb N] [--runs N] [--crlf] [--json] [--sample PATH]
-      best-of-N wall time, MB/s and peak memory of parse and write-back vs. a memchr line split
+  bench [--size-mb N] [--runs N] [--crlf] [--json] [--sample PATH] [--alternations N]
+      best-of-N wall time, MB/s and peak memory of parse and write-back vs. a memchr line split;
+      then fresh processes of the release gedgraft (fix -o, fix --rename-tag, check, lower), the baseline and
+      the gedcomkit reference (bench-gedcomkit/, built apart), N alternating rounds (default 3; 0 skips):
+      medians, ranges and ratios (needs GNU /usr/bin/time)
       (defaults: --size-mb 100 --runs 5; the sample is cached under target/xtask/;
       --sample measures an existing file instead)
   bench-diff [--size-mb N] [--runs N]

@@ -325,7 +325,7 @@ pub fn run(rest: &[String]) -> Result<ExitCode, String> {
 }
 
 /// Builds the release binary and returns its path.
-fn build_release() -> Result<PathBuf, String> {
+pub(crate) fn build_release() -> Result<PathBuf, String> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--release", "--quiet", "-p", "gedgraft"])
         .current_dir(crate::workspace_root())

@@ -5,7 +5,7 @@
 //! by depth (indentation stops growing after [`MAX_INDENT`] levels so output stays linear in size); it is
 //! ordinary JSON. The schema is described in the crate's `README.md`.
 
-use crate::dataset::{Children, Dataset, Payload, StructureId, StructureRef, Version};
+use crate::dataset::{Children, Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use crate::lower::Lowered;
 use gedgraft_syntax::internal::{json_option, json_string, write_diagnostic_json, JsonLayout};
 use gedgraft_syntax::{Diagnostic, Parse};
@@ -27,32 +27,8 @@ pub const MAX_INDENT: usize = 32;
 /// ```
 pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
     let mut w = Writer::default();
-    let detection = parse.detection();
     let dataset = &lowered.dataset;
-    let metadata = &dataset.metadata;
-    w.out.push_str("{\n  \"file\": ");
-    w.string(file);
-    w.out.push_str(",\n  \"encoding\": {\"detected\": ");
-    w.opt_string(detection.detected.map(|e| e.name()));
-    w.out.push_str(", \"declared\": ");
-    w.opt_string(detection.declared.as_deref());
-    w.out.push_str(", \"used\": ");
-    w.string(detection.used.name());
-    w.out.push_str("},\n  \"metadata\": {\n    \"dialect\": ");
-    w.string(&parse.dialect().to_string());
-    w.out.push_str(",\n    \"elf_version\": ");
-    w.version(metadata.elf_version);
-    w.out.push_str(",\n    \"gedcom_version\": ");
-    w.version(metadata.gedcom_version);
-    w.out.push_str(",\n    \"gedcom_form\": ");
-    w.opt_string(metadata.gedcom_form.as_deref());
-    w.out.push_str(",\n    \"default_language\": ");
-    w.opt_string(metadata.default_language.as_deref());
-    w.out.push_str(",\n    \"schemas\": ");
-    w.structures(dataset, &metadata.schemas, 2);
-    w.out.push_str(",\n    \"other\": ");
-    w.structures(dataset, &metadata.other, 2);
-    w.out.push_str("\n  },\n  \"records\": ");
+    w.head(file, parse, &dataset.metadata, dataset);
     w.structures(dataset, &dataset.records, 1);
     w.out.push_str(",\n  \"diagnostics\": [");
     for (i, d) in lowered.all_diagnostics(parse).into_iter().enumerate() {
@@ -69,6 +45,113 @@ pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
     }
     w.out.push_str("\n}\n");
     w.out
+}
+
+/// [`to_json`]'s document written batch by batch, for a file lowered by a [`StreamLowering`]
+/// (non-strict): the records as they come, the diagnostics gathered aside (into a second sink the caller
+/// keeps, on disk if it wishes), and at the end the `UNDEF` records, the diagnostics and the tail. The
+/// text is [`to_json`]'s for the whole file (tested on the corpus).
+///
+/// ```
+/// use gedgraft_model::{lower, to_json, JsonStream, LowerOptions, StreamLowering};
+/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @I1@ INDI\n0 TRLR\n";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// let mut lowering = StreamLowering::new(&LowerOptions::default());
+/// for batch in batches() {
+///     lowering.index(batch.unwrap().parse());
+/// }
+/// let (mut json, mut diagnostics) = (String::new(), String::new());
+/// let mut stream = JsonStream::new("x.ged");
+/// for batch in batches() {
+///     let batch = batch.unwrap();
+///     let lowered = lowering.lower(batch.parse());
+///     stream.batch(batch.parse(), &lowered, &mut json, &mut diagnostics);
+/// }
+/// stream.end_records(&lowering.undefined_records(), &mut json);
+/// json.push_str(&diagnostics);
+/// stream.end(&mut json);
+/// let whole = gedgraft_syntax::parse(input);
+/// assert_eq!(json, to_json("x.ged", &whole, &lower(&whole, &LowerOptions::default())));
+/// ```
+///
+/// [`StreamLowering`]: crate::StreamLowering
+#[derive(Debug)]
+pub struct JsonStream {
+    file: String,
+    head_written: bool,
+    any_record: bool,
+    any_diagnostic: bool,
+}
+
+impl JsonStream {
+    /// The document of `file` (its name as [`to_json`] writes it), before its first batch.
+    pub fn new(file: &str) -> JsonStream {
+        JsonStream {
+            file: file.to_string(),
+            head_written: false,
+            any_record: false,
+            any_diagnostic: false,
+        }
+    }
+
+    /// One batch lowered: its records go to `out` (after the head, with the first batch's metadata), its
+    /// diagnostics to `diagnostics`, which the caller writes after [`end_records`](JsonStream::end_records).
+    pub fn batch(
+        &mut self,
+        parse: &Parse,
+        lowered: &Lowered,
+        out: &mut String,
+        diagnostics: &mut String,
+    ) {
+        let mut w = Writer {
+            out: std::mem::take(out),
+        };
+        let dataset = &lowered.dataset;
+        if !std::mem::replace(&mut self.head_written, true) {
+            w.head(&self.file, parse, &dataset.metadata, dataset);
+            w.out.push('[');
+        }
+        self.any_record |= w.items(dataset, &dataset.records, 1, self.any_record);
+        *out = std::mem::take(&mut w.out);
+        w.out = std::mem::take(diagnostics);
+        for d in lowered.all_diagnostics(parse) {
+            let first = !std::mem::replace(&mut self.any_diagnostic, true);
+            w.out.push_str(if first { "\n    " } else { ",\n    " });
+            w.diagnostic(d);
+        }
+        *diagnostics = w.out;
+    }
+
+    /// After the last batch: `undefined` (the [`StreamLowering`](crate::StreamLowering)'s `UNDEF` records)
+    /// and the end of the records go to `out`, then the start of the diagnostics.
+    pub fn end_records(&mut self, undefined: &Dataset, out: &mut String) {
+        let mut w = Writer {
+            out: std::mem::take(out),
+        };
+        if !self.head_written {
+            // No batch at all: an empty input, which has no records.
+            w.head(
+                &self.file,
+                &gedgraft_syntax::parse(b""),
+                &Default::default(),
+                undefined,
+            );
+            w.out.push('[');
+        }
+        self.any_record |= w.items(undefined, &undefined.records, 1, self.any_record);
+        w.out.push_str(if self.any_record { "\n  ]" } else { "]" });
+        w.out.push_str(",\n  \"diagnostics\": [");
+        *out = w.out;
+    }
+
+    /// After the diagnostics: the end of the document.
+    pub fn end(self, out: &mut String) {
+        if self.any_diagnostic {
+            out.push_str("\n  ");
+        }
+        out.push_str("],\n  \"stopped\": null\n}\n");
+    }
 }
 
 /// The structures of one JSON array: listed ids, or a structure's children.
@@ -150,17 +233,60 @@ impl Writer {
         }
     }
 
+    /// Everything before the records' array: the file, its encoding, the metadata (structures of `dataset`).
+    fn head(&mut self, file: &str, parse: &Parse, metadata: &Metadata, dataset: &Dataset) {
+        let detection = parse.detection();
+        self.out.push_str("{\n  \"file\": ");
+        self.string(file);
+        self.out.push_str(",\n  \"encoding\": {\"detected\": ");
+        self.opt_string(detection.detected.map(|e| e.name()));
+        self.out.push_str(", \"declared\": ");
+        self.opt_string(detection.declared.as_deref());
+        self.out.push_str(", \"used\": ");
+        self.string(detection.used.name());
+        self.out
+            .push_str("},\n  \"metadata\": {\n    \"dialect\": ");
+        self.string(&parse.dialect().to_string());
+        self.out.push_str(",\n    \"elf_version\": ");
+        self.version(metadata.elf_version);
+        self.out.push_str(",\n    \"gedcom_version\": ");
+        self.version(metadata.gedcom_version);
+        self.out.push_str(",\n    \"gedcom_form\": ");
+        self.opt_string(metadata.gedcom_form.as_deref());
+        self.out.push_str(",\n    \"default_language\": ");
+        self.opt_string(metadata.default_language.as_deref());
+        self.out.push_str(",\n    \"schemas\": ");
+        self.structures(dataset, &metadata.schemas, 2);
+        self.out.push_str(",\n    \"other\": ");
+        self.structures(dataset, &metadata.other, 2);
+        self.out.push_str("\n  },\n  \"records\": ");
+    }
+
     /// Writes `[structure, …]` for `roots`, whose array sits at indentation `depth`, without recursion.
     fn structures(&mut self, dataset: &Dataset, roots: &[StructureId], depth: usize) {
         self.out.push('[');
+        if self.items(dataset, roots, depth, false) {
+            self.indent(depth);
+        }
+        self.out.push(']');
+    }
+
+    /// Writes the items of an array at indentation `depth` for `roots`, after others if `after`, without
+    /// recursion; whether it wrote any.
+    fn items(
+        &mut self,
+        dataset: &Dataset,
+        roots: &[StructureId],
+        depth: usize,
+        after: bool,
+    ) -> bool {
         if roots.is_empty() {
-            self.out.push(']');
-            return;
+            return false;
         }
         // Each frame: the structures of one array (`None` for an id that has none), whether one was written,
         // the array's indentation.
         let mut stack: Vec<(Items<'_>, bool, usize)> =
-            vec![(Items::Roots(dataset, roots.iter()), false, depth)];
+            vec![(Items::Roots(dataset, roots.iter()), after, depth)];
         while let Some(frame) = stack.last_mut() {
             let level = frame.2;
             if let Some(item) = frame.0.next() {
@@ -189,13 +315,14 @@ impl Writer {
                 }
             } else {
                 stack.pop();
-                self.indent(level);
-                self.out.push(']');
-                if !stack.is_empty() {
-                    self.out.push('}');
+                if stack.is_empty() {
+                    break;
                 }
+                self.indent(level);
+                self.out.push_str("]}");
             }
         }
+        true
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) {

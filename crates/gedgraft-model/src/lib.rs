@@ -53,7 +53,7 @@ pub use dataset::{
     Children, Dataset, Metadata, Payload, Pointer, StructureId, StructureRef, Text, Version,
 };
 pub use from_json::{from_json, FromJsonError};
-pub use json::{to_json, MAX_INDENT};
+pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
 pub use lower::{lower, LowerOptions, Lowered};
 pub use write::{write, written_metadata, LineEnding, WriteError, WriteOptions};

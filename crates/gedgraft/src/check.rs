@@ -13,7 +13,8 @@ use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Runs `check` over every file; exit status 1 if any file has an error.
+/// Runs `check` over every file; exit status 1 if any file has an error, 2 if one could not be read. Several
+/// files are checked on `--jobs` workers, one file each ([`crate::batch`]); the output stays in argument order.
 pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let options = input::options(&args.input)?;
     let human = human::Options {
@@ -21,48 +22,44 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         all: args.all,
         palette: Palette::new(args.format == Format::Human && args.color.for_stdout()),
     };
-    let mut any_error = false;
-    let mut unreadable = false;
-    for (i, path) in args.files.iter().enumerate() {
-        if let Some(has_error) = crate::stream_check::check_streamed(path, args, &options, &human)?
-        {
-            any_error |= has_error;
-            continue;
+    let count = args.files.len();
+    let workers = crate::batch::workers(args.jobs, count);
+    let (mut any_error, mut unreadable) = (false, false);
+    let mut tally = |outcome: Outcome| {
+        any_error |= outcome.error;
+        if let Some(e) = outcome.unreadable {
+            eprintln!("gedgraft: {e}");
+            unreadable = true;
         }
-        let loaded = match input::load_with(path, &options) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("gedgraft: {e}");
-                unreadable = true;
-                // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
-                if args.format == Format::Json {
-                    let mut line = String::from("{\"file\":");
-                    json_string(&path.display().to_string(), &mut line);
-                    line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
-                    json_string(&e, &mut line);
-                    line.push_str("}}\n");
-                    crate::output::emit(&line)?;
-                }
-                continue;
-            }
+    };
+    // Standard input is read by one file only; it keeps the files in this thread.
+    if workers <= 1 || args.files.iter().any(|p| input::is_stdin(p)) {
+        for (i, path) in args.files.iter().enumerate() {
+            let last = i + 1 == count;
+            tally(check_file(
+                path,
+                args,
+                &options,
+                &human,
+                last,
+                &mut crate::output::emit,
+            )?);
+        }
+    } else {
+        let job = |i: usize| {
+            let mut out = String::new();
+            let path = &args.files[i];
+            let outcome = check_file(path, args, &options, &human, false, &mut |text: &str| {
+                out.push_str(text);
+                Ok(())
+            });
+            (out, outcome)
         };
-        let lowered = lower(
-            &loaded.parse,
-            &LowerOptions::default().with_strict(args.strict),
-        );
-        let diagnostics = lowered.all_diagnostics(&loaded.parse);
-        any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
-        let stopped = lowered.stopped_at.as_ref();
-        match args.format {
-            Format::Json => json_report(&loaded, &diagnostics, stopped, crate::output::emit)?,
-            Format::Human => {
-                human::report(&loaded, &diagnostics, stopped, &human, crate::output::emit)?;
-            }
-        }
-        if i + 1 == args.files.len() {
-            drop(diagnostics);
-            input::keep_until_exit((loaded, lowered));
-        }
+        crate::batch::in_order(count, workers, job, |_, (out, outcome)| {
+            crate::output::emit(&out)?;
+            tally(outcome?);
+            Ok(())
+        })?;
     }
     Ok(if unreadable {
         ExitCode::from(2)
@@ -70,6 +67,68 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// What checking one file found.
+struct Outcome {
+    error: bool,
+    /// Why the file could not be read.
+    unreadable: Option<String>,
+}
+
+/// Checks one file, its report written through `emit` (streamed when it can be); `last`: the process's last
+/// file, whose parse is left to the operating system.
+fn check_file(
+    path: &Path,
+    args: &CheckArgs,
+    options: &gedgraft_syntax::ParseOptions,
+    human: &human::Options,
+    last: bool,
+    emit: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<Outcome, String> {
+    if let Some(error) = crate::stream_check::check_streamed(path, args, options, human, emit)? {
+        return Ok(Outcome {
+            error,
+            unreadable: None,
+        });
+    }
+    let loaded = match input::load_with(path, options) {
+        Ok(l) => l,
+        Err(e) => {
+            // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
+            if args.format == Format::Json {
+                let mut line = String::from("{\"file\":");
+                json_string(&path.display().to_string(), &mut line);
+                line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
+                json_string(&e, &mut line);
+                line.push_str("}}\n");
+                emit(&line)?;
+            }
+            return Ok(Outcome {
+                error: false,
+                unreadable: Some(e),
+            });
+        }
+    };
+    let lowered = lower(
+        &loaded.parse,
+        &LowerOptions::default().with_strict(args.strict),
+    );
+    let diagnostics = lowered.all_diagnostics(&loaded.parse);
+    let error = diagnostics.iter().any(|d| d.severity() == Severity::Error);
+    let stopped = lowered.stopped_at.as_ref();
+    match args.format {
+        Format::Json => json_report(&loaded, &diagnostics, stopped, &mut *emit)?,
+        Format::Human => human::report(&loaded, &diagnostics, stopped, human, &mut *emit)?,
+    }
+    if last {
+        drop(diagnostics);
+        input::keep_until_exit((loaded, lowered));
+    }
+    Ok(Outcome {
+        error,
+        unreadable: None,
     })
 }
 

@@ -280,6 +280,10 @@ pub struct CheckArgs {
     /// non-conformant structures); the default reports everything.
     #[arg(long)]
     pub strict: bool,
+    /// Check this many files at a time, one per thread (0, the default: one per core). The output stays in
+    /// the order of the arguments; a progress line shows on a terminal.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     #[command(flatten)]
     pub input: InputArgs,
 }

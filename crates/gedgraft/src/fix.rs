@@ -422,7 +422,7 @@ fn fix_file(
         // Before reading: a FIFO would wait for a writer, and would then be replaced by a regular file.
         check_replaceable(path).map_err(|e| format!("cannot edit {name} in place: {e}"))?;
     }
-    if crate::stream_fix::streams(args, plan, path) {
+    if crate::stream_fix::streams(args, plan) {
         if let Some(report) = crate::stream_fix::fix_streamed(path, args, plan, options, stdout)? {
             return Ok(report);
         }

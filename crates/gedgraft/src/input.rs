@@ -3,7 +3,9 @@
 use crate::cli::InputArgs;
 use gedgraft_syntax::encoding::{DetectOptions, Encoding};
 use gedgraft_syntax::{parse_with, Parse, ParseOptions};
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// A parsed input file.
 pub struct Loaded {
@@ -42,12 +44,48 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// The octets of a file; `-` reads standard input.
+/// Standard input, once a streamed command has copied it ([`open`]): an unlinked temporary file.
+static STDIN_COPY: Mutex<Option<std::fs::File>> = Mutex::new(None);
+
+/// Opens `path` for reading from its start; `-` opens a copy of standard input, made on the first call (read
+/// once, in pieces, into an unlinked temporary file: the commands that read a file twice, or fall back to the
+/// whole file after a look at its head, read standard input so). Memory stays bounded; the disk holds the copy.
+pub fn open(path: &Path) -> Result<std::fs::File, String> {
+    if !is_stdin(path) {
+        return std::fs::File::open(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()));
+    }
+    let error = |e: std::io::Error| format!("cannot read standard input: {e}");
+    let mut copy = STDIN_COPY
+        .lock()
+        .map_err(|_| "standard input's copy is lost".to_string())?;
+    if copy.is_none() {
+        let mut file = tempfile::tempfile().map_err(error)?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(error)?;
+        *copy = Some(file);
+    }
+    let Some(file) = copy.as_mut() else {
+        return Err("standard input's copy is lost".into());
+    };
+    file.rewind().map_err(error)?;
+    file.try_clone().map_err(error)
+}
+
+/// Whether standard input was copied by [`open`].
+fn stdin_copied() -> bool {
+    STDIN_COPY.lock().is_ok_and(|c| c.is_some())
+}
+
+/// The octets of a file; `-` reads standard input (or its copy, if a streamed command made one).
 pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
     if is_stdin(path) {
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        let read = if stdin_copied() {
+            open(path)?.read_to_end(&mut bytes)
+        } else {
+            std::io::stdin().lock().read_to_end(&mut bytes)
+        };
+        read.map_err(|e| format!("cannot read standard input: {e}"))?;
         Ok(bytes)
     } else {
         std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))

@@ -8,10 +8,13 @@ use std::process::ExitCode;
 
 /// Runs `lower`: prints the dataset JSON; exit status 1 if the file has an error.
 pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
-    let loaded = input::load(&args.file, &args.input)?;
     let options = LowerOptions::default()
         .with_strict(args.strict)
         .with_nfc(args.nfc);
+    if let Some(error) = crate::stream_lower::lower_streamed(args, &options)? {
+        return Ok(exit_code(error));
+    }
+    let loaded = input::load(&args.file, &args.input)?;
     let lowered = lower(&loaded.parse, &options);
     // The dataset's JSON can be several times the file: the line break is added in place, not by a copy.
     let mut json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);
@@ -22,9 +25,14 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         .iter()
         .any(|d| d.severity() == Severity::Error);
     input::keep_until_exit((loaded, lowered));
-    Ok(if error {
+    Ok(exit_code(error))
+}
+
+/// 1 if the file has an error, else 0.
+fn exit_code(error: bool) -> ExitCode {
+    if error {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }

@@ -1,5 +1,6 @@
 //! `gedgraft`: check, dump and rewrite ELF/GEDCOM files without losing a single octet.
 
+mod batch;
 mod check;
 mod cli;
 mod diff_cmd;
@@ -15,6 +16,7 @@ mod record;
 mod repair;
 mod stream_check;
 mod stream_fix;
+mod stream_lower;
 mod style;
 mod write_cmd;
 

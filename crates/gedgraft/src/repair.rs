@@ -73,10 +73,10 @@ pub(crate) fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
 
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
 /// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
-/// encoding notes, `lf-cr-line-breaks`, and identifiers seen twice (a set of the identifiers, as the index).
+/// encoding notes and `lf-cr-line-breaks`; identifiers seen twice are the lowering index's to tell
+/// ([`gedgraft_model::StreamLowering::has_duplicate_identifier`]).
 pub(crate) struct NeedsWholeFile {
     found: bool,
-    ids: std::collections::HashSet<String>,
 }
 
 impl NeedsWholeFile {
@@ -86,7 +86,6 @@ impl NeedsWholeFile {
                 .notes
                 .iter()
                 .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
-            ids: std::collections::HashSet::new(),
         }
     }
 
@@ -99,14 +98,6 @@ impl NeedsWholeFile {
             .diagnostics()
             .iter()
             .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
-        for s in batch.document().all_structures() {
-            if let Some(x) = s.xref() {
-                if !self.ids.insert(x.id().to_string()) {
-                    self.found = true;
-                    return;
-                }
-            }
-        }
     }
 
     pub(crate) fn found(&self) -> bool {

@@ -3,10 +3,10 @@
 //! ([`StreamLowering::index`]: one entry per identifier, O(records)); the second parses and lowers each batch
 //! again and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
 //! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). A file of one
-//! batch (under 1 MiB, or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
+//! batch (under 256 KiB, [`TWO_PASS_BATCH`], or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
-//! What falls back to the whole-file path: `--strict` (it stops at the first error of the file), standard input
-//! (it cannot be read twice), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
+//! Standard input is read twice through a copy on disk ([`input::open`]). What falls back to the whole-file
+//! path: `--strict` on a file with an error (found by the first pass: it stops at the first error), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
 //! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
 //! written), a file with a diagnostic whose repair needs the whole file (`lf-cr-line-breaks`,
 //! `declared-encoding-mismatch`, `duplicate-xref`: [`gedgraft_edit::WHOLE_FILE_CODES`], found by the first
@@ -17,8 +17,9 @@ use crate::cli::{CheckArgs, Format};
 use crate::human;
 use crate::input;
 use crate::record::Records;
-use crate::stream_fix::{stream_options, whole_file_forced};
+use crate::stream_fix::{stream_options_sized, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
+use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
@@ -30,47 +31,31 @@ pub(crate) fn check_streamed(
     args: &CheckArgs,
     options: &ParseOptions,
     human_options: &human::Options,
+    emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
-    if args.strict || input::is_stdin(path) || whole_file_forced() {
+    if whole_file_forced() {
         return Ok(None);
     }
-    let open = || -> Option<RecordStream<std::fs::File>> {
-        let file = std::fs::File::open(path).ok()?;
-        RecordStream::new(file, stream_options(options).with_exact_notes(true)).ok()
-    };
-    // First pass: the index of identifiers. Any problem (unreadable, UTF-16, notes of the whole body) sends
-    // the file down the whole-file path, which reports it as it always has.
-    let mut lowering = StreamLowering::new(&LowerOptions::default());
-    let mut file_wide = FileWide::default();
-    let Some(stream) = open() else {
+    let Some(Indexed {
+        mut lowering,
+        mut file_wide,
+        detection,
+        batches: stream,
+        needs_whole_file,
+    }) = index_pass(path, options, &LowerOptions::default())
+    else {
         return Ok(None);
     };
-    let detection = stream.detection().clone();
-    // A file of one batch (most files) is kept from the first pass rather than read again.
-    let (mut count, mut only) = (0usize, None);
-    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
-    for batch in stream {
-        let Ok(batch) = batch else {
-            return Ok(None);
-        };
-        needs_whole.count(batch.parse());
-        file_wide.count(&batch);
-        lowering.index(batch.parse());
-        count += 1;
-        only = (count == 1).then_some(batch);
-    }
-    if needs_whole.found() {
+    // A diagnostic whose repair needs the whole file: the whole-file path, so the report is the same.
+    if needs_whole_file {
         return Ok(None);
     }
-    // Second pass: the diagnostics, batch by batch.
-    let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
-        Some(batch) => Box::new(std::iter::once(Ok(batch))),
-        None => match open() {
-            Some(s) => Box::new(s),
-            None => return Ok(None),
-        },
-    };
-    let mut emit = crate::output::emit;
+    // `--strict` stops at the first error: a file with one takes the whole-file path; one without checks the
+    // same either way.
+    if args.strict && lowering.has_error() {
+        return Ok(None);
+    }
+    let mut emit = |text: &str| emit(text);
     let mut any_error = false;
     let mut json = String::new();
     let mut report = human::Report::new(human_options);
@@ -116,4 +101,63 @@ pub(crate) fn check_streamed(
         Format::Human => report.finish(path, detection.used, None, emit)?,
     }
     Ok(Some(any_error))
+}
+
+/// The batch size of the two-pass commands (`check`, `lower`). Their peak grows with the batch (each batch is
+/// parsed and lowered, several on the parser's threads) on top of the index: on the 100 MB sample, batches of
+/// 256 KiB, 512 KiB, 1 MiB and 4 MiB gave `check` 49, 54, 64 and 111 MiB at the same speed within noise.
+const TWO_PASS_BATCH: usize = 256 << 10;
+
+/// A file after the first pass of a streamed lowering: the index, the file-wide diagnostics, the detection,
+/// and the batches of the second pass.
+pub(crate) struct Indexed {
+    pub lowering: StreamLowering,
+    pub file_wide: FileWide,
+    pub detection: Detection,
+    pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
+    /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`, duplicate
+    /// identifiers): `check` then takes the whole-file path.
+    pub needs_whole_file: bool,
+}
+
+/// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
+/// file-wide counts; `None` if the file takes the whole-file path (unreadable, UTF-16, not GEDCOM, notes of
+/// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
+/// the first pass rather than read again.
+pub(crate) fn index_pass(
+    path: &Path,
+    options: &ParseOptions,
+    lower: &LowerOptions,
+) -> Option<Indexed> {
+    let open = || -> Option<RecordStream<std::fs::File>> {
+        let file = input::open(path).ok()?;
+        let stream = stream_options_sized(options, TWO_PASS_BATCH);
+        RecordStream::new(file, stream.with_exact_notes(true)).ok()
+    };
+    let mut lowering = StreamLowering::new(lower);
+    let mut file_wide = FileWide::default();
+    let stream = open()?;
+    let detection = stream.detection().clone();
+    let (mut count, mut only) = (0usize, None);
+    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
+    for batch in stream {
+        let batch = batch.ok()?;
+        needs_whole.count(batch.parse());
+        file_wide.count(&batch);
+        lowering.index(batch.parse());
+        count += 1;
+        only = (count == 1).then_some(batch);
+    }
+    let batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
+        Some(batch) => Box::new(std::iter::once(Ok(batch))),
+        None => Box::new(open()?),
+    };
+    let needs_whole_file = needs_whole.found() || lowering.has_duplicate_identifier();
+    Some(Indexed {
+        lowering,
+        file_wide,
+        needs_whole_file,
+        detection,
+        batches,
+    })
 }

@@ -2,21 +2,23 @@
 //! in batches of whole records ([`gedgraft_syntax::stream`]), so memory is bounded by the largest batch, not by
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
-//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at` and `--eol`, with or without
-//! `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`). These edits are local to a record; what is not
+//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set`,
+//! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
+//! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
+//! to say whether they would change the file (`--check` alone: the octets are dropped). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
-//! across batches: the selectors that matched, the identifiers deleted and, with `--delete`, how many pointers
+//! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set`, `--set-pointer`, `--set-xref` (pointers follow across
-//! records), `--to-encoding`, `--rewrap`, `--join-conc`, diff mode, `--check`, standard input
-//! and UTF-16 input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
+//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--to-encoding`, diff mode, `--check` with `-o` or `--in-place`
+//! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
+//! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
 //! An edit error in a later batch (`--delete TRLR`) leaves an output file untouched; on standard output, the
 //! batches before it have been written.
 
 use crate::cli::FixArgs;
-use crate::fix::{in_scope, run_stage, Plan, Report, Stage};
+use crate::fix::{in_scope, run_stage, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
@@ -36,31 +38,38 @@ pub(crate) fn whole_file_forced() -> bool {
 /// The stream options of the command line: detection as asked for, batches of `GEDGRAFT_BATCH_SIZE` octets if
 /// set (tests), else the library's default.
 pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {
-    let size = std::env::var("GEDGRAFT_BATCH_SIZE")
+    stream_options_sized(options, StreamOptions::default().batch_size)
+}
+
+/// [`stream_options`] with batches of `size` octets unless `GEDGRAFT_BATCH_SIZE` says otherwise.
+pub(crate) fn stream_options_sized(options: &ParseOptions, size: usize) -> StreamOptions {
+    let asked = std::env::var("GEDGRAFT_BATCH_SIZE")
         .ok()
         .and_then(|s| s.parse().ok());
     let stream = StreamOptions::default().with_detect(options.detect);
-    match size {
+    match asked {
         Some(n) => stream.with_batch_size(n),
-        None => stream,
+        None => stream.with_batch_size(size),
     }
 }
 
 /// Whether `fix` streams this file with these options (see the module documentation).
-pub(crate) fn streams(args: &FixArgs, plan: &Plan, path: &Path) -> bool {
-    (args.output.is_some() || args.in_place)
-        && !args.check
-        && !input::is_stdin(path)
+pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
+    let writes = args.output.is_some() || args.in_place;
+    // `--check` alone: the batches are edited and their octets dropped.
+    (writes != args.check)
         && !whole_file_forced()
         && plan.repair.is_none()
-        && plan.stages.iter().all(|s| {
-            matches!(
-                s,
-                Stage::Delete(_)
-                    | Stage::Rename(_)
-                    | Stage::EscapeAt
-                    | Stage::Whole { encoding: None, .. }
-            )
+        && plan.stages.iter().all(|s| match s {
+            Stage::Delete(_)
+            | Stage::Rename(_)
+            | Stage::EscapeAt
+            | Stage::Rewrap { .. }
+            | Stage::Whole { encoding: None, .. } => true,
+            // A payload is local to its structure (a new pointer's target is looked up in a first pass);
+            // a new identifier is not: pointers to the old one follow, in any record.
+            Stage::Set(sets) => sets.iter().all(|(_, v)| !matches!(v, SetValue::Xref(_))),
+            Stage::Whole { .. } | Stage::FromDataset { .. } => false,
         })
 }
 
@@ -79,6 +88,8 @@ struct Totals {
     /// Identifiers of deleted structures, and how many pointers (outside deleted structures) name each target.
     deleted_ids: HashSet<String>,
     pointers: HashMap<String, usize>,
+    /// With `--set-pointer`: every identifier of the file (a first pass), to tell a new pointer's target exists.
+    file_ids: Option<HashSet<String>>,
 }
 
 /// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
@@ -92,13 +103,16 @@ pub(crate) fn fix_streamed(
 ) -> Result<Option<Report>, String> {
     let name = path.display().to_string();
     let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
-    let file = std::fs::File::open(path).map_err(|e| read_error(&e))?;
+    let file = input::open(path)?;
     let stream = match RecordStream::new(file, stream_options(options)) {
         Ok(s) => s,
         Err(StreamError::Io(e)) => return Err(read_error(&e)),
         Err(_) => return Ok(None),
     };
     let mut totals = Totals::default();
+    if sets_pointers(plan) {
+        totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
+    }
     // Errors of the edits are kept apart from those of writing, which are reported as such.
     let mut failure: Option<String> = None;
     // Gives whether anything changed.
@@ -111,6 +125,10 @@ pub(crate) fn fix_streamed(
         }
         Ok::<bool, String>(totals.changed)
     };
+    if args.check {
+        each(&mut |_| Ok(()))?;
+        return Ok(Some(report(&name, args, plan, totals)));
+    }
     if args.in_place {
         // The new file is written next to the original and renamed over it only if something changed:
         // an unchanged file is not touched (its temporary copy is dropped).
@@ -257,7 +275,44 @@ fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
                 }
             }
         }
+        if let Stage::Set(sets) = stage {
+            for (i, (path, _)) in sets.iter().enumerate() {
+                picks((k, Some(i)), path);
+            }
+        }
     }
+}
+
+/// Whether the plan sets pointers (`--set-pointer`).
+fn sets_pointers(plan: &Plan) -> bool {
+    plan.stages.iter().any(|s| match s {
+        Stage::Set(sets) => sets.iter().any(|(_, v)| matches!(v, SetValue::Pointer(_))),
+        _ => false,
+    })
+}
+
+/// The first pass of `--set-pointer`: every cross-reference identifier of the file (O(records)).
+fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, StreamError> {
+    let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
+    let mut ids = HashSet::new();
+    for batch in RecordStream::new(file, stream_options(options))? {
+        for token in batch?.parse().syntax().descendants_with_tokens() {
+            let Some(token) = token.into_token() else {
+                continue;
+            };
+            if token.kind() == SyntaxKind::Xref && on_first_line(&token) {
+                ids.insert(strip_ats(token.text()).to_string());
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// Whether a token is on the first line of a record or structure (not on a continuation line).
+fn on_first_line(token: &gedgraft_syntax::SyntaxToken) -> bool {
+    token
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure))
 }
 
 /// Counts the pointers of a batch after its deletions, by target (pointers on structures' first lines).
@@ -266,10 +321,7 @@ fn count_pointers(parse: &Parse, totals: &mut Totals) {
         let Some(token) = token.into_token() else {
             continue;
         };
-        let on_first_line = token
-            .parent()
-            .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure));
-        if token.kind() == SyntaxKind::Pointer && on_first_line {
+        if token.kind() == SyntaxKind::Pointer && on_first_line(&token) {
             *totals
                 .pointers
                 .entry(strip_ats(token.text()).to_string())
@@ -296,6 +348,38 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
             if !totals.matched.contains(&(k, None)) {
                 warn(unmatched(s));
                 continue;
+            }
+        }
+        if let Stage::Set(sets) = stage {
+            for (i, (path, _)) in sets.iter().enumerate() {
+                if !totals.matched.contains(&(k, Some(i))) {
+                    warn(unmatched(path));
+                }
+            }
+            // A new pointer to an identifier no structure of the file has (after earlier deletions).
+            let mut missing: Vec<&String> = sets
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| totals.matched.contains(&(k, Some(*i))))
+                .filter_map(|(_, (_, v))| match v {
+                    SetValue::Pointer(id) => Some(id),
+                    _ => None,
+                })
+                .filter(|id| {
+                    let held = totals
+                        .file_ids
+                        .as_ref()
+                        .is_some_and(|ids| ids.contains(*id));
+                    !held || totals.deleted_ids.contains(*id)
+                })
+                .collect();
+            missing.sort();
+            missing.dedup();
+            for id in missing {
+                warn(Warning::DanglingPointers {
+                    id: id.clone(),
+                    count: 1,
+                });
             }
         }
         if let Stage::Delete(paths) = stage {
@@ -334,9 +418,14 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
     if !args.quiet {
+        let verb = if args.check {
+            "would change"
+        } else {
+            "changed"
+        };
         lines.push(if totals.changed {
             format!(
-                "{name}: changed: {} edit{}, -{} +{} lines",
+                "{name}: {verb}: {} edit{}, -{} +{} lines",
                 totals.edits,
                 if totals.edits == 1 { "" } else { "s" },
                 totals.removed,

@@ -62,6 +62,31 @@ const EDITS: &[&[&str]] = &[
         "NAME=_NAME",
     ],
     &["--delete", "SOUR", "--eol", "cr", "--quiet"],
+    &[
+        "--set",
+        "INDI.NAME=José /Smith/ me@x",
+        "--set",
+        "@I1@.NOTE=n",
+    ],
+    &["--set", "@NOPE@.NAME=x", "--set", "HEAD.NOTE=y"],
+    &["--rewrap=20"],
+    &["--rewrap=30", "--join-conc", "--select", "FAM"],
+    &["--join-conc"],
+    &[
+        "--set-pointer",
+        "@I2@.FAMS=F29",
+        "--set-pointer",
+        "@I3@.FAMS=I99",
+    ],
+    &["--set-pointer", "INDI.FAMS=NOPE", "--delete", "@F1@"],
+    &[
+        "--delete",
+        "@I99@",
+        "--set-pointer",
+        "@I4@.FAMS=I99",
+        "--set",
+        "@I5@.NAME=x",
+    ],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -81,6 +106,15 @@ fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// The corpus's `.ged` files, sorted (at least 100 of them).
+fn sorted_corpus() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    files_under(&corpus_dir(), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "only {} corpus files", files.len());
+    files
+}
+
 #[test]
 #[cfg_attr(
     not(has_corpus),
@@ -88,10 +122,7 @@ fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
 )]
 fn fix_streamed_equals_fix_whole_on_the_corpus() {
     let dir = temp_dir("streaming", "fix_corpus");
-    let mut files = Vec::new();
-    files_under(&corpus_dir(), &mut files);
-    files.sort();
-    assert!(files.len() > 100, "only {} corpus files", files.len());
+    let files = sorted_corpus();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
         // Every file written back; the edits on every third file (each edit on a third of the corpus).
@@ -173,25 +204,39 @@ fn dangling_pointers_are_counted_across_batches() {
     let _ = file;
 }
 
-/// `check FILE ARGS…` streamed and whole; the difference, if any.
-fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
-    let mut all = vec!["check", file.to_str()?];
+/// `COMMAND FILE ARGS…` streamed and whole (the same exit status, output and messages); the difference, if any.
+fn command_difference(dir: &Path, command: &str, file: &Path, args: &[&str]) -> Option<String> {
+    let mut all = vec![command, file.to_str()?];
     all.extend_from_slice(args);
     let streamed = run(dir, &all, false, None);
     let whole = run(dir, &all, true, None);
+    let show = |o: &Outcome| {
+        let (out, err) = (String::from_utf8_lossy(&o.1), String::from_utf8_lossy(&o.2));
+        format!("{:?}\n{out}\n{err}", o.0)
+    };
     (streamed != whole).then(|| {
         format!(
-            "{} {args:?}: streamed {:?}\n{}\nvs whole {:?}\n{}",
+            "{command} {} {args:?}: streamed {}\nvs whole {}",
             file.display(),
-            streamed.0,
-            String::from_utf8_lossy(&streamed.1),
-            whole.0,
-            String::from_utf8_lossy(&whole.1)
+            show(&streamed),
+            show(&whole)
         )
     })
 }
 
-const CHECKS: &[&[&str]] = &[&[], &["--format", "json"], &["--all"], &["--no-warnings"]];
+/// `check FILE ARGS…` streamed and whole; the difference, if any.
+fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
+    command_difference(dir, "check", file, args)
+}
+
+const CHECKS: &[&[&str]] = &[
+    &[],
+    &["--format", "json"],
+    &["--all"],
+    &["--no-warnings"],
+    &["--strict"],
+    &["--strict", "--format", "json"],
+];
 
 #[test]
 #[cfg_attr(
@@ -200,12 +245,10 @@ const CHECKS: &[&[&str]] = &[&[], &["--format", "json"], &["--all"], &["--no-war
 )]
 fn check_streamed_equals_check_whole_on_the_corpus() {
     let dir = temp_dir("streaming", "check_corpus");
-    let mut files = Vec::new();
-    files_under(&corpus_dir(), &mut files);
-    files.sort();
+    let files = sorted_corpus();
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 2]] {
+        for args in [CHECKS[0], CHECKS[1], CHECKS[2 + i % 4]] {
             failures.extend(check_difference(&dir, file, args));
         }
     }
@@ -256,6 +299,38 @@ fn in_place_difference(dir: &Path, original: &[u8], edits: &[&str]) -> Option<St
     })
 }
 
+/// `fix --check EDITS… FILE` streamed and whole: the same summary and exit status (1 when something would
+/// change), and the file untouched.
+#[test]
+fn fix_check_streamed_equals_fix_check_whole() {
+    let dir = temp_dir("streaming", "fix_check");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let original = generated(version);
+        let file = write(&dir, "g.ged", &original);
+        for e in EDITS
+            .iter()
+            .chain([&["--rename-tag", "_NONE=_X"][..]].iter())
+        {
+            let mut args = vec!["fix", "--check", "g.ged"];
+            args.extend_from_slice(e);
+            let streamed = run(&dir, &args, false, None);
+            let whole = run(&dir, &args, true, None);
+            if streamed != whole {
+                failures.push(format!(
+                    "{e:?}: streamed {:?} {}\nvs whole {:?} {}",
+                    streamed.0,
+                    String::from_utf8_lossy(&streamed.2),
+                    whole.0,
+                    String::from_utf8_lossy(&whole.2)
+                ));
+            }
+        }
+        assert_eq!(std::fs::read(&file).ok(), Some(original), "--check wrote");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `--in-place` streams too (with `--backup`): the same file, backup, summary and status as the whole-file
 /// path, and an unchanged file is not touched.
 #[test]
@@ -272,6 +347,143 @@ fn fix_in_place_streamed_equals_fix_in_place_whole() {
             &original,
             &["--rename-tag", "_NONE=_X"],
         ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `lower FILE ARGS…` streamed and whole: the same JSON document and exit status; the difference, if any.
+fn lower_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
+    command_difference(dir, "lower", file, args)
+}
+
+/// `lower` streams (records written batch by batch, `UNDEF` records and diagnostics after them) and gives the
+/// whole-file document, octet for octet, on every corpus file; `--nfc` and `--strict` on a third each.
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn lower_streamed_equals_lower_whole_on_the_corpus() {
+    let dir = temp_dir("streaming", "lower_corpus");
+    let files = sorted_corpus();
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let args: &[&str] = match i % 3 {
+            0 => &[],
+            1 => &["--nfc"],
+            _ => &["--strict"],
+        };
+        failures.extend(lower_difference(&dir, file, args));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// R-POINTER-CONV-10..12 across batches: pointers to records in other batches, to none (one `UNDEF` record per
+/// identifier, after every record), duplicates; `--strict` takes the whole-file path and agrees too.
+#[test]
+fn lower_streamed_equals_lower_whole_on_generated_files() {
+    let dir = temp_dir("streaming", "lower_generated");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for args in [&[][..], &["--nfc"], &["--strict"]] {
+            failures.extend(lower_difference(&dir, &file, args));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `gedgraft ARGS` with `input` on standard input, streamed (batches of 300 octets) or whole.
+fn run_stdin(dir: &Path, args: &[&str], input: &[u8], whole: bool) -> Outcome {
+    use std::io::Write;
+    let mut command = gedgraft_command(dir, args);
+    if whole {
+        command.env("GEDGRAFT_WHOLE_FILE", "1");
+    } else {
+        command.env("GEDGRAFT_BATCH_SIZE", "300");
+    }
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run gedgraft");
+    let _ = child.stdin.take().expect("stdin").write_all(input);
+    let output = child.wait_with_output().expect("wait");
+    (output.status.code(), output.stdout, output.stderr, None)
+}
+
+/// Standard input streams too (read once into a copy on disk, then in batches): `check -`, `lower -` and
+/// `fix - -o -` give the whole-file output; UTF-16 input, which the stream refuses after reading its head,
+/// falls back to the whole-file path with every octet still there.
+#[test]
+fn standard_input_streamed_equals_standard_input_whole() {
+    let dir = temp_dir("streaming", "stdin");
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            String::from_utf8_lossy(&generated("5.5.1"))
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let commands: &[&[&str]] = &[
+        &["check", "-"],
+        &["check", "--format", "json", "-"],
+        &["lower", "-"],
+        &["fix", "-", "-o", "-"],
+        &[
+            "fix",
+            "-",
+            "-o",
+            "-",
+            "--rename-tag",
+            "NOTE=_NOTE",
+            "--delete",
+            "@F1@",
+        ],
+    ];
+    for input in [generated("5.5.1"), generated("7.0"), utf16] {
+        for args in commands {
+            let streamed = run_stdin(&dir, args, &input, false);
+            let whole = run_stdin(&dir, args, &input, true);
+            assert_eq!(
+                streamed,
+                whole,
+                "{args:?}: {}",
+                String::from_utf8_lossy(&streamed.2)
+            );
+            assert!(!streamed.1.is_empty(), "{args:?} printed nothing");
+        }
+    }
+    let fix = run_stdin(&dir, &["fix", "-", "-o", "-"], &generated("7.0"), false);
+    assert_eq!(fix.1, generated("7.0"), "written back octet for octet");
+}
+
+/// `--strict` streams a file without an error (strict or not, the same report) and takes the whole-file path
+/// for one with an error, found by the first pass (a duplicate identifier, known only from the index, or a
+/// malformed line) — the same output either way.
+#[test]
+fn strict_streams_files_without_errors() {
+    let dir = temp_dir("streaming", "strict");
+    let clean = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMC @F1@\n0 @F1@ FAM\n0 TRLR\n".to_vec();
+    let duplicate =
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 @I2@ INDI\n0 @I1@ FAM\n0 TRLR\n".to_vec();
+    let malformed = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\nx BAD\n0 @I2@ INDI\n0 TRLR\n".to_vec();
+    let mut failures = Vec::new();
+    for (name, bytes) in [
+        ("clean", clean),
+        ("duplicate", duplicate),
+        ("malformed", malformed),
+    ] {
+        let file = write(&dir, &format!("{name}.ged"), &bytes);
+        failures.extend(check_difference(&dir, &file, &["--strict"]));
+        failures.extend(check_difference(
+            &dir,
+            &file,
+            &["--strict", "--format", "json"],
+        ));
+        failures.extend(lower_difference(&dir, &file, &["--strict"]));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

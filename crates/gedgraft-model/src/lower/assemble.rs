@@ -33,18 +33,10 @@ pub(crate) fn assemble(
             diagnostics: found,
             lines,
         } = fragment;
-        part.first = next_id;
-        part.line_base = line_base;
-        let first = next_id;
-        next_id = next_id.saturating_add(part.len_u32());
+        let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
         line_base = line_base.saturating_add(lines);
         diagnostics.extend(found);
         let global = |local: u32| first.saturating_add(local);
-        dataset.records.extend(
-            records
-                .iter()
-                .map(|&local| StructureId::from_u32(global(local))),
-        );
         // Every identifier: its first holder, how many structures have it, whether the first is a record.
         for &(xref, local, is_record, range) in &holders {
             if table.insert(xref, global(local), is_record) {
@@ -106,9 +98,30 @@ pub(crate) fn assemble(
     (dataset, diagnostics)
 }
 
+/// Numbers a fragment's part from `next_id` (which moves past it) with its line base, and lists its records
+/// (`records`: local ids) in `dataset`; returns the part's first id.
+pub(super) fn number_part(
+    dataset: &mut Dataset,
+    part: &mut Part,
+    records: &[u32],
+    next_id: &mut u32,
+    line_base: usize,
+) -> u32 {
+    let first = *next_id;
+    part.first = first;
+    part.line_base = line_base;
+    *next_id = first.saturating_add(part.len_u32());
+    dataset.records.extend(
+        records
+            .iter()
+            .map(|&local| StructureId::from_u32(first.saturating_add(local))),
+    );
+    first
+}
+
 /// R-POINTER-CONV-10..12: one `UNDEF` record per distinct unmatched identifier (`targets`, in file order), no
 /// payload, no children, numbered from `first`.
-fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
+pub(super) fn push_undef_records(dataset: &mut Dataset, first: u32, targets: Vec<&str>) {
     if targets.is_empty() {
         return;
     }
@@ -187,7 +200,7 @@ fn resolve<'p>(
 }
 
 /// Sets where the pointer payload of a structure leads.
-fn set_pointer(part: &mut Part, local: u32, to: u32, is_undefined: bool) {
+pub(super) fn set_pointer(part: &mut Part, local: u32, to: u32, is_undefined: bool) {
     if let Some(Structure {
         payload: Stored::Pointer {
             record, undefined, ..

@@ -1,23 +1,20 @@
 //! Lowering a streamed file batch by batch (DESIGN.md invariant 9; batches from `gedgraft_syntax::stream`), in
 //! two passes over the file: the first indexes every cross-reference identifier the lowering keeps (its first
-//! holder's offset and line, how many structures hold it, whether the first is a record: one entry per
-//! identifier, O(records)); the second lowers each batch again and reports what its records have wrong, then the
-//! cross-record facts from the index: duplicate identifiers, and pointers that lead to no record (undefined,
-//! ambiguous, to a substructure). The diagnostics of each batch are the whole-file lowering's at its records, in
-//! the same order (tested against [`lower`](super::lower)); the dataset is not built.
+//! holder's line, how many structures hold it, whether the first is a record: one entry per identifier in a
+//! compact table, O(records)); the second lowers each batch again into the dataset of its records, and reports
+//! what its records have wrong, then the cross-record facts from the index: duplicate identifiers, and pointers
+//! that lead to no record (undefined, ambiguous, to a substructure). The diagnostics and the records of each
+//! batch are the whole-file lowering's, in the same order (tested against [`lower`](super::lower)); the
+//! `UNDEF` records the pointers of the whole file call for come at the end
+//! ([`StreamLowering::undefined_records`]).
 
-use super::assemble::{duplicate_message, pointer_problem};
+use super::assemble::{
+    duplicate_message, number_part, pointer_problem, push_undef_records, set_pointer,
+};
 use super::*;
 
-/// An identifier of the file: where its first holder is, its line, how many structures hold it, whether the
-/// first is a record.
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    offset: usize,
-    line: usize,
-    count: u32,
-    record: bool,
-}
+mod index;
+use index::Index;
 
 /// The lowering of a streamed file: the header's context and the index of identifiers.
 ///
@@ -30,19 +27,28 @@ struct Held {
 /// for batch in batches() {
 ///     lowering.index(batch.unwrap().parse());
 /// }
-/// let mut codes = Vec::new();
+/// assert!(lowering.has_error()); // @I1@ twice: `duplicate-xref`
+/// let (mut codes, mut records) = (Vec::new(), Vec::new());
 /// for batch in batches() {
 ///     let batch = batch.unwrap();
 ///     let lowered = lowering.lower(batch.parse());
 ///     codes.extend(lowered.all_diagnostics(batch.parse()).iter().map(|d| (d.code, d.location.line)));
+///     records.extend(lowered.dataset.records().map(|r| (r.tag().to_string(), r.line())));
 /// }
 /// assert_eq!(codes, [("undefined-pointer", 3), ("duplicate-xref", 4)]);
+/// assert_eq!(records, [("INDI".to_string(), Some(2)), ("INDI".to_string(), Some(4))]);
+/// let undef = lowering.undefined_records();
+/// assert_eq!(undef.records().map(|r| r.xref()).collect::<Vec<_>>(), [Some("F1")]);
 /// ```
 #[derive(Debug)]
 pub struct StreamLowering {
     options: LowerOptions,
     language: String,
-    table: FxHashMap<Box<str>, Held>,
+    index: Index,
+    /// Whether an indexed batch has an error.
+    error: bool,
+    /// Whether an identifier has a second holder (a `duplicate-xref`).
+    duplicate: bool,
 }
 
 impl StreamLowering {
@@ -52,67 +58,125 @@ impl StreamLowering {
         StreamLowering {
             options: options.with_strict(false),
             language: "und".to_string(),
-            table: FxHashMap::default(),
+            index: Index::default(),
+            error: false,
+            duplicate: false,
         }
     }
 
     /// First pass: indexes the identifiers of one batch (batches in file order, the header's first).
     pub fn index(&mut self, batch: &Parse) {
-        let fragments = self.fragments(batch);
+        let is_error = |d: &Diagnostic| d.severity() == Severity::Error;
+        self.error |= syntax_diagnostics(batch).into_iter().any(is_error);
+        let (fragments, _) = self.fragments(batch);
         for (fragment, line_base) in &fragments {
+            self.error |= fragment.diagnostics.iter().any(is_error);
             for &(xref, local, is_record, _) in &fragment.holders {
-                let (offset, line) = holder_place(batch, fragment, *line_base, local);
-                self.table
-                    .entry(xref.into())
-                    .and_modify(|h| h.count = h.count.saturating_add(1))
-                    .or_insert(Held {
-                        offset,
-                        line,
-                        count: 1,
-                        record: is_record,
-                    });
+                let line = holder_line(fragment, *line_base, local);
+                // A second holder is a `duplicate-xref`, which is an error.
+                let second = self.index.hold(xref, line, is_record);
+                self.duplicate |= second;
+                self.error |= second;
             }
         }
     }
 
-    /// Second pass: the lowering's diagnostics of one batch (batches in file order, after every batch was
-    /// indexed), located in the file; the dataset is left empty.
+    /// After the first pass: whether the file has an error (the syntax layer's or the lowering's, duplicate
+    /// identifiers included). A file without one lowers the same in strict mode as in the default mode, so
+    /// a strict lowering can stream it; one with an error needs the whole file (a strict lowering stops at
+    /// the first error and keeps no record).
+    pub fn has_error(&self) -> bool {
+        self.error
+    }
+
+    /// After the first pass: whether some identifier is held twice (`duplicate-xref`).
+    pub fn has_duplicate_identifier(&self) -> bool {
+        self.duplicate
+    }
+
+    /// Second pass: one batch lowered (batches in file order, each once, after every batch was indexed). The
+    /// dataset holds the batch's records (and, for the first batch, the header's metadata) with their lines in
+    /// the file; a pointer to a record of another batch has no [`record`](crate::Pointer::record) in it, one
+    /// that leads to no record is `undefined` (its `UNDEF` record comes with
+    /// [`undefined_records`](StreamLowering::undefined_records)). The diagnostics are the whole-file lowering's
+    /// at the batch's records, located in the file.
     pub fn lower(&mut self, batch: &Parse) -> Lowered {
-        let fragments = self.fragments(batch);
+        let (fragments, metadata) = self.fragments(batch);
         let void = dialect_rules::null_pointer(batch.dialect());
+        let mut dataset = Dataset {
+            metadata: metadata.unwrap_or_default(),
+            ..Dataset::default()
+        };
         let mut diagnostics = Vec::new();
         let mut sink = Sink::default();
-        for (fragment, _) in &fragments {
-            diagnostics.extend(fragment.diagnostics.iter().cloned());
-        }
-        for (fragment, line_base) in &fragments {
-            for &(xref, local, _, at) in &fragment.holders {
-                let (offset, _) = holder_place(batch, fragment, *line_base, local);
-                let Some(first) = self.table.get(xref).filter(|h| h.offset != offset) else {
-                    continue;
-                };
-                let message = duplicate_message(xref, Some(first.line));
-                sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
+        let mut next_id = 0u32;
+        let mut lists = Vec::with_capacity(fragments.len());
+        // The records of this batch that alone have their identifier in the file, by identifier.
+        let mut here: FxHashMap<&str, u32> = FxHashMap::default();
+        for (fragment, line_base) in fragments {
+            let Fragment {
+                mut part,
+                records,
+                holders,
+                pointers,
+                diagnostics: found,
+                lines: _,
+            } = fragment;
+            let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
+            diagnostics.extend(found);
+            let global = |local: u32| first.saturating_add(local);
+            for &(xref, local, is_record, at) in &holders {
+                match self.index.meet(xref) {
+                    Some(first_line) => {
+                        let message = duplicate_message(xref, Some(first_line));
+                        sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
+                    }
+                    None if is_record => {
+                        here.insert(xref, global(local));
+                    }
+                    None => {}
+                }
             }
+            dataset.parts.push(part);
+            lists.push(pointers);
         }
-        for (fragment, _) in &fragments {
-            for &(_, target, at) in &fragment.pointers {
-                let held = self.table.get(target);
-                if held.is_some_and(|h| h.count == 1 && h.record) || Some(target) == void {
+        for (part, pointers) in dataset.parts.iter_mut().zip(&lists) {
+            for &(local, target, at) in pointers {
+                let count = self.index.count(target);
+                if self.index.is_unique_record(target) {
+                    let to = here.get(target).copied().unwrap_or(NONE);
+                    set_pointer(part, local, to, false);
                     continue;
                 }
-                let (code, message) = pointer_problem(target, held.map(|h| h.count));
+                if Some(target) == void {
+                    continue;
+                }
+                let (code, message) = pointer_problem(target, count);
                 sink.report(code, Class::Warning, message, at);
+                self.index.list_undefined(target);
+                set_pointer(part, local, NONE, true);
             }
         }
         diagnostics.extend(sink.diagnostics);
-        finish(batch, Dataset::default(), diagnostics, &self.options)
+        finish(batch, dataset, diagnostics, &self.options)
+    }
+
+    /// After the second pass: the `UNDEF` records of the file (R-POINTER-CONV-10..12), one per distinct
+    /// identifier that pointers lead to and no one record has, in the order the pointers came; the whole-file
+    /// lowering puts them after the records.
+    pub fn undefined_records(&self) -> Dataset {
+        let mut dataset = Dataset::default();
+        push_undef_records(&mut dataset, 0, self.index.undefined().collect());
+        dataset
     }
 
     /// The fragments of a batch as [`lower`](super::lower) makes them, each with its line base: the header's
-    /// and the records after it for the first batch (which sets the default language), the records for the
-    /// others.
-    fn fragments<'p>(&mut self, batch: &'p Parse) -> Vec<(Fragment<'p>, usize)> {
+    /// and the records after it for the first batch (which sets the default language and gives the metadata),
+    /// the records for the others.
+    fn fragments<'p>(
+        &mut self,
+        batch: &'p Parse,
+    ) -> (Vec<(Fragment<'p>, usize)>, Option<Metadata>) {
         let finishing = Finishing {
             ansel: batch.encoding() == Encoding::Ansel,
             nfc: self.options.nfc,
@@ -122,9 +186,14 @@ impl StreamLowering {
         let (header, trailers) = header_and_trailers(document);
         let first_line = batch.origin().line;
         let mut fragments = Vec::with_capacity(2);
+        let mut metadata = None;
         let (elements, index, line_base) = if batch.origin().offset == 0 {
-            let (head, elements, index) = lower_header(batch, finishing, document, header);
+            let (mut head, elements, index) = lower_header(batch, finishing, document, header);
             self.language.clone_from(&head.default_language);
+            metadata = Some(Metadata {
+                dialect: finishing.dialect,
+                ..std::mem::take(&mut head.metadata)
+            });
             let head = head.into_fragment();
             let lines = head.lines;
             fragments.push((head, 0));
@@ -135,20 +204,16 @@ impl StreamLowering {
         let mut builder = Builder::new(batch, finishing, self.language.clone());
         builder.lower_elements(elements, index, usize::MAX, &trailers);
         fragments.push((builder.into_fragment(), line_base));
-        fragments
+        (fragments, metadata)
     }
 }
 
-/// The file offset and line of the structure with local id `local` of a fragment.
-fn holder_place(
-    batch: &Parse,
-    fragment: &Fragment<'_>,
-    line_base: usize,
-    local: u32,
-) -> (usize, usize) {
-    let Some(s) = fragment.part.structures.get(local as usize) else {
-        return (usize::MAX, 0);
-    };
-    let offset = batch.source_map().file_offset(s.from as usize) + batch.origin().offset;
-    (offset, line_base.saturating_add(s.line as usize))
+/// The file line of the structure with local id `local` of a fragment.
+fn holder_line(fragment: &Fragment<'_>, line_base: usize, local: u32) -> u64 {
+    let line = fragment
+        .part
+        .structures
+        .get(local as usize)
+        .map_or(0, |s| line_base.saturating_add(s.line as usize));
+    line as u64
 }

@@ -1,0 +1,187 @@
+//! The index of identifiers of a streamed lowering: one entry per identifier of the file, in a compact table
+//! (O(records) memory, about 40 octets an identifier): an open-addressing table of `u32` slots (FNV-1a, as the
+//! dataset's own index), entries of 24 octets, and the identifiers' text in one arena.
+
+use crate::dataset::fnv;
+
+/// The top bit of a `u64` field, used as a flag.
+const FLAG: u64 = 1 << 63;
+/// The top bit of [`Entry::count`]: the identifier is listed for an `UNDEF` record.
+const LISTED: u32 = 1 << 31;
+
+/// One identifier.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// Where its text starts in the arena; [`FLAG`]: its first holder was met in the second pass.
+    start: u64,
+    /// The line of its first holder; [`FLAG`]: that holder is a record.
+    line: u64,
+    len: u32,
+    /// How many structures hold it (0: only pointers name it), saturating below [`LISTED`], which marks one
+    /// listed for an `UNDEF` record.
+    count: u32,
+}
+
+impl Entry {
+    fn count(&self) -> u32 {
+        self.count & !LISTED
+    }
+}
+
+/// The identifiers of a file.
+#[derive(Debug, Default)]
+pub(super) struct Index {
+    /// A power-of-two number of slots (or none): 0 for an empty one, else an index in `entries` + 1.
+    slots: Vec<u32>,
+    entries: Vec<Entry>,
+    arena: String,
+    /// The entries listed for `UNDEF` records, in order.
+    undefined: Vec<u32>,
+}
+
+impl Index {
+    /// The slot of `xref`: its entry's, or the empty one where it would go (`None` with no slots).
+    fn slot(&self, xref: &str) -> Option<usize> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = fnv(xref) as usize & mask;
+        loop {
+            let e = *self.slots.get(i)?;
+            if e == 0 || self.text(e as usize - 1) == xref {
+                return Some(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn text(&self, entry: usize) -> &str {
+        let Some(e) = self.entries.get(entry) else {
+            return "";
+        };
+        let start = usize::try_from(e.start & !FLAG).unwrap_or(usize::MAX);
+        let end = start.saturating_add(e.len as usize);
+        self.arena.get(start..end).unwrap_or("")
+    }
+
+    fn entry(&self, xref: &str) -> Option<usize> {
+        let slot = self.slot(xref)?;
+        self.slots.get(slot)?.checked_sub(1).map(|e| e as usize)
+    }
+
+    /// The entry of `xref`, added (held by no structure) if it has none.
+    fn entry_or_add(&mut self, xref: &str) -> usize {
+        if self.entries.len() * 2 >= self.slots.len() {
+            self.grow();
+        }
+        if let Some(e) = self.entry(xref) {
+            return e;
+        }
+        let start = self.arena.len() as u64;
+        self.arena.push_str(xref);
+        self.entries.push(Entry {
+            start,
+            line: 0,
+            len: u32::try_from(xref.len()).unwrap_or(u32::MAX),
+            count: 0,
+        });
+        let e = self.entries.len() - 1;
+        if let Some(slot) = self.slot(xref) {
+            self.slots[slot] = u32::try_from(e + 1).unwrap_or(u32::MAX);
+        }
+        e
+    }
+
+    /// Doubles the slots (at least 1 024) and places the entries again.
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(1 << 10);
+        self.slots = vec![0; size];
+        let mask = size - 1;
+        for e in 0..self.entries.len() {
+            let mut i = fnv(self.text(e)) as usize & mask;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = u32::try_from(e + 1).unwrap_or(u32::MAX);
+        }
+    }
+
+    /// First pass: a structure on `line` holds `xref`; whether an earlier one did.
+    pub fn hold(&mut self, xref: &str, line: u64, record: bool) -> bool {
+        let e = self.entry_or_add(xref);
+        let entry = &mut self.entries[e];
+        let first = entry.count() == 0;
+        if first {
+            entry.line = line | if record { FLAG } else { 0 };
+        }
+        if entry.count() < LISTED - 1 {
+            entry.count += 1;
+        }
+        !first
+    }
+
+    /// Second pass: a holder of `xref` is met; the line of the first holder if this is a later one.
+    pub fn meet(&mut self, xref: &str) -> Option<usize> {
+        let e = self.entry(xref)?;
+        let entry = self.entries.get_mut(e)?;
+        if entry.start & FLAG == 0 {
+            entry.start |= FLAG;
+            return None;
+        }
+        usize::try_from(entry.line & !FLAG).ok()
+    }
+
+    /// How many structures hold `xref` (`None`: none).
+    pub fn count(&self, xref: &str) -> Option<u32> {
+        let count = self.entries.get(self.entry(xref)?)?.count();
+        (count > 0).then_some(count)
+    }
+
+    /// Whether exactly one structure, a record, holds `xref`.
+    pub fn is_unique_record(&self, xref: &str) -> bool {
+        self.entry(xref)
+            .and_then(|e| self.entries.get(e))
+            .is_some_and(|e| e.count() == 1 && e.line & FLAG != 0)
+    }
+
+    /// Lists `xref` for an `UNDEF` record, unless it is listed already.
+    pub fn list_undefined(&mut self, xref: &str) {
+        let e = self.entry_or_add(xref);
+        let entry = &mut self.entries[e];
+        if entry.count & LISTED == 0 {
+            entry.count |= LISTED;
+            self.undefined.push(u32::try_from(e).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// The identifiers listed for `UNDEF` records, in order.
+    pub fn undefined(&self) -> impl Iterator<Item = &str> {
+        self.undefined.iter().map(|&e| self.text(e as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_first_holders_and_lists_undefined_once() {
+        let mut index = Index::default();
+        for i in 0..5000u64 {
+            assert!(!index.hold(&format!("I{i}"), i + 1, i % 2 == 0));
+        }
+        assert!(index.hold("I7", 9000, true));
+        assert_eq!(index.count("I4"), Some(1));
+        assert_eq!(index.count("I7"), Some(2));
+        assert_eq!(index.count("X"), None);
+        assert!(index.is_unique_record("I4"));
+        assert!(!index.is_unique_record("I3")); // not a record
+        assert!(!index.is_unique_record("I7")); // two holders
+        assert_eq!(index.meet("I7"), None);
+        assert_eq!(index.meet("I7"), Some(8));
+        index.list_undefined("X");
+        index.list_undefined("I7");
+        index.list_undefined("X");
+        assert_eq!(index.undefined().collect::<Vec<_>>(), ["X", "I7"]);
+        assert_eq!(index.count("X"), None);
+        assert_eq!(index.count("I7"), Some(2));
+    }
+}
