@@ -15,10 +15,6 @@ const KNOWN_WRITER_GAPS: &[(&str, &str)] = &[
         "R-POINTER-CONV-01",
         "a dataset points by identifier, so every pointed-at record has one; the writer keeps the dataset's",
     ),
-    (
-        "R-POINTER-CONV-03",
-        "the writer keeps the dataset's identifiers (lossless): a dataset read from a file with duplicate identifiers is written with them",
-    ),
 ];
 
 /// A dataset of one record: `tag` with payload `text` under `INDI @I1@`.
@@ -451,4 +447,21 @@ fn r_conventions_01_every_binding_writer_row_is_cited_by_a_writer_test() {
         stale.is_empty(),
         "KNOWN_WRITER_GAPS entries that are cited now: {stale:?}"
     );
+}
+
+/// R-POINTER-CONV-03 ("merging two inputs that both use `@I1@` -> one of them is renamed"): the first keeps
+/// `I1`, the later one gets a fresh id no structure uses (`I1_2` is taken here, so `I1_3`); the pointer keeps
+/// naming `I1`, the first, as the lowering resolves it.
+#[test]
+fn r_pointer_conv_03_duplicate_identifiers_are_renamed() {
+    let d = reread(b"0 HEAD\n0 @I1@ INDI\n1 NAME A\n0 @I1@ INDI\n1 NAME B\n0 @I1_2@ NOTE x\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
+    let text = utf8(&d);
+    assert!(text.contains("0 @I1@ INDI\n1 NAME A\n"), "{text}");
+    assert!(text.contains("0 @I1_3@ INDI\n1 NAME B\n"), "{text}");
+    assert!(text.contains("0 @I1_2@ NOTE x\n"), "{text}");
+    assert!(text.contains("1 HUSB @I1@\n"), "{text}");
+    let again = reread(text.as_bytes());
+    let ids: Vec<&str> = again.iter().filter_map(|s| s.xref()).collect();
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    assert_eq!(ids.len(), distinct.len(), "{ids:?}");
 }

@@ -256,6 +256,9 @@ struct Plan {
     default_language: String,
     /// The `UNDEF` records the lowering made for pointers (R-POINTER-CONV-10): made again on reading.
     made_undef: FxHashSet<StructureId>,
+    /// Fresh identifiers for structures whose identifier an earlier structure already holds
+    /// (R-POINTER-CONV-03); pointers keep naming the identifier as written, which resolves to the first.
+    renamed: rustc_hash::FxHashMap<StructureId, String>,
 }
 
 impl Plan {
@@ -288,6 +291,7 @@ impl Plan {
             }
         }
         let metadata = header_metadata(given, dialect, needs_elf);
+        let renamed = fresh_ids(dataset);
         let limit = options
             .line_limit
             .unwrap_or(if encoding.is_utf16() { 510 } else { 255 });
@@ -300,8 +304,46 @@ impl Plan {
             metadata,
             default_language: default.to_string(),
             made_undef,
+            renamed,
         })
     }
+}
+
+/// R-POINTER-CONV-03: the first structure holding an identifier keeps it, each later one gets a fresh id no
+/// structure uses, valid under both grammars (R-POINTER-CONV-02) and at most 20 characters (R-POINTER-CONV-05):
+/// the old id's leading valid characters (at most 12, `X` if none), `_` and a number, e.g. `I1_2`.
+fn fresh_ids(dataset: &Dataset) -> rustc_hash::FxHashMap<StructureId, String> {
+    let mut renamed = rustc_hash::FxHashMap::default();
+    let used: FxHashSet<&str> = dataset.iter().filter_map(|s| s.xref()).collect();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut taken: FxHashSet<String> = FxHashSet::default();
+    let mut next = 2u64;
+    for s in dataset.iter() {
+        let Some(x) = s.xref() else { continue };
+        if seen.insert(x) {
+            continue;
+        }
+        let stem: String = x
+            .chars()
+            .take_while(|&c| c.is_ascii_graphic() && !"@!:#%()/".contains(c))
+            .take(12)
+            .collect();
+        let stem = if stem.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            stem
+        } else {
+            "X".to_string()
+        };
+        let fresh = loop {
+            let candidate = format!("{stem}_{next}");
+            next += 1;
+            if !used.contains(candidate.as_str()) && !taken.contains(&candidate) {
+                break candidate;
+            }
+        };
+        taken.insert(fresh.clone());
+        renamed.insert(s.id(), fresh);
+    }
+    renamed
 }
 
 /// The metadata a header written in `dialect` declares (see [`written_metadata`]).
@@ -466,7 +508,7 @@ impl Lines<'_> {
             text: text.to_string(),
         };
         let fits = |text: &str| text.chars().all(|c| writable(c, plan.encoding));
-        let xref = s.xref();
+        let xref = plan.renamed.get(&id).map(String::as_str).or(s.xref());
         if let Some(x) = xref.filter(|x| !fits(x)) {
             return Err(unwritable("identifier", x));
         }
