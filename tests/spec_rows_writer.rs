@@ -10,12 +10,7 @@ use gedgraft_test_support::spec_dir;
 use gedgraft_tests::workspace_root;
 
 /// Binding writer rows with no test, each with the reason (the meta-test fails on a stale entry).
-const KNOWN_WRITER_GAPS: &[(&str, &str)] = &[
-    (
-        "R-POINTER-CONV-01",
-        "a dataset points by identifier, so every pointed-at record has one; the writer keeps the dataset's",
-    ),
-];
+const KNOWN_WRITER_GAPS: &[(&str, &str)] = &[];
 
 /// A dataset of one record: `tag` with payload `text` under `INDI @I1@`.
 fn one(tag: &str, text: &str) -> Dataset {
@@ -464,4 +459,21 @@ fn r_pointer_conv_03_duplicate_identifiers_are_renamed() {
     let ids: Vec<&str> = again.iter().filter_map(|s| s.xref()).collect();
     let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
     assert_eq!(ids.len(), distinct.len(), "{ids:?}");
+}
+
+/// R-POINTER-CONV-01 ("CHIL points to an INDI that has no id -> `0 @I1@ INDI`, `1 CHIL @I1@`"): the model
+/// cannot express that case: a pointer is built from the identifier it names (`with_pointer("I1")`), so
+/// its target holds one by construction; the writer writes both with it.
+#[test]
+fn r_pointer_conv_01_a_pointed_at_structure_is_written_with_its_id() {
+    let mut b = DatasetBuilder::new();
+    b.record(NewStructure::new("INDI").with_xref("I1"))
+        .expect("record");
+    b.record(NewStructure::new("FAM").with_xref("F1"))
+        .expect("record");
+    b.child(NewStructure::new("CHIL").with_pointer("I1"))
+        .expect("child");
+    let text = utf8(&b.finish());
+    assert!(text.contains("0 @I1@ INDI\n"), "{text}");
+    assert!(text.contains("1 CHIL @I1@\n"), "{text}");
 }
