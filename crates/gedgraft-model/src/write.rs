@@ -9,6 +9,12 @@
 //!
 //! The output reads back as the dataset: `lower(parse(write(d))) == d`, except for the serialisation metadata
 //! the writer must add ([`written_metadata`]).
+//!
+//! Identifiers: no two structures are written with the same one (R-POINTER-CONV-03). When the dataset holds an
+//! identifier more than once (read from a file with duplicates), the first keeps it and each later one gets a
+//! fresh id no structure uses, valid under both identifier grammars and at most 20 characters (e.g. `I1_2`).
+//! Pointers keep naming the identifier as written: they resolve to the first holder, as the lowering does.
+//! Only then does the round trip rename.
 
 mod text;
 
