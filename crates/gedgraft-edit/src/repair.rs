@@ -129,6 +129,11 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
         "every line break becomes the file's most common form (CR LF if all are LF CR)",
     ),
     (
+        "mixed-line-breaks",
+        Applicability::Safe,
+        "every line break becomes the file's most common form",
+    ),
+    (
         "blank-line",
         Applicability::Safe,
         "the blank lines are removed",
@@ -189,6 +194,7 @@ pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>
 /// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out.
 pub const WHOLE_FILE_CODES: &[&str] = &[
     "lf-cr-line-breaks",
+    "mixed-line-breaks",
     "declared-encoding-mismatch",
     "duplicate-xref",
 ];

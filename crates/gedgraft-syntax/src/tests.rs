@@ -207,7 +207,7 @@ fn r_tagged_structs_05_trailer_problems() {
     // Only a DOS end-of-file mark is let off with a warning (a departure from R-LINES-01, documented in
     // `after_trailer.rs`); NUL padding or binary after the trailer is content (R-TAGGED-STRUCTS-05).
     assert_eq!(
-        codes_of(b"0 HEAD\n0 TRLR\r\n\r\n\x1a\x1a\x00junk"),
+        codes_of(b"0 HEAD\r\n0 TRLR\r\n\r\n\x1a\x1a\x00junk"),
         [codes::JUNK_AFTER_TRAILER]
     );
     assert_eq!(
@@ -248,6 +248,8 @@ fn r_tagged_structs_03_records_after_the_trailer_are_records_and_junk_stays_text
             codes::RECORD_AFTER_TRAILER,
             codes::RECORD_AFTER_TRAILER,
             codes::MISPLACED_HEADER,
+            // The last trailer's CR LF (and the blank line's) in a file of LFs (R-LINE-STRINGS-01).
+            codes::MIXED_LINE_BREAKS,
             codes::CONTENT_AFTER_TRAILER
         ]
     );

@@ -448,6 +448,19 @@ pub static ENTRIES: &[Entry] = &[
         help: "`gedgraft fix --eol crlf --join-lf-cr` rewrites them as CR LF",
     },
     Entry {
+        code: "mixed-line-breaks",
+        class: Warning,
+        rules: &["R-LINE-STRINGS-01"],
+        summary: "the lines end with more than one form of line break (LF, CR LF, CR)",
+        detail: "Each of LF, CR LF and CR ends a line, so the file reads the same, but programs that split \
+                 lines on one form see stray CR characters or run lines together, and an edit cannot tell \
+                 which form a new line should get. One warning is given for the file, at the first break \
+                 that is not of the most common form, counting every such break. An LF directly followed by \
+                 a CR is `lf-cr-line-breaks`, not counted here.",
+        example: b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\n0 TRLR\r\n",
+        help: "`gedgraft fix --repair` makes every line break the most common form (or choose one: `--eol crlf`)",
+    },
+    Entry {
         code: "not-gedcom",
         class: Structure,
         rules: &["R-SPECIFIED-ENC-06"],
