@@ -36,6 +36,7 @@ use gedgraft_syntax::{Diagnostic, Parse, ParseOptions, SyntaxKind, SyntaxNode, S
 use gedgraft_syntax::{TextRange, TextSize};
 use std::ops::Range;
 
+mod conc;
 mod guess;
 mod lines;
 mod payload;
@@ -132,6 +133,11 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
         "mixed-line-breaks",
         Applicability::Safe,
         "every line break becomes the file's most common form",
+    ),
+    (
+        "conc-at-whitespace",
+        Applicability::Safe,
+        "the `CONC` split moves by the fewest characters to a place between two other characters",
     ),
     (
         "blank-line",
@@ -389,6 +395,7 @@ impl<'a> Cx<'a> {
             "unescaped-at" => payload::bare_at(self, d),
             "bad-gedc" => payload::form_case(self, d),
             "not-a-character" => payload::nul_characters(self, d),
+            "conc-at-whitespace" => conc::conc_splits(self, d),
             "level-jump" => guess::level_jump(self, d),
             "declared-encoding-mismatch" => guess::char_value(self, d),
             "duplicate-xref" => guess::duplicate_xref(self, d),

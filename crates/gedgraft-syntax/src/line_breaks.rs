@@ -281,6 +281,30 @@ mod tests {
     }
 
     #[test]
+    fn a_parse_in_chunks_gives_the_one_diagnostic_of_a_parse_in_one() {
+        use crate::parser::{chunk_starts, parse_chunks};
+        let mut text = String::from("0 HEAD\r\n");
+        for i in 0..40 {
+            let brk = if i % 10 == 3 { "\n" } else { "\r\n" };
+            text.push_str(&format!("0 @I{i}@ INDI{brk}1 NAME A{brk}"));
+        }
+        text.push_str("0 TRLR\r");
+        let utf8 = gedgraft_encoding::Encoding::Utf8;
+        let one = parse_chunks(&text, utf8, &[0]);
+        let many = parse_chunks(&text, utf8, &chunk_starts(text.as_bytes(), 4));
+        assert_eq!(one.diagnostics, many.diagnostics);
+        let d = &one.diagnostics[..];
+        assert_eq!(
+            (d.len(), d[0].code, d[0].count),
+            (1, codes::MIXED_LINE_BREAKS, 9)
+        );
+        assert_eq!(
+            d[0].message,
+            "line breaks of more than one form (8 LF, 73 CR LF, 1 CR): this is the first that is not CR LF"
+        );
+    }
+
+    #[test]
     fn append_shifts_the_later_text() {
         let mut whole = Tally::of_breaks("a\nb\n");
         whole.append(&Tally::of_breaks("c\r\nd\n"), |o| o + 4, 2);

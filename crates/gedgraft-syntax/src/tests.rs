@@ -344,6 +344,42 @@ fn r_line_strings_02_lf_cr_is_two_breaks() {
     assert_eq!(breaks, 6);
 }
 
+/// R-SERIALISING-STRUCTS-10, -11: a `CONC` split next to whitespace is a warning on the `CONC` line (one run
+/// for neighbouring ones); the text is read as written (R-LINE-STRINGS-05's example `1 NOTE a␠ ⏎ 2 CONC b`).
+#[test]
+fn r_serialising_structs_10_11_conc_split_at_whitespace() {
+    let found = |input: &str| -> Vec<(&str, usize, u32)> {
+        let p = parse(input.as_bytes());
+        (p.diagnostics().iter())
+            .map(|d| (d.code, d.location.line, d.count))
+            .collect()
+    };
+    let at = codes::CONC_AT_WHITESPACE;
+    assert_eq!(found("0 HEAD\n1 NOTE a \n2 CONC b\n0 TRLR\n"), [(at, 3, 1)]);
+    assert_eq!(found("0 HEAD\n1 NOTE a\n2 CONC  b\n0 TRLR\n"), [(at, 3, 1)]);
+    assert_eq!(
+        found("0 HEAD\n1 NOTE a\t\n2 CONT b \n2 CONC c\n0 TRLR\n"),
+        [(at, 4, 1)]
+    );
+    // Two neighbouring splits are one run; a blank line between the lines is no line of the payload.
+    let run = "0 HEAD\n1 NOTE a \n2 CONC b \n\n2 CONC c\n0 TRLR\n";
+    assert_eq!(found(run)[0], (at, 3, 1));
+    assert_eq!(found(run)[2], (at, 5, 1));
+    assert_eq!(
+        found("0 HEAD\n1 NOTE a \n2 CONC b \n2 CONC c\n0 TRLR\n"),
+        [(at, 3, 2)]
+    );
+    // Not at a split: whitespace before a `CONT` line, inside a line, or the separator of an empty payload.
+    for fine in [
+        "0 HEAD\n1 NOTE a \n2 CONT b\n0 TRLR\n",
+        "0 HEAD\n1 NOTE a b\n2 CONC c d\n0 TRLR\n",
+        "0 HEAD\n1 NOTE \n2 CONC b\n0 TRLR\n",
+        "0 HEAD\n1 NOTE a \n2 DATE 1900\n0 TRLR\n",
+    ] {
+        assert_eq!(found(fine), [], "{fine:?}");
+    }
+}
+
 #[test]
 fn r_line_strings_02_lf_cr_in_chunks_is_one_diagnostic() {
     use crate::parser::{chunk_starts, parse_chunks};

@@ -461,6 +461,18 @@ pub static ENTRIES: &[Entry] = &[
         help: "`gedgraft fix --repair` makes every line break the most common form (or choose one: `--eol crlf`)",
     },
     Entry {
+        code: "conc-at-whitespace",
+        class: Warning,
+        rules: &["R-SERIALISING-STRUCTS-10", "R-SERIALISING-STRUCTS-11", "R-LINE-STRINGS-05"],
+        summary: "a `CONC` line splits the text next to a space or tab",
+        detail: "Writers must not end a line that a `CONC` line continues with whitespace, and should not start \
+                 a `CONC` payload with it, because many readers trim lines and so lose the space between two \
+                 words. gedgraft reads the text as written, whitespace included. Neighbouring `CONC` lines \
+                 split this way are one warning. Not in GEDCOM 7, which has no `CONC`.",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Born in the \n1 CONC parish of Ely\n0 TRLR\n",
+        help: "`gedgraft fix --repair` moves the split between two other characters; the text stays the same",
+    },
+    Entry {
         code: "not-gedcom",
         class: Structure,
         rules: &["R-SPECIFIED-ENC-06"],

@@ -86,6 +86,9 @@ struct Parser<'t> {
     lf_cr: Option<usize>,
     /// The forms of the line breaks of the lines read (`mixed-line-breaks`).
     breaks: Tally,
+    /// Whether the payload of the last line read (blank lines aside) ends with whitespace, which a `CONC`
+    /// line after it must not split at (`conc-at-whitespace`).
+    payload_space: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -116,6 +119,7 @@ impl<'t> Parser<'t> {
             line_flagged: false,
             lf_cr: None,
             breaks: Tally::default(),
+            payload_space: false,
         }
     }
 
@@ -192,6 +196,7 @@ impl<'t> Parser<'t> {
             let trailers = self.trailers;
             self.line(pos, line_end, break_end, key);
             (self.breaks).add(&text[line_end..break_end], self.base + line_end);
+            self.note_payload_end(&text[pos..line_end]);
             pos = break_end;
             if self.trailers != trailers {
                 // After a trailer, this parser reads on to the end of the text (past its chunk's end): what
