@@ -61,13 +61,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
             Ok(())
         })?;
     }
-    Ok(if unreadable {
-        ExitCode::from(2)
-    } else if any_error {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::output::exit_status(unreadable, any_error))
 }
 
 /// What checking one file found.

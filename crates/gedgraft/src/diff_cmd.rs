@@ -26,11 +26,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
         };
         crate::output::emit(&text)?;
     }
-    let code = if changes.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    };
+    let code = crate::output::exit_status(false, !changes.is_empty());
     input::keep_until_exit((old, new));
     Ok(code)
 }

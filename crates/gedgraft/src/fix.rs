@@ -389,13 +389,10 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
         eprint!("\r\x1b[2K");
     }
     let _ = stdout.flush();
-    Ok(if failed {
-        ExitCode::from(2)
-    } else if args.check && would_change {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::output::exit_status(
+        failed,
+        args.check && would_change,
+    ))
 }
 
 /// What to tell the user about one file.

@@ -47,13 +47,10 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
         }
     }
     let _ = stdout.flush();
-    Ok(if failed {
-        ExitCode::from(2)
-    } else if args.check && would_change {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::output::exit_status(
+        failed,
+        args.check && would_change,
+    ))
 }
 
 /// Formats one file: whether it changed, and the summary line.

@@ -30,9 +30,5 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
 
 /// 1 if the file has an error, else 0.
 fn exit_code(error: bool) -> ExitCode {
-    if error {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    crate::output::exit_status(false, error)
 }

@@ -104,3 +104,16 @@ pub fn write_error(what: &str, e: &std::io::Error) -> String {
     };
     format!("cannot write {what}: {e}{hint}")
 }
+
+/// The exit status of every command, one rule: 2 when something could not be read, edited or written (or an
+/// argument was wrong), else 1 when the command found what it reports (an error for `check`/`lower`, a change
+/// for `fix --check`/`fmt --check`/`diff`), else 0.
+pub fn exit_status(trouble: bool, found: bool) -> std::process::ExitCode {
+    if trouble {
+        std::process::ExitCode::from(2)
+    } else if found {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
