@@ -272,6 +272,14 @@ mod tests {
     }
 
     #[test]
+    fn the_changed_part_is_cut_at_characters() {
+        use super::changed_part;
+        assert_eq!(changed_part("abc def", "abXc def"), (2, "", "X"));
+        assert_eq!(changed_part("é x", "è x"), (0, "é", "è"));
+        assert_eq!(changed_part("ab", "ab"), (2, "", ""));
+    }
+
+    #[test]
     fn r_line_strings_05_no_place_no_repair() {
         // `1 NOTE a␠ ⏎ 2 CONC b`: the only other split is next to the space too.
         assert_eq!(repaired(b"0 HEAD\n1 NOTE a \n2 CONC b\n0 TRLR\n"), None);
