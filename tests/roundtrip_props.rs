@@ -161,3 +161,54 @@ proptest! {
         assert_round_trip(text.as_bytes(), &ParseOptions::default())?;
     }
 }
+
+/// One piece of note text: letters, spaces and tabs, `@@`, an escape, a multi-octet character.
+fn note_piece() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("a"),
+        Just("bc"),
+        Just(" "),
+        Just("  "),
+        Just("\t"),
+        Just("@@"),
+        Just("@#DJULIAN@"),
+        Just("é"),
+        Just("e\u{301}"),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    /// R-SERIALISING-STRUCTS-10, -11 (`conc-at-whitespace`): a note cut into `CONC` lines anywhere, repaired to
+    /// a fixed point with the safe repairs, has the same dataset; the splits the repair moved are off the
+    /// whitespace, and a split still next to whitespace has no repair left (no place for it).
+    #[test]
+    fn conc_splits_moved_off_whitespace_keep_the_text(
+        pieces in proptest::collection::vec(note_piece(), 1..16),
+        cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..5),
+    ) {
+        use gedgraft_edit::{repair_to_fixed_point, repairs, Applicability};
+        use gedgraft_tests::dataset::dataset_of;
+        let mut cut_at: Vec<usize> = cuts.iter().map(|i| i.index(pieces.len())).filter(|&i| i > 0).collect();
+        cut_at.sort_unstable();
+        cut_at.dedup();
+        let mut text = String::from("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @N1@ NOTE ");
+        for (i, piece) in pieces.iter().enumerate() {
+            if cut_at.contains(&i) {
+                text.push_str("\n1 CONC ");
+            }
+            text.push_str(piece);
+        }
+        text.push_str("\n0 TRLR\n");
+        let input = text.as_bytes();
+        let before = parse(input);
+        let safe = |r: &gedgraft_edit::Repair| r.applicability == Applicability::Safe;
+        let fixed = repair_to_fixed_point(input, &before, &ParseOptions::default(), all_diagnostics, safe);
+        let after = parse(&fixed.bytes);
+        prop_assert_eq!(dataset_of(&before), dataset_of(&after), "{:?} -> {:?}", text, String::from_utf8_lossy(&fixed.bytes));
+        let left = all_diagnostics(&after);
+        let refs: Vec<_> = left.iter().filter(|d| d.code == "conc-at-whitespace").collect();
+        prop_assert!(repairs(&after, &refs).iter().all(Option::is_none), "{:?}", String::from_utf8_lossy(&fixed.bytes));
+    }
+}

@@ -22,11 +22,15 @@ fn r_conventions_02_no_break_space_is_not_whitespace() {
     assert_eq!(errors, [(Class::MalformedLine, 2)]);
 }
 
-/// ELF-2019 R-CONVENTIONS-02: the only line breaks are LF, CR and CR LF; all three split lines.
+/// ELF-2019 R-CONVENTIONS-02: the only line breaks are LF, CR and CR LF; all three split lines. Mixing them is
+/// allowed (R-LINE-STRINGS-01): the only diagnostic is the `mixed-line-breaks` warning, at the CR.
 #[test]
 fn r_conventions_02_lf_cr_and_crlf_are_the_line_breaks() {
     let (p, l) = lowered(b"0 HEAD\r\n0 @A@ NOTE a\r0 @B@ NOTE b\n0 TRLR\r\n");
-    assert!(p.diagnostics().is_empty(), "{:?}", p.diagnostics());
+    let found: Vec<_> = (p.diagnostics().iter())
+        .map(|d| (d.code, d.class, d.location.line, d.count))
+        .collect();
+    assert_eq!(found, [("mixed-line-breaks", Class::Warning, 2, 2)]);
     assert_eq!(shape(&l.dataset), ["NOTE @A@ \"a\"", "NOTE @B@ \"b\""]);
 }
 

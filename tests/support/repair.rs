@@ -5,6 +5,18 @@ use gedgraft_edit::Repair;
 use gedgraft_model::{lower, LowerOptions};
 use gedgraft_syntax::{Diagnostic, Parse};
 
+/// The codes whose (safe) repair must keep the lenient lowering's dataset: their inputs are warnings, not
+/// malformed, so the data must mean the same after the repair (blank lines, bare `@`, long lines, line-break
+/// forms, `CONC` splits).
+pub const KEEPS_DATASET: [&str; 6] = [
+    "blank-line",
+    "unescaped-at",
+    "line-too-long",
+    "lf-cr-line-breaks",
+    "mixed-line-breaks",
+    "conc-at-whitespace",
+];
+
 /// Every diagnostic of a parse, the syntax layer's and the lenient lowering's, as `gedgraft check` reports them.
 pub fn all_diagnostics(parse: &Parse) -> Vec<Diagnostic> {
     let lowered = lower(parse, &LowerOptions::default());

@@ -36,6 +36,7 @@ use gedgraft_syntax::{Diagnostic, Parse, ParseOptions, SyntaxKind, SyntaxNode, S
 use gedgraft_syntax::{TextRange, TextSize};
 use std::ops::Range;
 
+mod conc;
 mod guess;
 mod lines;
 mod payload;
@@ -129,6 +130,16 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
         "every line break becomes the file's most common form (CR LF if all are LF CR)",
     ),
     (
+        "mixed-line-breaks",
+        Applicability::Safe,
+        "every line break becomes the file's most common form",
+    ),
+    (
+        "conc-at-whitespace",
+        Applicability::Safe,
+        "the `CONC` split moves by the fewest characters to a place between two other characters",
+    ),
+    (
         "blank-line",
         Applicability::Safe,
         "the blank lines are removed",
@@ -189,6 +200,7 @@ pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>
 /// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out.
 pub const WHOLE_FILE_CODES: &[&str] = &[
     "lf-cr-line-breaks",
+    "mixed-line-breaks",
     "declared-encoding-mismatch",
     "duplicate-xref",
 ];
@@ -383,6 +395,7 @@ impl<'a> Cx<'a> {
             "unescaped-at" => payload::bare_at(self, d),
             "bad-gedc" => payload::form_case(self, d),
             "not-a-character" => payload::nul_characters(self, d),
+            "conc-at-whitespace" => conc::conc_splits(self, d),
             "level-jump" => guess::level_jump(self, d),
             "declared-encoding-mismatch" => guess::char_value(self, d),
             "duplicate-xref" => guess::duplicate_xref(self, d),

@@ -36,6 +36,8 @@ pub const ALL: &[&str] = &[
     LINE_TOO_LONG,
     UNESCAPED_AT,
     LF_CR_LINE_BREAKS,
+    MIXED_LINE_BREAKS,
+    CONC_AT_WHITESPACE,
     NOT_GEDCOM,
 ];
 
@@ -114,6 +116,14 @@ pub const UNESCAPED_AT: &str = "unescaped-at";
 /// Warning: the file's line breaks are LF CR, read as two line breaks around an empty line (R-LINE-STRINGS-02);
 /// one diagnostic for the file, counting the pairs, instead of a `blank-line` per line.
 pub const LF_CR_LINE_BREAKS: &str = "lf-cr-line-breaks";
+/// Warning: the file's lines end with more than one form of line break (LF, CR LF, CR). Each is a line break
+/// (R-LINE-STRINGS-01), but tools that split on one form do not read the file as written. One diagnostic for
+/// the file, at the first break not of the majority form, counting every such break.
+pub const MIXED_LINE_BREAKS: &str = "mixed-line-breaks";
+/// Warning: a `CONC` line splits the text next to whitespace: the line before ends with whitespace
+/// (R-SERIALISING-STRUCTS-10) or the `CONC` payload starts with it (R-SERIALISING-STRUCTS-11). Read as written
+/// (R-LINE-STRINGS-05), but many readers trim lines and lose it. Not in GEDCOM 7, which has no `CONC`.
+pub const CONC_AT_WHITESPACE: &str = "conc-at-whitespace";
 /// Malformed structure: the file is not a GEDCOM file at all (an HTML page, a picture, a program): none of its
 /// first lines starts with a level and a tag (see `not_gedcom.rs` for the rule). The only diagnostic of the
 /// file; the whole text is kept as trailing text (R-SPECIFIED-ENC-06: stop parsing the stream as ELF).

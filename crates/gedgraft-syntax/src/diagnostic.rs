@@ -155,6 +155,12 @@ impl Diagnostic {
         self.last_start = start;
     }
 
+    /// Makes this the first of a run of `count` problems, the last of which starts at `last_start`.
+    pub(crate) fn run_of(&mut self, count: u32, last_start: TextSize) {
+        self.count = count.max(1);
+        self.last_start = last_start;
+    }
+
     /// Where the last problem of the run starts in the tree's text (`range.start()` when `count` is 1).
     pub fn last_start(&self) -> TextSize {
         self.last_start

@@ -186,14 +186,20 @@ impl Dialect {
     }
 
     /// Whether a syntax-layer diagnostic code applies in this dialect; not in GEDCOM 7: escape diagnostics
-    /// (`bad-escape`, `unterminated-escape`; it has no escapes), `unescaped-at` (it doubles only a leading `@`)
-    /// and `line-too-long` (it has no `CONC` and no line limit).
+    /// (`bad-escape`, `unterminated-escape`; it has no escapes), `unescaped-at` (it doubles only a leading `@`),
+    /// `line-too-long` and `conc-at-whitespace` (it has no `CONC` and no line limit).
     pub fn applies(self, code: &str) -> bool {
-        use crate::codes::{BAD_ESCAPE, LINE_TOO_LONG, UNESCAPED_AT, UNTERMINATED_ESCAPE};
+        use crate::codes::{
+            BAD_ESCAPE, CONC_AT_WHITESPACE, LINE_TOO_LONG, UNESCAPED_AT, UNTERMINATED_ESCAPE,
+        };
         !self.is_gedcom7()
             || !matches!(
                 code,
-                BAD_ESCAPE | UNTERMINATED_ESCAPE | UNESCAPED_AT | LINE_TOO_LONG
+                BAD_ESCAPE
+                    | UNTERMINATED_ESCAPE
+                    | UNESCAPED_AT
+                    | LINE_TOO_LONG
+                    | CONC_AT_WHITESPACE
             )
     }
 }
@@ -324,6 +330,7 @@ mod tests {
             // GEDCOM 7.0 § lineStr: only a leading `@` is doubled; § Lines: no line length limit.
             assert_eq!(d.applies(crate::codes::UNESCAPED_AT), !d.is_gedcom7());
             assert_eq!(d.applies(crate::codes::LINE_TOO_LONG), !d.is_gedcom7());
+            assert_eq!(d.applies(crate::codes::CONC_AT_WHITESPACE), !d.is_gedcom7());
             assert!(d.applies(crate::codes::LEVEL_JUMP));
         }
         assert!("GEDCOM 7.0.1".parse::<Dialect>().is_err());

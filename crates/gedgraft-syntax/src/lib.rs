@@ -31,6 +31,7 @@ mod json;
 mod kind;
 mod lexer;
 pub mod lexical;
+mod line_breaks;
 mod line_checks;
 pub mod line_cursor;
 mod line_index;
@@ -77,6 +78,11 @@ pub mod internal {
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
     pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};
+
+    /// The tally of a file's line-break forms (`mixed-line-breaks` and its repair).
+    pub mod line_breaks {
+        pub use crate::line_breaks::{Seen, Tally};
+    }
 
     /// The serialisation rules of payload text (units, escaping, `CONT`/`CONC` layout), shared by the editor
     /// and the dataset writer.

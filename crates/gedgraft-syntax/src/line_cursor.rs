@@ -34,6 +34,15 @@ impl LineBreak {
         }
     }
 
+    /// The break's name in messages: `LF`, `CR LF`, `CR`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineBreak::Lf => "LF",
+            LineBreak::CrLf => "CR LF",
+            LineBreak::Cr => "CR",
+        }
+    }
+
     /// The break spelled by `text` exactly (`None` for anything else, the empty text included).
     ///
     /// ```

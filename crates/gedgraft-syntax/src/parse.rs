@@ -263,6 +263,18 @@ impl Parse {
         &mut self.diagnostics
     }
 
+    /// Locates `d` (a run whose last problem is on file line `last_line`) and puts it after the diagnostics
+    /// that start where it starts or before, for the stream to add a diagnostic of the whole file.
+    pub(crate) fn insert_diagnostic(&mut self, mut d: Diagnostic, last_line: usize) {
+        let start = d.range.start();
+        d.location = self.locate(start);
+        d.end_offset = (self.source_map.file_offset(usize::from(d.range.end())))
+            .saturating_add(self.origin.offset);
+        d.last_line = last_line.max(d.location.line);
+        let at = (self.diagnostics).partition_point(|e| e.range.start() <= start);
+        self.diagnostics.insert(at, d);
+    }
+
     /// The file's dialect as the stream read it from the first batch, if this is a later batch.
     pub(crate) fn dialect_override(&self) -> Option<crate::Dialect> {
         self.dialect

@@ -37,6 +37,7 @@
 
 use crate::codes;
 use crate::diagnostic::Diagnostic;
+use crate::line_breaks::Tally;
 use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near};
@@ -131,6 +132,8 @@ pub struct Batch {
     offset: u64,
     first_line: u64,
     len: usize,
+    /// The forms of the batch's line breaks, at offsets in its text ([`FileWide`] joins them).
+    breaks: Tally,
 }
 
 impl Batch {
@@ -179,7 +182,8 @@ const WHOLE_BODY_NOTES: [&str; 3] = [
 
 /// The diagnostics a whole-file parse gives once per file, gathered over a first pass of the batches and put
 /// in place in a second: `lf-cr-line-breaks`, one diagnostic at the first LF CR pair counting them all (a stream
-/// gives one per batch that has any, counting that batch's).
+/// gives one per batch that has any, counting that batch's), and `mixed-line-breaks`, which only the whole
+/// file's tally of line-break forms can tell (a stream gives none).
 ///
 /// ```
 /// use gedgraft_syntax::stream::{FileWide, RecordStream, StreamOptions};
@@ -194,12 +198,28 @@ const WHOLE_BODY_NOTES: [&str; 3] = [
 ///     found.extend(batch.diagnostics().iter().map(|d| (d.code, d.count, d.last_line)));
 /// }
 /// assert_eq!(found, [("lf-cr-line-breaks", 3, 6)]);
+///
+/// // LF in the header's batch, CR LF after: the first CR LF is the odd one out.
+/// let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\r\n0 TRLR\n";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// let mut file_wide = FileWide::default();
+/// batches().for_each(|b| file_wide.count(&b.unwrap()));
+/// assert_eq!(file_wide.codes(), ["mixed-line-breaks"]);
+/// let mut found = Vec::new();
+/// for batch in batches() {
+///     let mut batch = batch.unwrap();
+///     file_wide.apply(&mut batch);
+///     found.extend(batch.diagnostics().iter().map(|d| (d.code, d.location.line, d.location.column)));
+/// }
+/// assert_eq!(found, [("mixed-line-breaks", 3, 12)]);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct FileWide {
     /// How many LF CR pairs, and the line of the last.
     lf_cr: Option<(u32, usize)>,
     placed: bool,
+    /// The file's line-break forms, at file offsets and file lines.
+    breaks: Tally,
 }
 
 impl FileWide {
@@ -211,10 +231,23 @@ impl FileWide {
                 self.lf_cr = Some((before.saturating_add(d.count), d.last_line));
             }
         }
+        let map = batch.parse.source_map();
+        let base = usize::try_from(batch.offset).unwrap_or(usize::MAX);
+        let file_offset = |o: usize| base.saturating_add(map.file_offset(o));
+        (self.breaks).append(&batch.breaks, file_offset, batch.first_line - 1);
     }
 
-    /// Second pass: the first `lf-cr-line-breaks` of the file gets the file's count, the later ones go.
+    /// The codes of the diagnostics [`FileWide::apply`] puts in place (after the first pass).
+    pub fn codes(&self) -> Vec<&'static str> {
+        let lf_cr = self.lf_cr.map(|_| codes::LF_CR_LINE_BREAKS);
+        let mixed = self.breaks.is_mixed().then_some(codes::MIXED_LINE_BREAKS);
+        lf_cr.into_iter().chain(mixed).collect()
+    }
+
+    /// Second pass: the first `lf-cr-line-breaks` of the file gets the file's count, the later ones go; the
+    /// batch holding the file's first line break not of its majority form gets `mixed-line-breaks`.
     pub fn apply(&mut self, batch: &mut Batch) {
+        self.place_mixed(batch);
         let Some((count, last_line)) = self.lf_cr else {
             return;
         };
@@ -230,6 +263,22 @@ impl FileWide {
             d.last_line = last_line;
             true
         });
+    }
+
+    fn place_mixed(&self, batch: &mut Batch) {
+        let Some((first, _, last, _)) = self.breaks.minority() else {
+            return;
+        };
+        let start = usize::try_from(batch.offset).unwrap_or(usize::MAX);
+        let Some(in_batch) = first.offset.checked_sub(start).filter(|&o| o < batch.len) else {
+            return;
+        };
+        // The whole-file parse's diagnostic, at the break in the batch's text; the run's end is the file's.
+        let at = batch.parse.source_map().text_offset(in_batch);
+        if let Some(d) = self.breaks.diagnostic_at(at, at) {
+            let last_line = usize::try_from(last.line).unwrap_or(usize::MAX);
+            batch.parse.insert_diagnostic(d, last_line);
+        }
     }
 }
 
@@ -433,6 +482,7 @@ impl<R: Read> RecordStream<R> {
             offset: self.offset,
             first_line: self.line,
             len: cut,
+            breaks: out.breaks,
         });
         self.buf.drain(..cut);
         self.offset = self.offset.saturating_add(cut as u64);

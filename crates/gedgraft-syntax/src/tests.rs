@@ -207,7 +207,7 @@ fn r_tagged_structs_05_trailer_problems() {
     // Only a DOS end-of-file mark is let off with a warning (a departure from R-LINES-01, documented in
     // `after_trailer.rs`); NUL padding or binary after the trailer is content (R-TAGGED-STRUCTS-05).
     assert_eq!(
-        codes_of(b"0 HEAD\n0 TRLR\r\n\r\n\x1a\x1a\x00junk"),
+        codes_of(b"0 HEAD\r\n0 TRLR\r\n\r\n\x1a\x1a\x00junk"),
         [codes::JUNK_AFTER_TRAILER]
     );
     assert_eq!(
@@ -248,6 +248,8 @@ fn r_tagged_structs_03_records_after_the_trailer_are_records_and_junk_stays_text
             codes::RECORD_AFTER_TRAILER,
             codes::RECORD_AFTER_TRAILER,
             codes::MISPLACED_HEADER,
+            // The last trailer's CR LF (and the blank line's) in a file of LFs (R-LINE-STRINGS-01).
+            codes::MIXED_LINE_BREAKS,
             codes::CONTENT_AFTER_TRAILER
         ]
     );
@@ -340,6 +342,42 @@ fn r_line_strings_02_lf_cr_is_two_breaks() {
         .filter(|e| e.kind() == SyntaxKind::LineBreak)
         .count();
     assert_eq!(breaks, 6);
+}
+
+/// R-SERIALISING-STRUCTS-10, -11: a `CONC` split next to whitespace is a warning on the `CONC` line (one run
+/// for neighbouring ones); the text is read as written (R-LINE-STRINGS-05's example `1 NOTE a␠ ⏎ 2 CONC b`).
+#[test]
+fn r_serialising_structs_10_11_conc_split_at_whitespace() {
+    let found = |input: &str| -> Vec<(&str, usize, u32)> {
+        let p = parse(input.as_bytes());
+        (p.diagnostics().iter())
+            .map(|d| (d.code, d.location.line, d.count))
+            .collect()
+    };
+    let at = codes::CONC_AT_WHITESPACE;
+    assert_eq!(found("0 HEAD\n1 NOTE a \n2 CONC b\n0 TRLR\n"), [(at, 3, 1)]);
+    assert_eq!(found("0 HEAD\n1 NOTE a\n2 CONC  b\n0 TRLR\n"), [(at, 3, 1)]);
+    assert_eq!(
+        found("0 HEAD\n1 NOTE a\t\n2 CONT b \n2 CONC c\n0 TRLR\n"),
+        [(at, 4, 1)]
+    );
+    // Two neighbouring splits are one run; a blank line between the lines is no line of the payload.
+    let run = "0 HEAD\n1 NOTE a \n2 CONC b \n\n2 CONC c\n0 TRLR\n";
+    assert_eq!(found(run)[0], (at, 3, 1));
+    assert_eq!(found(run)[2], (at, 5, 1));
+    assert_eq!(
+        found("0 HEAD\n1 NOTE a \n2 CONC b \n2 CONC c\n0 TRLR\n"),
+        [(at, 3, 2)]
+    );
+    // Not at a split: whitespace before a `CONT` line, inside a line, or the separator of an empty payload.
+    for fine in [
+        "0 HEAD\n1 NOTE a \n2 CONT b\n0 TRLR\n",
+        "0 HEAD\n1 NOTE a b\n2 CONC c d\n0 TRLR\n",
+        "0 HEAD\n1 NOTE \n2 CONC b\n0 TRLR\n",
+        "0 HEAD\n1 NOTE a \n2 DATE 1900\n0 TRLR\n",
+    ] {
+        assert_eq!(found(fine), [], "{fine:?}");
+    }
 }
 
 #[test]

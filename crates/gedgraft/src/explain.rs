@@ -448,6 +448,31 @@ pub static ENTRIES: &[Entry] = &[
         help: "`gedgraft fix --eol crlf --join-lf-cr` rewrites them as CR LF",
     },
     Entry {
+        code: "mixed-line-breaks",
+        class: Warning,
+        rules: &["R-LINE-STRINGS-01"],
+        summary: "the lines end with more than one form of line break (LF, CR LF, CR)",
+        detail: "Each of LF, CR LF and CR ends a line, so the file reads the same, but programs that split \
+                 lines on one form see stray CR characters or run lines together, and an edit cannot tell \
+                 which form a new line should get. One warning is given for the file, at the first break \
+                 that is not of the most common form, counting every such break. An LF directly followed by \
+                 a CR is `lf-cr-line-breaks`, not counted here.",
+        example: b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\n0 TRLR\r\n",
+        help: "`gedgraft fix --repair` makes every line break the most common form (or choose one: `--eol crlf`)",
+    },
+    Entry {
+        code: "conc-at-whitespace",
+        class: Warning,
+        rules: &["R-SERIALISING-STRUCTS-10", "R-SERIALISING-STRUCTS-11", "R-LINE-STRINGS-05"],
+        summary: "a `CONC` line splits the text next to a space or tab",
+        detail: "Writers must not end a line that a `CONC` line continues with whitespace, and should not start \
+                 a `CONC` payload with it, because many readers trim lines and so lose the space between two \
+                 words. gedgraft reads the text as written, whitespace included. Neighbouring `CONC` lines \
+                 split this way are one warning. Not in GEDCOM 7, which has no `CONC`.",
+        example: b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Born in the \n1 CONC parish of Ely\n0 TRLR\n",
+        help: "`gedgraft fix --repair` moves the split between two other characters; the text stays the same",
+    },
+    Entry {
         code: "not-gedcom",
         class: Structure,
         rules: &["R-SPECIFIED-ENC-06"],

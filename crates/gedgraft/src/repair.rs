@@ -73,7 +73,7 @@ pub(crate) fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
 
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
 /// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
-/// encoding notes and `lf-cr-line-breaks`; identifiers seen twice are the lowering index's to tell
+/// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]); identifiers seen twice are the lowering index's to tell
 /// ([`gedgraft_model::StreamLowering::has_duplicate_identifier`]).
 pub(crate) struct NeedsWholeFile {
     found: bool,

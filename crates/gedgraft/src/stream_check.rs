@@ -152,7 +152,9 @@ pub(crate) fn index_pass(
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),
     };
-    let needs_whole_file = needs_whole.found() || lowering.has_duplicate_identifier();
+    let needs_whole_file = needs_whole.found()
+        || lowering.has_duplicate_identifier()
+        || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
     Some(Indexed {
         lowering,
         file_wide,

@@ -1,9 +1,10 @@
 //! Repairs of whole lines: blank lines, the trailer, line breaks.
 
 use super::{Cx, Made, OctetEdit, Repair};
-use crate::editor::{LfCr, LineBreak};
+use crate::editor::LfCr;
 use crate::render;
 use gedgraft_syntax::ast::{AstNode, AstToken, Record};
+use gedgraft_syntax::internal::line_breaks::Tally;
 use gedgraft_syntax::{codes, Diagnostic, SyntaxKind, TextRange};
 
 /// `blank-line` (safe): the run's blank lines are removed; the lowering ignores them (R-LINE-STRINGS-06).
@@ -92,18 +93,20 @@ pub(super) fn trailer_to_end(cx: &Cx, d: &Diagnostic) -> Made {
     ))
 }
 
-/// `lf-cr-line-breaks` (safe): every line break becomes the file's most common form among LF, CR LF and CR,
-/// an LF CR pair read as one break (GEDCOM 5.5.1); CR LF when there are only pairs. The 2019 draft reads a pair
-/// as two breaks around an empty line, which the lowering ignores: the dataset is the same. Made by the
-/// editor's line-break conversion.
+/// `lf-cr-line-breaks` and `mixed-line-breaks` (safe): every line break becomes the file's most common form
+/// among LF, CR LF and CR ([`Tally::majority`]), an LF CR pair read as one break (GEDCOM 5.5.1); CR LF when
+/// there are only pairs. Every form is a line break (R-LINE-STRINGS-01) and the 2019 draft reads a pair as two
+/// breaks around an empty line, which the lowering ignores (R-LINE-STRINGS-02): the dataset is the same. Made
+/// by the editor's line-break conversion, once for both codes; the first of them that the file has gets it.
 pub(super) fn line_breaks(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Option<Repair>]) {
     let Some(i) = diagnostics
         .iter()
-        .position(|d| d.code == codes::LF_CR_LINE_BREAKS)
+        .position(|d| d.code == codes::LF_CR_LINE_BREAKS || d.code == codes::MIXED_LINE_BREAKS)
     else {
         return;
     };
-    let to = majority_break(cx.parse.text());
+    let code = diagnostics[i].code;
+    let to = Tally::of_tree(cx.parse.green()).majority();
     let mut editor = crate::Editor::new(cx.parse);
     editor.convert_line_breaks(to, LfCr::OneBreak);
     let Ok(edited) = editor.apply_lazily() else {
@@ -114,62 +117,8 @@ pub(super) fn line_breaks(cx: &Cx, diagnostics: &[&Diagnostic], out: &mut [Optio
         .iter()
         .map(|c| cx.edit_of_change(c, edited.bytes()))
         .collect();
-    let name = match to {
-        LineBreak::Lf => "LF",
-        LineBreak::CrLf => "CR LF",
-        LineBreak::Cr => "CR",
-    };
     if let Some(slot) = out.get_mut(i) {
-        *slot = edits.and_then(|e| {
-            cx.repair(
-                codes::LF_CR_LINE_BREAKS,
-                format!("make every line break {name}"),
-                e,
-            )
-        });
-    }
-}
-
-/// The most common line break of `text` outside LF CR pairs (CR LF if there is none).
-fn majority_break(text: &str) -> LineBreak {
-    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1)) {
-            (b'\r', Some(b'\n')) => {
-                crlf += 1;
-                i += 2;
-            }
-            (b'\n', Some(b'\r')) => i += 2,
-            (b'\n', _) => {
-                lf += 1;
-                i += 1;
-            }
-            (b'\r', _) => {
-                cr += 1;
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    if lf > crlf && lf >= cr {
-        LineBreak::Lf
-    } else if cr > crlf && cr > lf {
-        LineBreak::Cr
-    } else {
-        LineBreak::CrLf
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn majority_counts_lf_cr_pairs_as_neither() {
-        assert_eq!(majority_break("a\n\rb\n\rc\n"), LineBreak::Lf);
-        assert_eq!(majority_break("a\n\rb\n\r"), LineBreak::CrLf);
-        assert_eq!(majority_break("a\rb\rc\r\n"), LineBreak::Cr);
+        let message = format!("make every line break {}", to.name());
+        *slot = edits.and_then(|e| cx.repair(code, message, e));
     }
 }

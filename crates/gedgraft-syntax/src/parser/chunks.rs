@@ -6,6 +6,7 @@ use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::GreenElement;
 use crate::kind::SyntaxKind;
+use crate::line_breaks::Tally;
 use crate::line_checks;
 use crate::line_cursor::{line_end, LineEnd};
 use crate::work::{on_workers, workers_for};
@@ -171,6 +172,8 @@ pub(crate) struct ChunkOutput {
     /// one code may go on across the cut ([`merge_chunks`] joins it as a one-pass parse would have).
     pub(crate) first_diag_on_first_line: bool,
     pub(crate) last_diag_on_last_line: bool,
+    /// The forms of the chunk's line breaks, at offsets in the text the parser was given (plus its base).
+    pub(crate) breaks: Tally,
 }
 
 /// Parses `text`, one piece of a file cut at level-0 lines, on this thread; `later` says whether the piece is
@@ -206,7 +209,9 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> 
     parser.seen_first_line = later;
     parser.run(start, end);
     parser.close_from(0);
+    parser.breaks.finish();
     ChunkOutput {
+        breaks: parser.breaks,
         children: parser.stack.pop().map(|f| f.children).unwrap_or_default(),
         diagnostics: parser.diagnostics,
         max_depth: parser.max_depth,
@@ -224,7 +229,9 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
     let mut diagnostics = Vec::new();
     let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
     let mut run_goes_on = false;
+    let mut breaks = Tally::default();
     for chunk in chunks {
+        breaks.append(&chunk.breaks, |o| o, breaks.breaks());
         children.extend(chunk.children);
         let mut found = chunk.diagnostics.into_iter();
         if run_goes_on && chunk.first_diag_on_first_line {
@@ -243,6 +250,7 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
     }
     end_of_file_diagnostics(seen_line, trailer_seen, text_len, &mut diagnostics);
     line_checks::merge_lf_cr(&mut diagnostics);
+    diagnostics.extend(breaks.diagnostic());
     let green = GreenNode::new(SyntaxKind::Document.into(), children);
     Parsed {
         green,

@@ -9,6 +9,7 @@ use crate::green::{CachedFacts, GreenElement, LineKey, Template};
 use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, LineFacts, LineShape};
 use crate::line_checks;
+use crate::serialise::is_space;
 use rowan::NodeOrToken;
 
 impl Parser<'_> {
@@ -273,7 +274,12 @@ impl Parser<'_> {
         let children = if tag == "CONT" || tag == "CONC" {
             match self.continuation_line(tag, facts, children, start + ws, line_end) {
                 Some(children) => children,
-                None => return,
+                None => {
+                    if tag == "CONC" {
+                        self.conc_split(line, facts, start + ws, line_end);
+                    }
+                    return;
+                }
             }
         } else {
             children
@@ -361,6 +367,45 @@ impl Parser<'_> {
             );
         }
         Some(children)
+    }
+
+    /// A `CONC` line joined to the structure it continues: its split must not be next to whitespace
+    /// (R-SERIALISING-STRUCTS-10, -11). `line` is its text, `at` where its level starts.
+    fn conc_split(&mut self, line: &str, facts: &LineFacts, at: usize, line_end: usize) {
+        let after = facts
+            .payload_start
+            .and_then(|p| line.get(p..))
+            .is_some_and(|payload| payload.starts_with(is_space));
+        let message = match (self.payload_space, after) {
+            (false, false) => return,
+            (true, false) => "the line before this `CONC` line ends with whitespace",
+            (false, true) => "this `CONC` line's text starts with whitespace",
+            (true, true) => "this `CONC` line splits the text between two whitespace characters",
+        };
+        let message = format!(
+            "{message}, which readers that trim lines lose (a `CONC` split belongs between two other characters)"
+        );
+        self.diag(
+            codes::CONC_AT_WHITESPACE,
+            Class::Warning,
+            message,
+            at,
+            line_end,
+        );
+    }
+
+    /// Notes whether the payload of `line`, just read, ends with whitespace (blank lines and the empty line of
+    /// an LF CR pair are not lines of a payload: they leave the note as it was).
+    pub(super) fn note_payload_end(&mut self, line: &str) {
+        if line.trim_start_matches([' ', '\t']).is_empty() {
+            return;
+        }
+        // Lexed again only when the line ends with whitespace (rare): the payload is then not empty.
+        self.payload_space = line.ends_with(is_space)
+            && matches!(
+                lex_line(line, &mut Vec::new()),
+                LineShape::Line(facts) if facts.payload_start.is_some_and(|p| p < line.len())
+            );
     }
 
     /// The checks of a `TRLR` line (`not_bare`: it has an identifier or a payload), and the count of trailers.

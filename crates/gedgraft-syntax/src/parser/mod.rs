@@ -24,6 +24,7 @@ use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{GreenFactory, LineCache, LineKey};
 use crate::kind::SyntaxKind;
 use crate::lexer::LineToken;
+use crate::line_breaks::Tally;
 use crate::line_cursor::line_end;
 use frames::Frame;
 use gedgraft_encoding::Encoding;
@@ -83,6 +84,11 @@ struct Parser<'t> {
     line_flagged: bool,
     /// The index of this parser's `lf-cr-line-breaks` diagnostic, once there is one.
     lf_cr: Option<usize>,
+    /// The forms of the line breaks of the lines read (`mixed-line-breaks`).
+    breaks: Tally,
+    /// Whether the payload of the last line read (blank lines aside) ends with whitespace, which a `CONC`
+    /// line after it must not split at (`conc-at-whitespace`).
+    payload_space: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -112,6 +118,8 @@ impl<'t> Parser<'t> {
             max_depth: 1,
             line_flagged: false,
             lf_cr: None,
+            breaks: Tally::default(),
+            payload_space: false,
         }
     }
 
@@ -187,6 +195,8 @@ impl<'t> Parser<'t> {
             }
             let trailers = self.trailers;
             self.line(pos, line_end, break_end, key);
+            (self.breaks).add(&text[line_end..break_end], self.base + line_end);
+            self.note_payload_end(&text[pos..line_end]);
             pos = break_end;
             if self.trailers != trailers {
                 // After a trailer, this parser reads on to the end of the text (past its chunk's end): what
