@@ -14,40 +14,35 @@ use gedgraft_syntax::{SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 
 /// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other
-/// token is one unit.
-pub(crate) fn token_units(tokens: &[SyntaxToken], encoding: Encoding) -> Vec<Unit> {
-    let mut out = Vec::new();
-    for t in tokens {
-        let kind = match t.kind() {
-            SyntaxKind::Text => {
-                let pieces = if encoding == Encoding::Ansel {
-                    ansel_clusters(t.text())
-                } else {
-                    clusters(t.text())
-                };
-                for c in pieces {
-                    out.push(Unit {
-                        kind: UnitKind::Text,
-                        text: c.to_string(),
-                        octets: octets(c, encoding),
-                        glued: glues_to_next(c, encoding),
-                    });
+/// token is one unit. Made as they are taken, so a long line is never held as units whole.
+pub(crate) fn token_units(
+    tokens: &[SyntaxToken],
+    encoding: Encoding,
+) -> impl Iterator<Item = Unit> + '_ {
+    let unit = move |kind, text: &str| Unit {
+        kind,
+        text: text.to_string(),
+        octets: octets(text, encoding),
+        glued: glues_to_next(text, encoding),
+    };
+    tokens
+        .iter()
+        .flat_map(move |t| -> Box<dyn Iterator<Item = Unit> + '_> {
+            let kind = match t.kind() {
+                SyntaxKind::Text => {
+                    let pieces = match encoding {
+                        Encoding::Ansel => ansel_clusters(t.text()),
+                        _ => clusters(t.text()),
+                    };
+                    return Box::new(pieces.map(move |c| unit(UnitKind::Text, c)));
                 }
-                continue;
-            }
-            SyntaxKind::EscapedAt => UnitKind::EscapedAt,
-            SyntaxKind::Escape => UnitKind::Escape,
-            SyntaxKind::AtSign => UnitKind::AtSign,
-            _ => UnitKind::Raw,
-        };
-        out.push(Unit {
-            kind,
-            text: t.text().to_string(),
-            octets: octets(t.text(), encoding),
-            glued: glues_to_next(t.text(), encoding),
-        });
-    }
-    out
+                SyntaxKind::EscapedAt => UnitKind::EscapedAt,
+                SyntaxKind::Escape => UnitKind::Escape,
+                SyntaxKind::AtSign => UnitKind::AtSign,
+                _ => UnitKind::Raw,
+            };
+            Box::new(std::iter::once(unit(kind, t.text())))
+        })
 }
 
 /// Appends a first line's payload: the separator and the payload's tokens, unless the payload is empty.

@@ -559,10 +559,21 @@ impl Lines<'_> {
         let plan = self.plan;
         let enc = plan.encoding;
         let eol = octets(plan.eol, enc);
-        let mut first_head = String::new();
-        std::mem::swap(&mut first_head, &mut self.out);
+        let start = self.out.len();
         self.head(level, xref, tag);
-        std::mem::swap(&mut first_head, &mut self.out);
+        // Most payloads are one line of text written as it is that fits the limit.
+        if text::as_is(text, enc) {
+            let fixed = octets(&self.out[start..], enc) + octets(" ", enc) + eol;
+            if fixed + octets(text, enc) <= plan.limit {
+                if !text.is_empty() {
+                    self.out.push(' ');
+                    self.out.push_str(text);
+                }
+                self.out.push_str(plan.eol);
+                return true;
+            }
+        }
+        let first_head = self.out.split_off(start);
         let budget = Budget {
             limit: plan.limit,
             first_fixed: octets(&first_head, enc) + octets(" ", enc) + eol,

@@ -31,7 +31,7 @@
 use crate::lexer::lex_payload_text;
 use crate::{Dialect, SyntaxKind};
 use gedgraft_encoding::{ansel, raw, Encoding};
-use std::ops::Range;
+use std::collections::VecDeque;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -104,6 +104,10 @@ pub fn is_space(c: char) -> bool {
 
 /// The octets of `text` in `encoding` (raw characters count one octet each).
 pub fn octets(text: &str, encoding: Encoding) -> usize {
+    // ASCII (but NUL) is one octet per character in every encoding but UTF-16.
+    if encoding.is_ascii_compatible() && text.bytes().all(|b| b != 0 && b < 0x80) {
+        return text.len();
+    }
     let mut out = Vec::new();
     match encoding.encode(text, &mut out) {
         Ok(()) => out.len(),
@@ -128,38 +132,54 @@ pub fn unicode_escape(chars: impl IntoIterator<Item = char>) -> String {
 }
 
 /// Splits `text` into clusters: a character with the combining marks that follow it.
-pub fn clusters(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if i > start && !is_combining_mark(c) {
-            out.push(&text[start..i]);
-            start = i;
-        }
+pub fn clusters(text: &str) -> Clusters<'_> {
+    Clusters {
+        rest: text,
+        ansel: false,
     }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
 }
 
 /// Splits tree text of an ANSEL file into clusters in ANSEL order: the combining diacritics *before* a
 /// character, with it (`E2 65` is one cluster, `é`). Diacritics at the end, with no character after them, are
 /// a cluster of their own.
-pub fn ansel_clusters(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if !is_combining_mark(c) {
-            let end = i + c.len_utf8();
-            out.push(&text[start..end]);
-            start = end;
-        }
+pub fn ansel_clusters(text: &str) -> Clusters<'_> {
+    Clusters {
+        rest: text,
+        ansel: true,
     }
-    if start < text.len() {
-        out.push(&text[start..]);
+}
+
+/// The clusters of a text, one at a time ([`clusters`], [`ansel_clusters`]).
+#[derive(Debug, Clone)]
+pub struct Clusters<'a> {
+    rest: &'a str,
+    ansel: bool,
+}
+
+impl<'a> Iterator for Clusters<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let mut chars = self.rest.char_indices();
+        let (_, first) = chars.next()?;
+        let end = if self.ansel {
+            // Marks up to and with the first character that is not one.
+            match is_combining_mark(first) {
+                false => first.len_utf8(),
+                true => chars
+                    .find(|&(_, c)| !is_combining_mark(c))
+                    .map_or(self.rest.len(), |(i, c)| i + c.len_utf8()),
+            }
+        } else {
+            // The first character and the marks after it.
+            chars
+                .find(|&(_, c)| !is_combining_mark(c))
+                .map_or(self.rest.len(), |(i, _)| i)
+        };
+        let (cluster, rest) = self.rest.split_at(end);
+        self.rest = rest;
+        Some(cluster)
     }
-    out
 }
 
 /// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
@@ -227,44 +247,93 @@ pub fn split_lines(value: &str) -> Vec<&str> {
 
 /// Whether a split before unit `at` is allowed: not next to whitespace, not after an ANSEL diacritic.
 pub fn split_allowed(units: &[Unit], at: usize) -> bool {
-    at > 0
-        && at < units.len()
-        && !units[at - 1].ends_with_space()
-        && !units[at].starts_with_space()
-        && !units[at - 1].glued
+    at > 0 && at < units.len() && split_between(&units[at - 1], &units[at])
 }
 
-/// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns the
-/// unit range of each line (at least one line, possibly empty).
-pub fn layout(units: &[Unit], first: usize, rest: usize) -> Vec<Range<usize>> {
+/// Whether a line may end after `before` and the next begin with `after`.
+fn split_between(before: &Unit, after: &Unit) -> bool {
+    !before.ends_with_space() && !after.starts_with_space() && !before.glued
+}
+
+/// Adds `unit` to the end of a laid-out line, merged into the unit before it when both are text (or both raw):
+/// a laid line holds few units however long it is, and the units' text is written as it is either way.
+fn push_merged(line: &mut Vec<Unit>, unit: Unit) {
+    match line.last_mut() {
+        Some(last)
+            if last.kind == unit.kind && matches!(unit.kind, UnitKind::Text | UnitKind::Raw) =>
+        {
+            last.text.push_str(&unit.text);
+            last.octets += unit.octets;
+            last.glued = unit.glued;
+        }
+        _ => line.push(unit),
+    }
+}
+
+/// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns each
+/// line's units (at least one line, possibly empty), neighbouring text units merged into one.
+///
+/// Greedy: a line takes units while they fit, then ends at the last allowed split ([`split_allowed`]) in it;
+/// with none, it runs on to the first allowed split after it. The units are taken from the iterator as the
+/// lines need them, so a payload of any length costs its lines, not a unit per character.
+pub fn layout(units: impl IntoIterator<Item = Unit>, first: usize, rest: usize) -> Vec<Vec<Unit>> {
+    let mut units = units.into_iter();
+    let mut pending: VecDeque<Unit> = VecDeque::new();
     let mut lines = Vec::new();
-    let mut start = 0;
     loop {
         let budget = if lines.is_empty() { first } else { rest };
-        let mut used = 0;
-        let mut end = start;
-        while end < units.len() && used + units[end].octets <= budget {
-            used += units[end].octets;
-            end += 1;
+        // `fit`: how many pending units fit the budget; the unit after them (if any) does not.
+        let (mut used, mut fit) = (0, 0);
+        loop {
+            if fit == pending.len() {
+                match units.next() {
+                    Some(u) => pending.push_back(u),
+                    None => break,
+                }
+            }
+            if used + pending[fit].octets > budget {
+                break;
+            }
+            used += pending[fit].octets;
+            fit += 1;
         }
-        if end == units.len() {
-            lines.push(start..end);
+        let mut line = Vec::new();
+        if fit == pending.len() {
+            pending.drain(..).for_each(|u| push_merged(&mut line, u));
+            lines.push(line);
             return lines;
         }
-        let split = (start + 1..=end)
+        if let Some(b) = (1..=fit)
             .rev()
-            .find(|&b| split_allowed(units, b))
-            .or_else(|| (end + 1..units.len()).find(|&b| split_allowed(units, b)));
-        match split {
-            Some(b) => {
-                lines.push(start..b);
-                start = b;
+            .find(|&b| split_between(&pending[b - 1], &pending[b]))
+        {
+            pending.drain(..b).for_each(|u| push_merged(&mut line, u));
+            lines.push(line);
+            continue;
+        }
+        // No allowed split fits: the line runs on to the first one after it (at least one unit).
+        pending.drain(..fit).for_each(|u| push_merged(&mut line, u));
+        loop {
+            if pending.len() < 2 {
+                match units.next() {
+                    Some(u) => pending.push_back(u),
+                    None => {
+                        pending.drain(..).for_each(|u| push_merged(&mut line, u));
+                        lines.push(line);
+                        return lines;
+                    }
+                }
+                continue;
             }
-            None => {
-                lines.push(start..units.len());
-                return lines;
+            let allowed = split_between(&pending[0], &pending[1]);
+            if let Some(u) = pending.pop_front() {
+                push_merged(&mut line, u);
+            }
+            if allowed {
+                break;
             }
         }
+        lines.push(line);
     }
 }
 
@@ -290,16 +359,17 @@ pub struct Budget {
 }
 
 /// Lays out segments of units (one per `CONT` line, the first on the first line) within `budget`.
-pub fn lay_out_segments(segments: Vec<Vec<Unit>>, budget: Budget) -> Laid {
+pub fn lay_out_segments<S>(segments: impl IntoIterator<Item = S>, budget: Budget) -> Laid
+where
+    S: IntoIterator<Item = Unit>,
+{
     let first_room = budget.limit.saturating_sub(budget.first_fixed);
     let more_room = budget.limit.saturating_sub(budget.more_fixed);
     let mut first = Vec::new();
     let mut more = Vec::new();
     for (i, units) in segments.into_iter().enumerate() {
         let room = if i == 0 { first_room } else { more_room };
-        let lines = layout(&units, room, more_room);
-        for (j, range) in lines.into_iter().enumerate() {
-            let part = units[range].to_vec();
+        for (j, part) in layout(units, room, more_room).into_iter().enumerate() {
             if i == 0 && j == 0 {
                 first = part;
             } else {
@@ -386,10 +456,10 @@ mod tests {
         units.iter().map(|u| (u.kind, u.text.as_str())).collect()
     }
 
-    fn texts(u: &[Unit], lines: &[Range<usize>]) -> Vec<String> {
+    fn texts(lines: &[Vec<Unit>]) -> Vec<String> {
         lines
             .iter()
-            .map(|r| u[r.clone()].iter().map(|x| x.text.as_str()).collect())
+            .map(|l| l.iter().map(|x| x.text.as_str()).collect())
             .collect()
     }
 
@@ -398,7 +468,7 @@ mod tests {
         let u = units("name@example.com");
         assert!(u.iter().any(|x| x.text == "@@"));
         for width in 1..12 {
-            for line in texts(&u, &layout(&u, width, width)) {
+            for line in texts(&layout(u.clone(), width, width)) {
                 assert_eq!(line.matches('@').count() % 2, 0, "{line}");
             }
         }
@@ -411,11 +481,11 @@ mod tests {
     fn r_serialising_structs_10_11_no_split_next_to_whitespace() {
         let value = "a ".repeat(300);
         let u = units(&value);
-        let lines = texts(&u, &layout(&u, 20, 20));
+        let lines = texts(&layout(u.clone(), 20, 20));
         // Only spaces separate the letters, so no split is allowed: one long line.
         assert_eq!(lines.len(), 1);
         let u = units("aaa bbb");
-        let lines = texts(&u, &layout(&u, 4, 4));
+        let lines = texts(&layout(u.clone(), 4, 4));
         for pair in lines.windows(2) {
             assert!(
                 !pair[0].ends_with(' ') && !pair[1].starts_with(' '),
@@ -428,17 +498,30 @@ mod tests {
     #[test]
     fn r_serialising_structs_09_no_empty_line_before_conc() {
         let u = units("abcdef");
-        let lines = texts(&u, &layout(&u, 0, 2));
+        let lines = texts(&layout(u.clone(), 0, 2));
         assert!(lines.iter().all(|l| !l.is_empty()), "{lines:?}");
         assert_eq!(lines.concat(), "abcdef");
+    }
+
+    #[test]
+    fn a_laid_line_is_one_unit_of_text_however_long() {
+        let u = units(&"ab".repeat(5_000));
+        let lines = layout(u, 7, 10);
+        assert_eq!(lines.len(), 1 + (10_000usize - 7).div_ceil(10));
+        assert!(lines.iter().all(|l| l.len() == 1), "text units are merged");
+        assert_eq!(lines[0][0].text, "abababa");
+        assert_eq!(lines[1][0].octets, 10);
     }
 
     #[test]
     fn multi_octet_characters_are_not_split() {
         let u = units("é".repeat(10).as_str());
         assert!(u.iter().all(|x| x.octets == 2));
-        let lines = layout(&u, 5, 5);
-        assert!(lines.iter().all(|r| r.len() == 2), "{lines:?}");
+        let lines = texts(&layout(u, 5, 5));
+        assert_eq!(
+            lines, ["éé"; 5],
+            "two characters of two octets each per line of five"
+        );
         let u = units("e\u{301}e\u{301}");
         assert_eq!(u.len(), 2, "a letter and its combining mark stay together");
     }
@@ -455,7 +538,7 @@ mod tests {
     #[test]
     fn ansel_clusters_put_a_diacritic_with_the_letter_after_it() {
         assert_eq!(
-            ansel_clusters("\u{301}a\u{301}\u{308}eb\u{301}"),
+            ansel_clusters("\u{301}a\u{301}\u{308}eb\u{301}").collect::<Vec<_>>(),
             ["\u{301}a", "\u{301}\u{308}e", "b", "\u{301}"]
         );
         // A mark with no letter after it on its line (before a CONC line) glues to whatever comes next, in ANSEL

@@ -283,7 +283,7 @@ impl Editor<'_> {
                 limit,
                 ..self.budget(&head_text, &line_style, info.level, encoding)
             };
-            let laid = lay_out_segments(vec![units], budget);
+            let laid = lay_out_segments([units], budget);
             if laid.more.is_empty() {
                 continue;
             }
@@ -359,25 +359,26 @@ impl Editor<'_> {
             let line_break = old_break
                 .clone()
                 .unwrap_or_else(|| style.line_break.clone());
-            let units: Vec<Unit> = seg_lines
+            let units = seg_lines
                 .iter()
-                .flat_map(|l| token_units(&l.payload, encoding))
-                .collect();
+                .flat_map(|l| token_units(&l.payload, encoding));
             let mut seg_style = style.clone();
             seg_style.line_break = line_break.clone();
             let budget = Budget {
                 limit,
                 ..self.budget(&head_text, &seg_style, info.level, encoding)
             };
-            let laid = lay_out_segments(vec![units], budget);
-            let old_counts: Vec<usize> = seg_lines
+            let laid = lay_out_segments([units], budget);
+            // The same units on lines of the same octet lengths are the same lines (no unit is empty).
+            let payload_octets = |units: &[Unit]| units.iter().map(|u| u.octets).sum::<usize>();
+            let old_octets: Vec<usize> = seg_lines
                 .iter()
-                .map(|l| token_units(&l.payload, encoding).len())
+                .map(|l| token_units(&l.payload, encoding).map(|u| u.octets).sum())
                 .collect();
-            let new_counts: Vec<usize> = std::iter::once(laid.first.len())
-                .chain(laid.more.iter().map(|(_, u)| u.len()))
+            let new_octets: Vec<usize> = std::iter::once(payload_octets(&laid.first))
+                .chain(laid.more.iter().map(|(_, u)| payload_octets(u)))
                 .collect();
-            if old_counts == new_counts {
+            if old_octets == new_octets {
                 continue;
             }
             changed = true;

@@ -37,7 +37,7 @@ impl PayloadLine {
         let encoding = cx.parse.encoding();
         let payload = line.payload();
         let tokens: Vec<_> = payload.iter().flat_map(|p| p.tokens()).collect();
-        let units = token_units(&tokens, encoding);
+        let units: Vec<Unit> = token_units(&tokens, encoding).collect();
         let line_range = line.text_range();
         let range = match (tokens.first(), tokens.last(), &payload) {
             (Some(first), Some(last), _) => {

@@ -9,6 +9,7 @@ use gedgraft_syntax::internal::serialise::{
 };
 use gedgraft_syntax::internal::{lex_payload_text, reads_as_pointer};
 use gedgraft_syntax::{Dialect, SyntaxKind};
+use unicode_normalization::char::is_combining_mark;
 
 /// Whether the escapes of type `D` in a payload of `tag` are written as they are: `DATE` is the only
 /// escape-preserving tag, `D` its only type (the redux default schema, `ESC DATE D`; R-ESCAPE-PRES-02). Every
@@ -119,6 +120,21 @@ fn unit(kind: UnitKind, text: String, encoding: Encoding) -> Unit {
     }
 }
 
+/// Whether `text` is written exactly as it is on one line (when it fits): no `@` (nothing to escape, nothing
+/// that could read as a pointer), no line break, every character writable and not restricted, and in ANSEL no
+/// combining mark (ANSEL writes marks before their letter). What [`segments`] gives such a text, in one piece.
+pub(super) fn as_is(text: &str, encoding: Encoding) -> bool {
+    let ansel = encoding == Encoding::Ansel;
+    text.chars().all(|c| {
+        c != '@'
+            && c != '\n'
+            && c != '\r'
+            && !is_restricted(c)
+            && writable(c, encoding)
+            && !(ansel && is_combining_mark(c))
+    })
+}
+
 /// Whether writing `text` in `encoding` takes a Unicode escape (R-SERIALISATION-VERSION-01): a character the
 /// encoding cannot write, even composed or decomposed, or a restricted one.
 pub(super) fn needs_unicode_escape(
@@ -168,6 +184,26 @@ mod tests {
             written("DATE", "@#XQ@ a@@b", Encoding::Utf8),
             ["@@#XQ@@ a@@@@b"]
         );
+    }
+
+    proptest::proptest! {
+        /// The writer's shortcut: a text [`as_is`] accepts is what [`segments`] makes of it, in one piece.
+        #[test]
+        fn as_is_text_is_its_own_single_segment(
+            text in "[a-zA-Z @\\t\\n\u{1}\u{7f}\u{e9}\u{301}\u{263a}\u{10ff05}]{0,12}",
+            encoding in proptest::sample::select(vec![
+                Encoding::Utf8, Encoding::Ascii, Encoding::Ansel, Encoding::Windows1252, Encoding::Utf16Le,
+            ]),
+        ) {
+            if as_is(&text, encoding) {
+                for dialect in [Dialect::Elf10, Dialect::GEDCOM_7_0] {
+                    let segments = segments(dialect, "NOTE", &text, encoding).unwrap_or_default();
+                    proptest::prop_assert_eq!(segments.len(), 1);
+                    let written: String = segments[0].iter().map(|u| u.text.as_str()).collect();
+                    proptest::prop_assert_eq!(&written, &text);
+                }
+            }
+        }
     }
 
     #[test]
