@@ -211,7 +211,6 @@ pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
 /// The units of one line's worth of logical text (no line breaks in it).
 pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
     clusters(segment)
-        .into_iter()
         .map(|cluster| {
             let (kind, text) = if cluster == "@" {
                 (UnitKind::EscapedAt, "@@".to_string())
