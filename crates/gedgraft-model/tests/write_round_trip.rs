@@ -132,7 +132,8 @@ fn every_corpus_file_that_lowers_cleanly_reads_back() {
 /// order): it reads back, records in order, long notes split by the plain-text layout as by the units'.
 #[test]
 fn a_dataset_written_in_many_runs_reads_back_in_order() {
-    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n");
+    let mut text =
+        String::from("0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n");
     for i in 0..30_000 {
         text.push_str(&format!(
             "0 @I{i}@ INDI\n1 NAME Person {i} /Family/\n1 BIRT\n2 DATE {} JAN 1900\n1 NOTE {}\n2 CONT é {i}\n",
@@ -143,7 +144,11 @@ fn a_dataset_written_in_many_runs_reads_back_in_order() {
     text.push_str("0 TRLR\n");
     let (d, error) = lower_octets(text.as_bytes());
     assert_eq!(error, None);
-    assert!(d.len() > 2 * (1 << 16), "{} structures: fewer than three runs", d.len());
+    assert!(
+        d.len() > 2 * (1 << 16),
+        "{} structures: fewer than three runs",
+        d.len()
+    );
     for options in [
         WriteOptions::default(),
         WriteOptions::default().with_line_limit(40),

@@ -111,11 +111,23 @@ fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
     units
 }
 
+/// Whether `text` is printable ASCII, tabs and line breaks, in an encoding that writes ASCII as it is: every
+/// character writable and none restricted, whatever the encoding (the common case, checked octet by octet).
+fn plain_ascii(text: &str, encoding: Encoding) -> bool {
+    encoding.is_ascii_compatible()
+        && text
+            .bytes()
+            .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
+}
+
 /// Whether each line string of `text` is written exactly as it is ([`plain_pieces`](gedgraft_syntax::internal::serialise::plain_pieces)):
 /// no `@` (nothing to escape, nothing that could read as a pointer), every character but the line breaks
 /// writable and not restricted, and in ANSEL no combining mark (ANSEL writes marks before their letter). What
 /// [`segments`] gives such a text, without its units.
 pub(super) fn as_is(text: &str, encoding: Encoding) -> bool {
+    if plain_ascii(text, encoding) {
+        return !text.contains('@');
+    }
     let ansel = encoding == Encoding::Ansel;
     text.chars().all(|c| {
         c == '\n'
@@ -136,6 +148,9 @@ pub(super) fn needs_unicode_escape(
     encoding: Encoding,
 ) -> bool {
     if !dialect.has_escapes() {
+        return false;
+    }
+    if plain_ascii(text, encoding) {
         return false;
     }
     let plain = |c: char| writable(c, encoding) && !is_restricted(c);
