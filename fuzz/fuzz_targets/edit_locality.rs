@@ -9,10 +9,12 @@
 #![no_main]
 
 use gedgraft_edit::{Change, Edited, Editor, LineBreak, NewStructure, Position, RawOctets};
-use gedgraft_model::{lower, LowerOptions};
+// Every diagnostic `gedgraft fix --repair` sees: the syntax layer's and the lowering's (`duplicate-xref`,
+// `bad-gedc`).
+use gedgraft_model::diagnose;
 use gedgraft_syntax::ast::{AstToken, Structure};
 use gedgraft_syntax::encoding::Encoding;
-use gedgraft_syntax::{parse, Diagnostic, Parse};
+use gedgraft_syntax::{parse, Parse};
 use libfuzzer_sys::fuzz_target;
 
 /// Most edits of a batch. Half the kinds (escape, rewrap, rename, line breaks, transcode) go over the whole
@@ -137,17 +139,6 @@ fuzz_target!(|data: &[u8]| {
     }
     check_repairs(file, &old);
 });
-
-/// Every diagnostic of a parse, the syntax layer's and the lowering's, as `gedgraft fix --repair` finds them
-/// (`duplicate-xref` and `bad-gedc` are the lowering's).
-fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
-    let lowered = lower(parse, &LowerOptions::default());
-    lowered
-        .all_diagnostics(parse)
-        .into_iter()
-        .cloned()
-        .collect()
-}
 
 /// Repairs (issue #16): the repairs of the file applied together (those that overlap an earlier one are left
 /// out) change only the octets of their edits, and the fixed point stops and changes only the octets it

@@ -55,7 +55,7 @@ pub use dataset::{
 pub use from_json::{from_json, FromJsonError};
 pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
-pub use lower::{lower, LowerOptions, Lowered};
+pub use lower::{diagnose, lower, LowerOptions, Lowered};
 pub use write::{write, written_metadata, LineEnding, WriteError, WriteOptions};
 
 /// Constants the workspace's tests share with this crate.
