@@ -7,8 +7,8 @@ use crate::splice::GreenElement;
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstToken, Level};
 pub(crate) use gedgraft_syntax::internal::serialise::{
-    ansel_clusters, clusters, glues_to_next, lay_out_segments, octets, writable, write_cluster,
-    Budget, Laid, Unit, UnitKind,
+    ansel_clusters, clusters, lay_out_segments, octets, writable, write_cluster, Budget, Laid,
+    Unit, UnitKind,
 };
 use gedgraft_syntax::{SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
@@ -19,12 +19,7 @@ pub(crate) fn token_units(
     tokens: &[SyntaxToken],
     encoding: Encoding,
 ) -> impl Iterator<Item = Unit> + '_ {
-    let unit = move |kind, text: &str| Unit {
-        kind,
-        text: text.to_string(),
-        octets: octets(text, encoding),
-        glued: glues_to_next(text, encoding),
-    };
+    let unit = move |kind, text: &str| Unit::new(kind, text, encoding);
     tokens
         .iter()
         .flat_map(move |t| -> Box<dyn Iterator<Item = Unit> + '_> {

@@ -479,7 +479,7 @@ impl Transcoder {
             };
             units.push(Unit {
                 kind,
-                text: t.text().to_string(),
+                text: t.text().into(),
                 octets: 0,
                 glued: false,
             });

@@ -21,8 +21,10 @@ mod text;
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use gedgraft_encoding::{declaration, Encoding};
 use gedgraft_syntax::internal::serialise::{
-    lay_out_segments, line_limit, octets, writable, Budget, Unit,
+    lay_out, lay_out_segments, line_limit, octets, plain_pieces, split_lines, writable, Budget,
+    Laid, Unit,
 };
+use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::Dialect;
 use rustc_hash::FxHashSet;
 use std::fmt;
@@ -219,13 +221,11 @@ pub fn write(dataset: &Dataset, options: &WriteOptions) -> Result<Vec<u8>, Write
     let plan = Plan::new(dataset, options)?;
     let mut w = Lines {
         plan: &plan,
-        out: String::with_capacity(dataset.len().saturating_mul(24)),
+        out: String::with_capacity(dataset.len().saturating_mul(28)),
     };
     w.header(dataset)?;
-    for record in dataset.records() {
-        if !plan.made_undef.contains(&record.id()) {
-            w.subtree(record, 0, false)?;
-        }
+    for part in write_records(dataset, &plan) {
+        w.out.push_str(&part?);
     }
     w.line(0, None, "TRLR", "");
     let mut octets = Vec::with_capacity(w.out.len() + 4);
@@ -238,6 +238,45 @@ pub fn write(dataset: &Dataset, options: &WriteOptions) -> Result<Vec<u8>, Write
     // Everything written is writable (escaped, or checked), so encoding cannot fail.
     let _ = plan.encoding.encode(&w.out, &mut octets);
     Ok(octets)
+}
+
+/// Structures per run of records written by one job: runs of the records are written on the cores, each into
+/// its own text, then joined in order (records are independent once the plan has named every identifier).
+const STRUCTURES_PER_JOB: usize = 1 << 16;
+
+/// The records' lines (the `UNDEF` records the plan leaves to the reader excepted), in runs of about
+/// [`STRUCTURES_PER_JOB`] structures written on the cores, in order; a run stops at its first error.
+fn write_records(dataset: &Dataset, plan: &Plan) -> Vec<Result<String, WriteError>> {
+    let mut runs: Vec<Vec<StructureRef<'_>>> = vec![Vec::new()];
+    let mut size = 0;
+    for record in dataset.records() {
+        if plan.made_undef.contains(&record.id()) {
+            continue;
+        }
+        if size >= STRUCTURES_PER_JOB {
+            runs.push(Vec::new());
+            size = 0;
+        }
+        size += record.subtree_end().index() - record.id().index();
+        if let Some(run) = runs.last_mut() {
+            run.push(record);
+        }
+    }
+    let workers = workers_for(dataset.len(), STRUCTURES_PER_JOB);
+    in_order(runs, workers, |run| {
+        let structures: usize = run
+            .iter()
+            .map(|r| r.subtree_end().index() - r.id().index())
+            .sum();
+        let mut w = Lines {
+            plan,
+            out: String::with_capacity(structures.saturating_mul(28)),
+        };
+        for record in run {
+            w.subtree(record, 0, false)?;
+        }
+        Ok(w.out)
+    })
 }
 
 /// The serialisation metadata `write(dataset, options)` declares, which the output lowers to: the dataset's,
@@ -561,46 +600,48 @@ impl Lines<'_> {
         let eol = octets(plan.eol, enc);
         let start = self.out.len();
         self.head(level, xref, tag);
-        // Most payloads are one line of text written as it is that fits the limit.
-        if text::as_is(text, enc) {
-            let fixed = octets(&self.out[start..], enc) + octets(" ", enc) + eol;
-            if fixed + octets(text, enc) <= plan.limit {
-                if !text.is_empty() {
-                    self.out.push(' ');
-                    self.out.push_str(text);
-                }
-                self.out.push_str(plan.eol);
-                return true;
-            }
+        let first_fixed = octets(&self.out[start..], enc) + octets(" ", enc) + eol;
+        let as_is = text::as_is(text, enc);
+        // Most payloads: one line of text written as it is that fits the limit.
+        if as_is && first_fixed + octets(text, enc) <= plan.limit && !text.contains(['\n', '\r']) {
+            self.payload(text);
+            return true;
         }
-        let first_head = self.out.split_off(start);
         let budget = Budget {
             limit: plan.limit,
-            first_fixed: octets(&first_head, enc) + octets(" ", enc) + eol,
+            first_fixed,
             more_fixed: octets(&format!("{} CONC ", level + 1), enc) + eol,
         };
-        let Some(segments) = text::segments(plan.dialect, tag, text, enc) else {
-            return false;
+        let laid: Laid<String> = if as_is {
+            // Text written as it is (most long notes): laid out as text, no unit made per character.
+            let segments = split_lines(text).into_iter();
+            lay_out(segments.map(|segment| plain_pieces(segment, enc)), budget)
+        } else {
+            let Some(segments) = text::segments(plan.dialect, tag, text, enc) else {
+                self.out.truncate(start);
+                return false;
+            };
+            let laid = lay_out_segments(segments, budget);
+            let text = |units: Vec<Unit>| units.iter().map(|u| u.text.as_str()).collect();
+            Laid {
+                first: text(laid.first),
+                more: laid.more.into_iter().map(|(c, u)| (c, text(u))).collect(),
+            }
         };
-        let laid = lay_out_segments(segments, budget);
-        self.out.push_str(&first_head);
-        self.units(&laid.first);
-        self.out.push_str(plan.eol);
-        for (cont, units) in &laid.more {
+        self.payload(&laid.first);
+        for (cont, line) in &laid.more {
             self.head(level + 1, None, if *cont { "CONT" } else { "CONC" });
-            self.units(units);
-            self.out.push_str(plan.eol);
+            self.payload(line);
         }
         true
     }
 
-    /// A line's payload: the separator and the units, unless there are none.
-    fn units(&mut self, units: &[Unit]) {
-        if !units.is_empty() {
+    /// The rest of a line after its head: the separator and the payload unless it is empty, and the line break.
+    fn payload(&mut self, payload: &str) {
+        if !payload.is_empty() {
             self.out.push(' ');
-            for u in units {
-                self.out.push_str(&u.text);
-            }
+            self.out.push_str(payload);
         }
+        self.out.push_str(self.plan.eol);
     }
 }

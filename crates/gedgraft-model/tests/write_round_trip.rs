@@ -128,6 +128,36 @@ fn every_corpus_file_that_lowers_cleanly_reads_back() {
     assert!(written > 100, "only {written} files lower cleanly");
 }
 
+/// A dataset of more structures than one job writes (records are written in runs on the cores and joined in
+/// order): it reads back, records in order, long notes split by the plain-text layout as by the units'.
+#[test]
+fn a_dataset_written_in_many_runs_reads_back_in_order() {
+    let mut text =
+        String::from("0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n");
+    for i in 0..30_000 {
+        text.push_str(&format!(
+            "0 @I{i}@ INDI\n1 NAME Person {i} /Family/\n1 BIRT\n2 DATE {} JAN 1900\n1 NOTE {}\n2 CONT é {i}\n",
+            i % 28 + 1,
+            "word ".repeat(i % 90),
+        ));
+    }
+    text.push_str("0 TRLR\n");
+    let (d, error) = lower_octets(text.as_bytes());
+    assert_eq!(error, None);
+    assert!(
+        d.len() > 2 * (1 << 16),
+        "{} structures: fewer than three runs",
+        d.len()
+    );
+    for options in [
+        WriteOptions::default(),
+        WriteOptions::default().with_line_limit(40),
+        WriteOptions::default().with_encoding(Encoding::Ansel),
+    ] {
+        check("many runs", &d, &options);
+    }
+}
+
 /// A generated structure: tag, identifier, payload kind, text.
 #[derive(Debug, Clone)]
 struct Gen {

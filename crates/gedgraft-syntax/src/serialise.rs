@@ -30,6 +30,7 @@
 
 use crate::lexer::lex_payload_text;
 use crate::{Dialect, SyntaxKind};
+use compact_str::CompactString;
 use gedgraft_encoding::{ansel, raw, Encoding};
 use std::collections::VecDeque;
 use unicode_normalization::char::is_combining_mark;
@@ -68,8 +69,9 @@ impl UnitKind {
 pub struct Unit {
     /// What the unit is.
     pub kind: UnitKind,
-    /// The tree text (escapes written out, ANSEL order in ANSEL files).
-    pub text: String,
+    /// The tree text (escapes written out, ANSEL order in ANSEL files); a character's text is kept inline,
+    /// without an allocation.
+    pub text: CompactString,
     /// Its length in octets in the file's encoding.
     pub octets: usize,
     /// No split may follow this unit: in ANSEL it ends with a combining diacritic, which ANSEL writes *before*
@@ -78,11 +80,15 @@ pub struct Unit {
 }
 
 impl Unit {
-    fn starts_with_space(&self) -> bool {
-        self.text.chars().next().is_some_and(is_space)
-    }
-    fn ends_with_space(&self) -> bool {
-        self.text.chars().next_back().is_some_and(is_space)
+    /// A unit of `kind` with `text`, its length and glue ([`glues_to_next`]) in `encoding`.
+    pub fn new(kind: UnitKind, text: impl Into<CompactString>, encoding: Encoding) -> Unit {
+        let text = text.into();
+        Unit {
+            kind,
+            octets: octets(&text, encoding),
+            glued: glues_to_next(&text, encoding),
+            text,
+        }
     }
 }
 
@@ -107,6 +113,10 @@ pub fn octets(text: &str, encoding: Encoding) -> usize {
     // ASCII (but NUL) is one octet per character in every encoding but UTF-16.
     if encoding.is_ascii_compatible() && text.bytes().all(|b| b != 0 && b < 0x80) {
         return text.len();
+    }
+    if encoding == Encoding::Utf8 {
+        // As it is, but a raw character (four octets of UTF-8 here) is its one octet.
+        return text.len() - 3 * text.chars().filter(|&c| raw::is_raw(c)).count();
     }
     let mut out = Vec::new();
     match encoding.encode(text, &mut out) {
@@ -160,6 +170,13 @@ impl<'a> Iterator for Clusters<'a> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
+        // An ASCII character before ASCII (or the end) is a cluster of its own in both orders.
+        let bytes = self.rest.as_bytes();
+        if bytes.first().is_some_and(u8::is_ascii) && bytes.get(1).is_none_or(u8::is_ascii) {
+            let (cluster, rest) = self.rest.split_at(1);
+            self.rest = rest;
+            return Some(cluster);
+        }
         let mut chars = self.rest.char_indices();
         let (_, first) = chars.next()?;
         let end = if self.ansel {
@@ -184,28 +201,25 @@ impl<'a> Iterator for Clusters<'a> {
 
 /// How a cluster of logical text is written in `encoding`: as text (as it is, else composed, else decomposed;
 /// in ANSEL order for ANSEL), or as one Unicode escape.
-pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, String) {
-    let order = |s: String| {
-        if encoding == Encoding::Ansel {
-            ansel::to_ansel_order(&s)
-        } else {
-            s
-        }
+pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, CompactString) {
+    let order = |s: &str| match encoding {
+        Encoding::Ansel => CompactString::from(ansel::to_ansel_order(s)),
+        _ => CompactString::from(s),
     };
     if cluster.chars().all(|c| writable(c, encoding)) {
-        return (UnitKind::Text, order(cluster.to_string()));
+        return (UnitKind::Text, order(cluster));
     }
     // A letter with a combining mark (as ANSEL writes it) may have a precomposed form the target has
     // (`e` + U+0301 is `é` in windows-1252), and a precomposed one a decomposed form (for ANSEL).
     let composed: String = cluster.nfc().collect();
     if composed.chars().all(|c| writable(c, encoding)) {
-        return (UnitKind::Text, order(composed));
+        return (UnitKind::Text, order(&composed));
     }
     let decomposed: String = cluster.nfd().collect();
     if decomposed.chars().all(|c| writable(c, encoding)) {
-        return (UnitKind::Text, order(decomposed));
+        return (UnitKind::Text, order(&decomposed));
     }
-    (UnitKind::Escape, unicode_escape(cluster.chars()))
+    (UnitKind::Escape, unicode_escape(cluster.chars()).into())
 }
 
 /// The units of one line's worth of logical text (no line breaks in it).
@@ -213,18 +227,11 @@ pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
     clusters(segment)
         .map(|cluster| {
             let (kind, text) = if cluster == "@" {
-                (UnitKind::EscapedAt, "@@".to_string())
+                (UnitKind::EscapedAt, "@@".into())
             } else {
                 write_cluster(cluster, encoding)
             };
-            let octets = octets(&text, encoding);
-            let glued = glues_to_next(&text, encoding);
-            Unit {
-                kind,
-                text,
-                octets,
-                glued,
-            }
+            Unit::new(kind, text, encoding)
         })
         .collect()
 }
@@ -244,61 +251,140 @@ pub fn split_lines(value: &str) -> Vec<&str> {
     }
 }
 
+/// What the layout needs of a piece of a payload: its octets, its text (for whitespace at its ends) and
+/// whether no split may follow it.
+pub trait Piece {
+    /// Its length in octets in the file's encoding.
+    fn octets(&self) -> usize;
+    /// Its text as written.
+    fn text(&self) -> &str;
+    /// No split may follow it (an ANSEL diacritic, [`glues_to_next`]).
+    fn glued(&self) -> bool;
+}
+
+/// A line being laid out, to which pieces are added in order.
+pub trait LaidLine<P>: Default {
+    /// Adds `piece` at the end of the line.
+    fn push_piece(&mut self, piece: P);
+}
+
+impl Piece for Unit {
+    fn octets(&self) -> usize {
+        self.octets
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn glued(&self) -> bool {
+        self.glued
+    }
+}
+
+/// A line of units: a unit is merged into the unit before it when both are text (or both raw), so a laid
+/// line holds few units however long it is; the units' text is written as it is either way.
+impl LaidLine<Unit> for Vec<Unit> {
+    fn push_piece(&mut self, unit: Unit) {
+        match self.last_mut() {
+            Some(last)
+                if last.kind == unit.kind
+                    && matches!(unit.kind, UnitKind::Text | UnitKind::Raw) =>
+            {
+                last.text.push_str(&unit.text);
+                last.octets += unit.octets;
+                last.glued = unit.glued;
+            }
+            _ => self.push(unit),
+        }
+    }
+}
+
+/// A cluster of text that is written as it is: no `@`, no character the encoding cannot write, no
+/// restricted character (see [`plain_pieces`]). Laid out into `String` lines, with no unit made.
+#[derive(Debug, Clone, Copy)]
+pub struct Plain<'a> {
+    text: &'a str,
+    octets: usize,
+    glued: bool,
+}
+
+impl Piece for Plain<'_> {
+    fn octets(&self) -> usize {
+        self.octets
+    }
+    fn text(&self) -> &str {
+        self.text
+    }
+    fn glued(&self) -> bool {
+        self.glued
+    }
+}
+
+impl<'a> LaidLine<Plain<'a>> for String {
+    fn push_piece(&mut self, piece: Plain<'a>) {
+        self.push_str(piece.text);
+    }
+}
+
+/// The clusters of one line string as pieces written as they are: for text the caller knows needs no
+/// escape and no reordering (every character writable in `encoding` and not restricted, no `@`, and in ANSEL
+/// no combining mark). Laid out, they give what [`value_units`] would give such text.
+pub fn plain_pieces(segment: &str, encoding: Encoding) -> impl Iterator<Item = Plain<'_>> {
+    clusters(segment).map(move |c| Plain {
+        text: c,
+        octets: octets(c, encoding),
+        glued: glues_to_next(c, encoding),
+    })
+}
+
 /// Whether a split before unit `at` is allowed: not next to whitespace, not after an ANSEL diacritic.
 pub fn split_allowed(units: &[Unit], at: usize) -> bool {
     at > 0 && at < units.len() && split_between(&units[at - 1], &units[at])
 }
 
 /// Whether a line may end after `before` and the next begin with `after`.
-fn split_between(before: &Unit, after: &Unit) -> bool {
-    !before.ends_with_space() && !after.starts_with_space() && !before.glued
+fn split_between<P: Piece>(before: &P, after: &P) -> bool {
+    let (a, b) = (before.text(), after.text());
+    !a.chars().next_back().is_some_and(is_space)
+        && !b.chars().next().is_some_and(is_space)
+        && !before.glued()
 }
 
-/// Adds `unit` to the end of a laid-out line, merged into the unit before it when both are text (or both raw):
-/// a laid line holds few units however long it is, and the units' text is written as it is either way.
-fn push_merged(line: &mut Vec<Unit>, unit: Unit) {
-    match line.last_mut() {
-        Some(last)
-            if last.kind == unit.kind && matches!(unit.kind, UnitKind::Text | UnitKind::Raw) =>
-        {
-            last.text.push_str(&unit.text);
-            last.octets += unit.octets;
-            last.glued = unit.glued;
-        }
-        _ => line.push(unit),
-    }
-}
-
-/// Lays `units` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns each
-/// line's units (at least one line, possibly empty), neighbouring text units merged into one.
+/// Lays `pieces` out on lines: the first line may hold `first` octets of payload, the others `rest`. Returns
+/// each line (at least one line, possibly empty): `Vec<Unit>` for [`Unit`]s (neighbouring text merged),
+/// `String` for [`Plain`] text.
 ///
-/// Greedy: a line takes units while they fit, then ends at the last allowed split ([`split_allowed`]) in it;
-/// with none, it runs on to the first allowed split after it. The units are taken from the iterator as the
-/// lines need them, so a payload of any length costs its lines, not a unit per character.
-pub fn layout(units: impl IntoIterator<Item = Unit>, first: usize, rest: usize) -> Vec<Vec<Unit>> {
-    let mut units = units.into_iter();
-    let mut pending: VecDeque<Unit> = VecDeque::new();
+/// Greedy: a line takes pieces while they fit, then ends at the last allowed split in it (not next to
+/// whitespace, not after an ANSEL diacritic: [`split_allowed`]); with none, it runs on to the first allowed
+/// split after it. The pieces are taken from the iterator as the lines need them, so a payload of any length
+/// costs its lines, not a unit per character.
+pub fn layout<P: Piece, L: LaidLine<P>>(
+    pieces: impl IntoIterator<Item = P>,
+    first: usize,
+    rest: usize,
+) -> Vec<L> {
+    let mut pieces = pieces.into_iter();
+    let mut pending: VecDeque<P> = VecDeque::new();
     let mut lines = Vec::new();
     loop {
         let budget = if lines.is_empty() { first } else { rest };
-        // `fit`: how many pending units fit the budget; the unit after them (if any) does not.
+        // `fit`: how many pending pieces fit the budget; the piece after them (if any) does not.
         let (mut used, mut fit) = (0, 0);
         loop {
             if fit == pending.len() {
-                match units.next() {
-                    Some(u) => pending.push_back(u),
+                match pieces.next() {
+                    Some(p) => pending.push_back(p),
                     None => break,
                 }
             }
-            if used + pending[fit].octets > budget {
+            if used + pending[fit].octets() > budget {
                 break;
             }
-            used += pending[fit].octets;
+            used += pending[fit].octets();
             fit += 1;
         }
-        let mut line = Vec::new();
+        let mut line = L::default();
         if fit == pending.len() {
-            pending.drain(..).for_each(|u| push_merged(&mut line, u));
+            pending.drain(..).for_each(|p| line.push_piece(p));
             lines.push(line);
             return lines;
         }
@@ -306,18 +392,18 @@ pub fn layout(units: impl IntoIterator<Item = Unit>, first: usize, rest: usize) 
             .rev()
             .find(|&b| split_between(&pending[b - 1], &pending[b]))
         {
-            pending.drain(..b).for_each(|u| push_merged(&mut line, u));
+            pending.drain(..b).for_each(|p| line.push_piece(p));
             lines.push(line);
             continue;
         }
-        // No allowed split fits: the line runs on to the first one after it (at least one unit).
-        pending.drain(..fit).for_each(|u| push_merged(&mut line, u));
+        // No allowed split fits: the line runs on to the first one after it (at least one piece).
+        pending.drain(..fit).for_each(|p| line.push_piece(p));
         loop {
             if pending.len() < 2 {
-                match units.next() {
-                    Some(u) => pending.push_back(u),
+                match pieces.next() {
+                    Some(p) => pending.push_back(p),
                     None => {
-                        pending.drain(..).for_each(|u| push_merged(&mut line, u));
+                        pending.drain(..).for_each(|p| line.push_piece(p));
                         lines.push(line);
                         return lines;
                     }
@@ -325,8 +411,8 @@ pub fn layout(units: impl IntoIterator<Item = Unit>, first: usize, rest: usize) 
                 continue;
             }
             let allowed = split_between(&pending[0], &pending[1]);
-            if let Some(u) = pending.pop_front() {
-                push_merged(&mut line, u);
+            if let Some(p) = pending.pop_front() {
+                line.push_piece(p);
             }
             if allowed {
                 break;
@@ -336,14 +422,14 @@ pub fn layout(units: impl IntoIterator<Item = Unit>, first: usize, rest: usize) 
     }
 }
 
-/// A payload laid out on lines: the first line's payload units, then `(is_cont, units)` for each continuation
-/// line.
+/// A payload laid out on lines: the first line's payload, then `(is_cont, payload)` for each continuation
+/// line; a line's payload is its units (`Vec<Unit>`) or, for [`Plain`] text, its text (`String`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Laid {
-    /// The first line's payload units.
-    pub first: Vec<Unit>,
-    /// Each continuation line: whether it is a `CONT` (else `CONC`), and its units.
-    pub more: Vec<(bool, Vec<Unit>)>,
+pub struct Laid<L = Vec<Unit>> {
+    /// The first line's payload.
+    pub first: L,
+    /// Each continuation line: whether it is a `CONT` (else `CONC`), and its payload.
+    pub more: Vec<(bool, L)>,
 }
 
 /// What the layout needs to know about the lines' fixed parts, in octets.
@@ -362,13 +448,23 @@ pub fn lay_out_segments<S>(segments: impl IntoIterator<Item = S>, budget: Budget
 where
     S: IntoIterator<Item = Unit>,
 {
+    lay_out(segments, budget)
+}
+
+/// [`lay_out_segments`] for any kind of piece: [`Plain`] text lays out into `String` lines.
+pub fn lay_out<P, L, S>(segments: impl IntoIterator<Item = S>, budget: Budget) -> Laid<L>
+where
+    P: Piece,
+    L: LaidLine<P>,
+    S: IntoIterator<Item = P>,
+{
     let first_room = budget.limit.saturating_sub(budget.first_fixed);
     let more_room = budget.limit.saturating_sub(budget.more_fixed);
-    let mut first = Vec::new();
+    let mut first = L::default();
     let mut more = Vec::new();
-    for (i, units) in segments.into_iter().enumerate() {
+    for (i, pieces) in segments.into_iter().enumerate() {
         let room = if i == 0 { first_room } else { more_room };
-        for (j, part) in layout(units, room, more_room).into_iter().enumerate() {
+        for (j, part) in layout(pieces, room, more_room).into_iter().enumerate() {
             if i == 0 && j == 0 {
                 first = part;
             } else {
@@ -403,24 +499,12 @@ pub fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec
             _ => {
                 for cluster in clusters(piece) {
                     let (kind, text) = write_cluster(cluster, encoding);
-                    let octets = octets(&text, encoding);
-                    let glued = glues_to_next(&text, encoding);
-                    units.push(Unit {
-                        kind,
-                        text,
-                        octets,
-                        glued,
-                    });
+                    units.push(Unit::new(kind, text, encoding));
                 }
                 continue;
             }
         };
-        units.push(Unit {
-            kind,
-            text: piece.to_string(),
-            octets: octets(piece, encoding),
-            glued: glues_to_next(piece, encoding),
-        });
+        units.push(Unit::new(kind, piece, encoding));
     }
     units
 }
@@ -467,7 +551,7 @@ mod tests {
         let u = units("name@example.com");
         assert!(u.iter().any(|x| x.text == "@@"));
         for width in 1..12 {
-            for line in texts(&layout(u.clone(), width, width)) {
+            for line in texts(&layout::<_, Vec<Unit>>(u.clone(), width, width)) {
                 assert_eq!(line.matches('@').count() % 2, 0, "{line}");
             }
         }
@@ -480,11 +564,11 @@ mod tests {
     fn r_serialising_structs_10_11_no_split_next_to_whitespace() {
         let value = "a ".repeat(300);
         let u = units(&value);
-        let lines = texts(&layout(u.clone(), 20, 20));
+        let lines = texts(&layout::<_, Vec<Unit>>(u.clone(), 20, 20));
         // Only spaces separate the letters, so no split is allowed: one long line.
         assert_eq!(lines.len(), 1);
         let u = units("aaa bbb");
-        let lines = texts(&layout(u.clone(), 4, 4));
+        let lines = texts(&layout::<_, Vec<Unit>>(u.clone(), 4, 4));
         for pair in lines.windows(2) {
             assert!(
                 !pair[0].ends_with(' ') && !pair[1].starts_with(' '),
@@ -497,7 +581,7 @@ mod tests {
     #[test]
     fn r_serialising_structs_09_no_empty_line_before_conc() {
         let u = units("abcdef");
-        let lines = texts(&layout(u.clone(), 0, 2));
+        let lines = texts(&layout::<_, Vec<Unit>>(u.clone(), 0, 2));
         assert!(lines.iter().all(|l| !l.is_empty()), "{lines:?}");
         assert_eq!(lines.concat(), "abcdef");
     }
@@ -505,7 +589,7 @@ mod tests {
     #[test]
     fn a_laid_line_is_one_unit_of_text_however_long() {
         let u = units(&"ab".repeat(5_000));
-        let lines = layout(u, 7, 10);
+        let lines: Vec<Vec<Unit>> = layout(u, 7, 10);
         assert_eq!(lines.len(), 1 + (10_000usize - 7).div_ceil(10));
         assert!(lines.iter().all(|l| l.len() == 1), "text units are merged");
         assert_eq!(lines[0][0].text, "abababa");
@@ -516,7 +600,7 @@ mod tests {
     fn multi_octet_characters_are_not_split() {
         let u = units("é".repeat(10).as_str());
         assert!(u.iter().all(|x| x.octets == 2));
-        let lines = texts(&layout(u, 5, 5));
+        let lines = texts(&layout::<_, Vec<Unit>>(u, 5, 5));
         assert_eq!(
             lines, ["éé"; 5],
             "two characters of two octets each per line of five"

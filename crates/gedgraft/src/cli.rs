@@ -369,7 +369,8 @@ pub struct FixArgs {
     /// Rename the tag OLD to NEW on every structure (or within --select). Repeatable.
     #[arg(long = "rename-tag", value_name = "OLD=NEW")]
     pub rename_tag: Vec<String>,
-    /// Limit the edits to the structures PATH picks and everything inside them.
+    /// Limit the edits to the structures PATH picks and everything inside them. Repairs are not limited by it:
+    /// choose them by code with --repair=CODE,….
     #[arg(long, value_name = "PATH")]
     pub select: Option<String>,
     /// Set the payload of every structure PATH picks to VALUE: `@` is written `@@`, a line break starts a

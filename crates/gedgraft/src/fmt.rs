@@ -92,10 +92,14 @@ fn fmt_file(
     let encoding = to.unwrap_or(parse.encoding());
     let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+    let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
+    // Only the review diff needs the tree again: otherwise its memory goes to the output.
+    let review = args.output.is_none() && !args.in_place && !args.check;
+    let loaded = review.then_some(loaded);
     let octets = write(&lowered.dataset, &write_options)
         .map_err(|e| format!("{name}: cannot format: {e}"))?;
+    drop(lowered);
     let changed = octets != original;
-    let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
     let (changes, removed, added) = line_changes(&original, &octets, utf16);
     if let Some(out) = &args.output {
         write_out(out, &octets, None, stdout)?;
@@ -103,11 +107,11 @@ fn fmt_file(
         if changed {
             write_out(path, &octets, args.backup.as_deref(), stdout)?;
         }
-    } else if !args.check && changed {
+    } else if let Some(loaded) = loaded.as_ref().filter(|_| changed) {
         let mut force = ParseOptions::default();
         force.detect.force = Some(encoding);
         let new: Parse = parse_with(&octets, &force);
-        let diff = LineDiff::new(parse, &new, &changes);
+        let diff = LineDiff::new(&loaded.parse, &new, &changes);
         output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
     }
     let summary = if !changed {
@@ -120,7 +124,7 @@ fn fmt_file(
         };
         format!("{name}: {verb}: -{removed} +{added} lines")
     };
-    input::keep_until_exit((loaded, lowered));
+    input::keep_until_exit(loaded);
     Ok((changed, summary))
 }
 

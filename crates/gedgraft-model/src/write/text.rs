@@ -5,7 +5,7 @@
 
 use gedgraft_encoding::{raw, Encoding};
 use gedgraft_syntax::internal::serialise::{
-    dialect_segments, octets, split_lines, unicode_escape, value_units, writable, Unit, UnitKind,
+    dialect_segments, split_lines, unicode_escape, value_units, writable, Unit, UnitKind,
 };
 use gedgraft_syntax::internal::{lex_payload_text, reads_as_pointer};
 use gedgraft_syntax::{Dialect, SyntaxKind};
@@ -92,7 +92,7 @@ fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
             if i == from {
                 flush(&mut units, segment.get(run..i).unwrap_or(""));
                 let piece = segment.get(from..to).unwrap_or("");
-                units.push(unit(UnitKind::Escape, piece.to_string(), encoding));
+                units.push(Unit::new(UnitKind::Escape, piece, encoding));
                 kept.next();
                 while chars.peek().is_some_and(|&(j, _)| j < to) {
                     chars.next();
@@ -103,7 +103,7 @@ fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
         }
         if is_restricted(c) || raw::is_raw(c) {
             flush(&mut units, segment.get(run..i).unwrap_or(""));
-            units.push(unit(UnitKind::Escape, unicode_escape([c]), encoding));
+            units.push(Unit::new(UnitKind::Escape, unicode_escape([c]), encoding));
             run = i + c.len_utf8();
         }
     }
@@ -111,27 +111,31 @@ fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
     units
 }
 
-fn unit(kind: UnitKind, text: String, encoding: Encoding) -> Unit {
-    Unit {
-        kind,
-        octets: octets(&text, encoding),
-        text,
-        glued: false,
-    }
+/// Whether `text` is printable ASCII, tabs and line breaks, in an encoding that writes ASCII as it is: every
+/// character writable and none restricted, whatever the encoding (the common case, checked octet by octet).
+fn plain_ascii(text: &str, encoding: Encoding) -> bool {
+    encoding.is_ascii_compatible()
+        && text
+            .bytes()
+            .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
 }
 
-/// Whether `text` is written exactly as it is on one line (when it fits): no `@` (nothing to escape, nothing
-/// that could read as a pointer), no line break, every character writable and not restricted, and in ANSEL no
-/// combining mark (ANSEL writes marks before their letter). What [`segments`] gives such a text, in one piece.
+/// Whether each line string of `text` is written exactly as it is ([`plain_pieces`](gedgraft_syntax::internal::serialise::plain_pieces)):
+/// no `@` (nothing to escape, nothing that could read as a pointer), every character but the line breaks
+/// writable and not restricted, and in ANSEL no combining mark (ANSEL writes marks before their letter). What
+/// [`segments`] gives such a text, without its units.
 pub(super) fn as_is(text: &str, encoding: Encoding) -> bool {
+    if plain_ascii(text, encoding) {
+        return !text.contains('@');
+    }
     let ansel = encoding == Encoding::Ansel;
     text.chars().all(|c| {
-        c != '@'
-            && c != '\n'
-            && c != '\r'
-            && !is_restricted(c)
-            && writable(c, encoding)
-            && !(ansel && is_combining_mark(c))
+        c == '\n'
+            || c == '\r'
+            || (c != '@'
+                && !is_restricted(c)
+                && writable(c, encoding)
+                && !(ansel && is_combining_mark(c)))
     })
 }
 
@@ -144,6 +148,9 @@ pub(super) fn needs_unicode_escape(
     encoding: Encoding,
 ) -> bool {
     if !dialect.has_escapes() {
+        return false;
+    }
+    if plain_ascii(text, encoding) {
         return false;
     }
     let plain = |c: char| writable(c, encoding) && !is_restricted(c);
@@ -160,6 +167,9 @@ pub(super) fn needs_unicode_escape(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gedgraft_syntax::internal::serialise::{
+        lay_out, lay_out_segments, plain_pieces, Budget, Laid,
+    };
 
     fn written(tag: &str, text: &str, encoding: Encoding) -> Vec<String> {
         segments(Dialect::Elf10, tag, text, encoding)
@@ -187,7 +197,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The writer's shortcut: a text [`as_is`] accepts is what [`segments`] makes of it, in one piece.
+        /// The writer's shortcut: each line string of a text [`as_is`] accepts is what [`segments`] makes of it,
+        /// and its plain pieces lay out on the lines its units do.
         #[test]
         fn as_is_text_is_its_own_single_segment(
             text in "[a-zA-Z @\\t\\n\u{1}\u{7f}\u{e9}\u{301}\u{263a}\u{10ff05}]{0,12}",
@@ -196,11 +207,31 @@ mod tests {
             ]),
         ) {
             if as_is(&text, encoding) {
+                let lines = split_lines(&text);
                 for dialect in [Dialect::Elf10, Dialect::GEDCOM_7_0] {
                     let segments = segments(dialect, "NOTE", &text, encoding).unwrap_or_default();
-                    proptest::prop_assert_eq!(segments.len(), 1);
-                    let written: String = segments[0].iter().map(|u| u.text.as_str()).collect();
-                    proptest::prop_assert_eq!(&written, &text);
+                    let written: Vec<String> = segments
+                        .iter()
+                        .map(|units| units.iter().map(|u| u.text.as_str()).collect())
+                        .collect();
+                    proptest::prop_assert_eq!(&written, &lines);
+                    // Laid out, the plain pieces give the units' lines.
+                    for width in [1, 3, 8] {
+                        let budget = Budget { limit: width, first_fixed: 0, more_fixed: 0 };
+                        let by_units = lay_out_segments(segments.clone(), budget);
+                        let by_units: Vec<String> = std::iter::once(&by_units.first)
+                            .chain(by_units.more.iter().map(|(_, u)| u))
+                            .map(|units| units.iter().map(|u| u.text.as_str()).collect())
+                            .collect();
+                        let plain: Laid<String> = lay_out(
+                            lines.iter().map(|s| plain_pieces(s, encoding)),
+                            budget,
+                        );
+                        let plain: Vec<String> = std::iter::once(plain.first)
+                            .chain(plain.more.into_iter().map(|(_, l)| l))
+                            .collect();
+                        proptest::prop_assert_eq!(&plain, &by_units);
+                    }
                 }
             }
         }
