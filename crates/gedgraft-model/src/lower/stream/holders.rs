@@ -116,7 +116,8 @@ mod tests {
             ("M1", false),
             ("H1", false),
         ];
-        let expected: Vec<(String, bool)> = expected.iter().map(|&(x, r)| (x.to_string(), r)).collect();
+        let expected: Vec<(String, bool)> =
+            expected.iter().map(|&(x, r)| (x.to_string(), r)).collect();
         assert_eq!(found, expected);
     }
 
