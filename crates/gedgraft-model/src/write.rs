@@ -439,8 +439,9 @@ fn header_metadata(given: &Metadata, dialect: Dialect, needs_elf: bool) -> Metad
         }
         return m;
     }
+    // The dataset's version when it is of the dialect (`5.5.1` as it spelled it), else the dialect's.
     let gedcom = |name: &str| match given.gedcom_version {
-        Some(g) if g.major == 5 => Some(g),
+        Some(g) if Dialect::from_gedcom_version(&short(g)) == dialect => Some(g),
         _ => v(name),
     };
     match dialect {

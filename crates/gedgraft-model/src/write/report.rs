@@ -41,6 +41,8 @@ pub struct ElfNeed {
     /// What needs ELF: `a Unicode escape for U+000B`, `payload language de (PLANG)`, `datatype … (DTYPE)`,
     /// `a schema (SCHMA)`, `the default payload language en (PLANG)`.
     pub what: String,
+    /// The character written as a Unicode escape, when that is what needs ELF.
+    pub character: Option<char>,
 }
 
 impl fmt::Display for ElfNeed {
@@ -108,11 +110,17 @@ pub fn write_report(dataset: &Dataset, options: &WriteOptions) -> Result<WriteRe
             path: s.map_or_else(|| "HEAD".to_string(), |s| path_of(&s)),
             line: s.and_then(|s| s.line()),
             what,
+            character: match need {
+                Need::Escape(_, c) => Some(*c),
+                _ => None,
+            },
         }
     });
     let mut renames: Vec<Rename> = plan
         .renamed
         .iter()
+        // The `UNDEF` records the lowering made are not written (the reader makes them again).
+        .filter(|(id, _)| !plan.made_undef.contains(id))
         .filter_map(|(&id, new)| {
             let s = at(id)?;
             Some(Rename {
@@ -151,6 +159,13 @@ fn path_of(s: &StructureRef<'_>) -> String {
         steps.push(parent);
     }
     let mut out = String::new();
+    let m = &s.dataset().metadata;
+    if steps
+        .last()
+        .is_some_and(|top| m.schemas.contains(&top.id()) || m.other.contains(&top.id()))
+    {
+        out.push_str("HEAD.");
+    }
     for (i, s) in steps.iter().rev().enumerate() {
         if i > 0 {
             out.push('.');
@@ -196,6 +211,7 @@ mod tests {
         let need = report.elf_needed_by.expect("needs ELF");
         assert_eq!(need.path, "@N2@ NOTE");
         assert_eq!(need.what, "a Unicode escape for U+0416");
+        assert_eq!(need.character, Some('Ж'));
         // UTF-8 writes it as it is: no ELF, the dialect asked for.
         let utf8 = WriteOptions::default().with_dialect(Dialect::Gedcom55);
         let report = write_report(&d, &utf8).expect("report");
