@@ -162,3 +162,18 @@ fn lower_help_tells_its_exit_status() {
     assert_eq!(exit_code(&out), 1);
     assert!(stdout(&out).contains("\"diagnostics\""));
 }
+
+/// R-SERIALISING-LINE-STRINGS-03: `diff` compares text character by character; its help says what that means
+/// for a file written in ANSEL, and the diff shows the decomposed letters as a payload change.
+#[test]
+fn r_serialising_line_strings_03_diff_tells_of_ansel_decomposition() {
+    let out = gedgraft_in(Path::new("."), &["diff", "--help"]);
+    assert!(stdout(&out).contains("canonically equivalent"), "{}", stdout(&out));
+    let dir = temp_dir(SUITE, "ansel-diff");
+    write(&dir, "a.ged", format!("{H}0 @N1@ NOTE José\n0 TRLR\n").as_bytes());
+    let fmt = gedgraft_in(&dir, &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"]);
+    assert_eq!(exit_code(&fmt), 0, "{}", stderr(&fmt));
+    let diff = gedgraft_in(&dir, &["diff", "a.ged", "b.ged"]);
+    assert_eq!(exit_code(&diff), 1);
+    assert!(stdout(&diff).contains("~ @N1@ NOTE: \"José\" → \"Jose\u{301}\""), "{}", stdout(&diff));
+}
