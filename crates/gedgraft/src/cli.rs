@@ -311,10 +311,12 @@ pub struct ExplainArgs {
 
 /// `gedgraft lower`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit status: 0 when the file has no error (warnings are fine), 1 when it has one: the \
+#[command(
+    after_help = "Exit status: 0 when the file has no error (warnings are fine), 1 when it has one: the \
 JSON is printed all the same, the errors in its `diagnostics` and the malformed lines left out of the dataset \
 (with --strict the dataset is empty and `stopped` names the error); 2 when the file could not be read or an \
-argument is wrong.")]
+argument is wrong."
+)]
 pub struct LowerArgs {
     /// The file to lower (`-` reads standard input).
     pub file: PathBuf,

@@ -96,8 +96,13 @@ fn fmt_file(
     // Only the review diff needs the tree again: otherwise its memory goes to the output.
     let review = args.output.is_none() && !args.in_place && !args.check;
     let loaded = review.then_some(loaded);
-    let told = what_write_changes(&name, &lowered.dataset, &write_options, lowered.dataset.metadata.dialect)
-        .map_err(|e| format!("{name}: not formatted: {e}"))?;
+    let told = what_write_changes(
+        &name,
+        &lowered.dataset,
+        &write_options,
+        lowered.dataset.metadata.dialect,
+    )
+    .map_err(|e| format!("{name}: not formatted: {e}"))?;
     let octets = write(&lowered.dataset, &write_options)
         .map_err(|e| format!("{name}: cannot format: {e}"))?;
     for line in told {

@@ -36,7 +36,14 @@ fn r_serialisation_version_01_an_asked_dialect_is_never_overridden() {
     let elf = "0 HEAD\n1 ELF 1.0.0\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
     lowered(&dir, "p", elf, "0 @N1@ NOTE Hallo\n1 PLANG de\n");
     let runs: [&[&str]; 3] = [
-        &["write", "v.json", "--dialect", "gedcom-5.5.1", "-o", "o.ged"],
+        &[
+            "write",
+            "v.json",
+            "--dialect",
+            "gedcom-5.5.1",
+            "-o",
+            "o.ged",
+        ],
         &[
             "write",
             "c.json",
@@ -47,7 +54,14 @@ fn r_serialisation_version_01_an_asked_dialect_is_never_overridden() {
             "-o",
             "o.ged",
         ],
-        &["write", "p.json", "--dialect", "gedcom-5.5.1", "-o", "o.ged"],
+        &[
+            "write",
+            "p.json",
+            "--dialect",
+            "gedcom-5.5.1",
+            "-o",
+            "o.ged",
+        ],
     ];
     let mut messages = String::new();
     for args in runs {
@@ -60,7 +74,15 @@ fn r_serialisation_version_01_an_asked_dialect_is_never_overridden() {
     // The same asked for in `fmt`: the file is left alone.
     let out = gedgraft_in(
         &dir,
-        &["fmt", "c.ged", "--to-encoding", "ascii", "--dialect", "gedcom-5.5.1", "--in-place"],
+        &[
+            "fmt",
+            "c.ged",
+            "--to-encoding",
+            "ascii",
+            "--dialect",
+            "gedcom-5.5.1",
+            "--in-place",
+        ],
     );
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     messages.push_str(&stderr(&out));
@@ -118,14 +140,18 @@ fn r_serialisation_version_01_fmt_warns_on_corpus_files_that_become_elf() {
 #[test]
 fn r_pointer_conv_03_write_warns_of_each_renamed_identifier() {
     let dir = temp_dir(SUITE, "renames");
-    let body = "0 @I1@ INDI\n1 NAME A\n0 @I1@ INDI\n1 NAME B\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ NOTE c\n";
+    let body =
+        "0 @I1@ INDI\n1 NAME A\n0 @I1@ INDI\n1 NAME B\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ NOTE c\n";
     write(&dir, "d.ged", format!("{H}{body}0 TRLR\n").as_bytes());
     let json = gedgraft_in(&dir, &["lower", "d.ged"]);
     write(&dir, "d.json", &json.stdout);
     let out = gedgraft_in(&dir, &["write", "d.json"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("0 @I1_2@ INDI\n") && text.contains("0 @I1_3@ NOTE c\n"), "{text}");
+    assert!(
+        text.contains("0 @I1_2@ INDI\n") && text.contains("0 @I1_3@ NOTE c\n"),
+        "{text}"
+    );
     assert_cli_snapshot!("write_rename_warnings", stderr(&out));
 }
 
@@ -138,7 +164,10 @@ fn r_serialising_line_strings_03_ansel_decomposition_is_noted() {
     let out = gedgraft_in(&dir, &["write", "a.json", "--encoding", "ansel"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(out.stdout.windows(3).any(|w| w == b"\xE2e "), "é in ANSEL");
-    let fmt = gedgraft_in(&dir, &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"]);
+    let fmt = gedgraft_in(
+        &dir,
+        &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"],
+    );
     assert_eq!(exit_code(&fmt), 0, "{}", stderr(&fmt));
     assert_cli_snapshot!(
         "write_ansel_decomposed_note",
@@ -153,11 +182,16 @@ fn lower_help_tells_its_exit_status() {
     let out = gedgraft_in(Path::new("."), &["lower", "--help"]);
     let help = stdout(&out);
     assert!(
-        help.contains("Exit status: 0 when the file has no error") && help.contains("1 when it has one"),
+        help.contains("Exit status: 0 when the file has no error")
+            && help.contains("1 when it has one"),
         "{help}"
     );
     let dir = temp_dir(SUITE, "lower-exit");
-    write(&dir, "bad.ged", format!("{H}0 @I1 INDI\n0 TRLR\n").as_bytes());
+    write(
+        &dir,
+        "bad.ged",
+        format!("{H}0 @I1 INDI\n0 TRLR\n").as_bytes(),
+    );
     let out = gedgraft_in(&dir, &["lower", "bad.ged"]);
     assert_eq!(exit_code(&out), 1);
     assert!(stdout(&out).contains("\"diagnostics\""));
@@ -168,12 +202,27 @@ fn lower_help_tells_its_exit_status() {
 #[test]
 fn r_serialising_line_strings_03_diff_tells_of_ansel_decomposition() {
     let out = gedgraft_in(Path::new("."), &["diff", "--help"]);
-    assert!(stdout(&out).contains("canonically equivalent"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("canonically equivalent"),
+        "{}",
+        stdout(&out)
+    );
     let dir = temp_dir(SUITE, "ansel-diff");
-    write(&dir, "a.ged", format!("{H}0 @N1@ NOTE José\n0 TRLR\n").as_bytes());
-    let fmt = gedgraft_in(&dir, &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"]);
+    write(
+        &dir,
+        "a.ged",
+        format!("{H}0 @N1@ NOTE José\n0 TRLR\n").as_bytes(),
+    );
+    let fmt = gedgraft_in(
+        &dir,
+        &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"],
+    );
     assert_eq!(exit_code(&fmt), 0, "{}", stderr(&fmt));
     let diff = gedgraft_in(&dir, &["diff", "a.ged", "b.ged"]);
     assert_eq!(exit_code(&diff), 1);
-    assert!(stdout(&diff).contains("~ @N1@ NOTE: \"José\" → \"Jose\u{301}\""), "{}", stdout(&diff));
+    assert!(
+        stdout(&diff).contains("~ @N1@ NOTE: \"José\" → \"Jose\u{301}\""),
+        "{}",
+        stdout(&diff)
+    );
 }

@@ -265,7 +265,10 @@ mod tests {
             ["a@#U8@b\tc"]
         );
         let first = |d, t, e| first_unicode_escape(d, "NOTE", t, e);
-        assert_eq!(first(Dialect::Elf10, "\u{1b}", Encoding::Utf8), Some('\u{1b}'));
+        assert_eq!(
+            first(Dialect::Elf10, "\u{1b}", Encoding::Utf8),
+            Some('\u{1b}')
+        );
         assert_eq!(first(Dialect::Elf10, "é\nx", Encoding::Utf8), None);
         assert_eq!(first(Dialect::Elf10, "aé Ж", Encoding::Ascii), Some('é'));
         // ANSEL writes é decomposed: no escape (R-SERIALISING-LINE-STRINGS-03), but Ж takes one.
