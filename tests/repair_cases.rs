@@ -121,3 +121,65 @@ fn safe_runs_leave_unsafe_repairs_alone() {
     assert_eq!(repaired.bytes, input);
     assert_eq!(repaired.applied, 0);
 }
+
+/// Cases in `tests/data/norepair/CODE.VARIANT.ged`: each has a diagnostic of the code it is named after and no
+/// repair of that code is offered, because a repair would change the meaning. The snapshot
+/// (`snapshots/data_norepair`) holds the input, the diagnostics with their fixes, and what the safe repairs do.
+///
+/// The `bad-level` cases: a line with no level is made a `CONT` line (R-LINE-CONT-03, R-SERIALISING-STRUCTS-06:
+/// one `CONT` line for each line break of a payload) only under free text, and only when it reads as text. A
+/// line under a one-line value (`NAME`, `PLAC`), a damaged GEDCOM line (`x1 BIRT`, `SEX M`, `@ TRLR`, as in the
+/// corpus's `fhiso-legacy-format/tests/extra-conc.ged`) and the DOS end-of-file mark (Ctrl-Z) are left alone.
+#[test]
+fn norepair_cases_offer_no_repair_of_their_code() {
+    let files = data_files("norepair");
+    assert!(!files.is_empty(), "no files in tests/data/norepair");
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = case_name(path);
+        let code = expected_code(path);
+        let input = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let before = parse(&input);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = repairs(&before, &refs);
+        if !refs.iter().any(|d| d.code == code) {
+            failures.push(format!("norepair/{name}: no `{code}` diagnostic"));
+        }
+        if refs
+            .iter()
+            .zip(&found)
+            .any(|(d, r)| d.code == code && r.is_some())
+        {
+            failures.push(format!("norepair/{name}: a `{code}` repair is offered"));
+        }
+        let shown: Vec<serde_json::Value> = refs
+            .iter()
+            .zip(&found)
+            .map(|(d, r)| diagnostic_json(d, r.as_ref()))
+            .collect();
+        let repaired = repair_to_fixed_point(
+            &input,
+            &before,
+            &ParseOptions::default(),
+            all_diagnostics,
+            |r| r.applicability == Applicability::Safe,
+        );
+        let report = format!(
+            "input:\n{}\ndiagnostics:\n{}\n\nafter the safe repairs ({} repairs):\n{}",
+            show_octets(&input),
+            serde_json::to_string_pretty(&shown).unwrap_or_default(),
+            repaired.applied,
+            show_octets(&repaired.bytes)
+        );
+        insta::with_settings!({
+            snapshot_path => workspace_root().join("snapshots/data_norepair"),
+            prepend_module_to_snapshot => false,
+            description => format!("tests/data/norepair/{name}.ged"),
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name, report);
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

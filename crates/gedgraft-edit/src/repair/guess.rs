@@ -35,7 +35,19 @@ fn likely(message: &str) -> Option<Encoding> {
 /// `declared-encoding-mismatch` (unsafe): `HEAD.CHAR` is set to the encoding the octets look like (the
 /// detection's guess, R-SPECIFIED-ENC-15), when that is one `CHAR` value with no `VERS` and the `CHAR` line has
 /// no `VERS` under it. The file is then read differently: every character the guess decodes changes.
+///
+/// No guess while an `undecodable-octets` octet run is a UTF-8 character split across a `CONC` line (the safe
+/// repair of [`super::payload::split_characters`]): those octets are what made the file look like another
+/// encoding, and once the split is mended the declared encoding reads the file.
 pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
+    if cx
+        .parse
+        .diagnostics()
+        .iter()
+        .any(|o| o.code == "undecodable-octets" && super::payload::split_characters(cx, o).is_some())
+    {
+        return None;
+    }
     let to = likely(&d.message)?;
     let wanted = declaration(to);
     if wanted.vers.is_some() || to.is_utf16() {

@@ -53,8 +53,32 @@ pub(super) fn missing_trailer(cx: &Cx, _d: &Diagnostic) -> Made {
         None,
     )
     .delim;
+    if let Some(at) = dos_end_of_file(cx) {
+        let brk = render::break_near(cx.parse.document().records().last()?.syntax());
+        let edit = cx.replace(TextRange::empty(at), &format!("0{delim}TRLR{brk}"))?;
+        return Some((
+            "add `0 TRLR` before the DOS end-of-file mark (Ctrl-Z)".into(),
+            vec![edit],
+        ));
+    }
     let edit = at_end(cx, &format!("0{delim}TRLR"))?;
     Some(("add `0 TRLR` at the end of the file".into(), vec![edit]))
+}
+
+/// Where the last line of the file starts, if it holds only Ctrl-Z (U+001A, the DOS end-of-file mark) and
+/// blanks: the trailer goes before it, so the mark still ends the file.
+fn dos_end_of_file(cx: &Cx) -> Option<gedgraft_syntax::TextSize> {
+    let last = cx.parse.document().records().last()?;
+    let range = last.syntax().text_range();
+    let text = cx.text(range);
+    let body = text.trim_end_matches(['\n', '\r']);
+    let line_start = body.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let line = &body[line_start..];
+    let is_mark = line.contains('\u{1A}') && line.chars().all(|c| matches!(c, '\u{1A}' | ' ' | '\t'));
+    if !is_mark || line_start == 0 {
+        return None;
+    }
+    Some(range.start() + gedgraft_syntax::TextSize::from(u32::try_from(line_start).ok()?))
 }
 
 fn is_trailer(r: &Record) -> bool {

@@ -24,15 +24,66 @@ fn has_text_payload(node: &SyntaxNode) -> bool {
     payload.is_some_and(|p| p.tokens().next().is_some()) || s.continuation_lines().next().is_some()
 }
 
-/// `bad-level` (safe) on lines with no level at all under a structure with a text payload, before any of its
-/// substructures: the writer left a line break of the text raw (Family Tree Maker, Ancestry, MyHeritage
-/// notes). Each such line of the run becomes a `CONT` line (R-MERGE-CONTS-02), its text the payload (`@`
-/// doubled as the dialect wants, so it reads as written). The lowering left these lines out; now they are part
-/// of the text the writer meant.
+/// Whether `node` is a free-text structure, whose payload is prose that may hold line breaks (written as
+/// `CONT` lines, R-LINE-CONT-03, R-SERIALISING-STRUCTS-06). ELF leaves the meaning of tags to schemas, so the
+/// list comes from the GEDCOM grammars: in 5.5.1 the structures that take `CONT` lines are `NOTE` (record and
+/// structure), `TEXT` (`TEXT_FROM_SOURCE`), `ADDR`, the `SOUR` record's `TITL`, `AUTH`, `PUBL` and `ABBR`,
+/// and `COPR`; GEDCOM 7 gives the `Text` datatype (line breaks allowed) to those and to `SNOTE` and `PHRASE`.
+/// An extension tag (`_…`) may be anything, so its text counts too. `NAME`, `PLAC`, `DATE`, `SEX` and the
+/// like are one-line values: a line with no level under them is a damaged line, not the rest of the value.
+fn is_free_text(s: &Structure) -> bool {
+    let Some(tag) = s.tag() else {
+        return false;
+    };
+    match tag.text() {
+        "NOTE" | "SNOTE" | "TEXT" | "ADDR" | "AUTH" | "PUBL" | "ABBR" | "COPR" | "PHRASE" => true,
+        "TITL" => s
+            .syntax()
+            .parent()
+            .and_then(Structure::cast)
+            .and_then(|p| p.tag())
+            .is_some_and(|t| t.text() == "SOUR"),
+        t => t.starts_with('_'),
+    }
+}
+
+/// Whether `word` reads as a GEDCOM tag: upper-case letters and digits, three or more, `_` allowed first.
+fn is_tag_like(word: &str) -> bool {
+    let core = word.strip_prefix('_').unwrap_or(word);
+    core.len() >= 3
+        && core.starts_with(|c: char| c.is_ascii_uppercase())
+        && core
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether a line with no level (`rest`, its leading blanks gone) reads as a damaged GEDCOM line rather than
+/// text: a short token or an xref then a tag (`x1 BIRT`, `O TRLR`, `@ TRLR`, `@I1@ INDI`), or a tag first
+/// (`SEX M`, `BIRT`). Text in capitals is taken for a damaged line too: then no repair is offered, which is
+/// safe.
+fn looks_like_damaged_line(rest: &str) -> bool {
+    let mut words = rest.split([' ', '\t']).filter(|w| !w.is_empty());
+    let (Some(first), second) = (words.next(), words.next()) else {
+        return false;
+    };
+    if is_tag_like(first) {
+        return true;
+    }
+    let short = first.chars().count() <= 3 || (first.len() > 2 && first.starts_with('@') && first.ends_with('@'));
+    short && second.is_some_and(is_tag_like)
+}
+
+/// `bad-level` (safe) on lines with no level at all under a free-text structure ([`is_free_text`]), before any
+/// of its substructures: the writer left a line break of the text raw (Family Tree Maker, Ancestry,
+/// MyHeritage notes). Each such line of the run becomes a `CONT` line (R-MERGE-CONTS-02, R-LINE-CONT-03), its
+/// text the payload (`@` doubled as the dialect wants, so it reads as written). The lowering left these lines
+/// out; now they are part of the text the writer meant. No repair where a line reads as a damaged GEDCOM line
+/// ([`looks_like_damaged_line`]) or holds only control characters (the DOS end-of-file mark, Ctrl-Z): those
+/// are not text, and making them text would change the meaning.
 pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
     let first = cx.node_at(d.range.start(), SyntaxKind::Error)?;
     let parent = first.parent()?;
-    if !has_text_payload(&parent) {
+    if !has_text_payload(&parent) || !Structure::cast(parent.clone()).is_some_and(|s| is_free_text(&s)) {
         return None;
     }
     // Only lines before the structure's first substructure continue its payload.
@@ -74,6 +125,10 @@ pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
         // A line with a level of sorts (`1a`, `-1`) or none of the text: not a raw line break.
         if rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
             continue;
+        }
+        // Any line of the run that is not text: no repair of the run at all.
+        if rest.chars().all(|c| c.is_control() || c.is_whitespace()) || looks_like_damaged_line(rest) {
+            return None;
         }
         let payload = if doubles_all {
             body.replace('@', "@@")
