@@ -26,6 +26,33 @@ fn errors(diagnostics: &[gedgraft_syntax::Diagnostic]) -> (u64, BTreeSet<&'stati
     )
 }
 
+/// The snapshot of the case `tests/data/FOLDER/NAME.ged` (in `snapshots/data_FOLDER`): the input, the
+/// diagnostics with their fixes (`shown`), and the octets after the repairs (under `heading`).
+fn assert_case_snapshot(
+    folder: &str,
+    name: &str,
+    heading: &str,
+    input: &[u8],
+    shown: &[serde_json::Value],
+    repaired: &gedgraft_edit::Repaired,
+) {
+    let report = format!(
+        "input:\n{}\ndiagnostics:\n{}\n\n{heading} ({} repairs):\n{}",
+        show_octets(input),
+        serde_json::to_string_pretty(shown).unwrap_or_default(),
+        repaired.applied,
+        show_octets(&repaired.bytes)
+    );
+    insta::with_settings!({
+        snapshot_path => workspace_root().join(format!("snapshots/data_{folder}")),
+        prepend_module_to_snapshot => false,
+        description => format!("tests/data/{folder}/{name}.ged"),
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name.to_string(), report);
+    });
+}
+
 #[test]
 fn repair_cases_fix_their_code() {
     let files = data_files("repair");
@@ -69,21 +96,7 @@ fn repair_cases_fix_their_code() {
                 "repair/{name}: errors {codes_before:?} ({n_before}) became {codes_after:?} ({n_after})"
             ));
         }
-        let report = format!(
-            "input:\n{}\ndiagnostics:\n{}\n\nrepaired ({} repairs):\n{}",
-            show_octets(&input),
-            serde_json::to_string_pretty(&shown).unwrap_or_default(),
-            repaired.applied,
-            show_octets(&repaired.bytes)
-        );
-        insta::with_settings!({
-            snapshot_path => workspace_root().join("snapshots/data_repair"),
-            prepend_module_to_snapshot => false,
-            description => format!("tests/data/repair/{name}.ged"),
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(name, report);
-        });
+        assert_case_snapshot("repair", &name, "repaired", &input, &shown, &repaired);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -165,21 +178,14 @@ fn norepair_cases_offer_no_repair_of_their_code() {
             all_diagnostics,
             |r| r.applicability == Applicability::Safe,
         );
-        let report = format!(
-            "input:\n{}\ndiagnostics:\n{}\n\nafter the safe repairs ({} repairs):\n{}",
-            show_octets(&input),
-            serde_json::to_string_pretty(&shown).unwrap_or_default(),
-            repaired.applied,
-            show_octets(&repaired.bytes)
+        assert_case_snapshot(
+            "norepair",
+            &name,
+            "after the safe repairs",
+            &input,
+            &shown,
+            &repaired,
         );
-        insta::with_settings!({
-            snapshot_path => workspace_root().join("snapshots/data_norepair"),
-            prepend_module_to_snapshot => false,
-            description => format!("tests/data/norepair/{name}.ged"),
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(name, report);
-        });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
