@@ -19,7 +19,7 @@
 mod report;
 mod text;
 
-pub use report::{write_report, ElfNeed, Rename, WriteReport};
+pub use report::{write_report, write_with_report, ElfNeed, Rename, WriteReport};
 
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use gedgraft_encoding::{declaration, Encoding};
@@ -221,13 +221,17 @@ const METADATA_TAGS: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
 /// # Ok::<(), gedgraft_model::BuildError>(())
 /// ```
 pub fn write(dataset: &Dataset, options: &WriteOptions) -> Result<Vec<u8>, WriteError> {
-    let plan = Plan::new(dataset, options)?;
+    write_planned(dataset, &Plan::new(dataset, options)?)
+}
+
+/// [`write`] with the plan made.
+fn write_planned(dataset: &Dataset, plan: &Plan) -> Result<Vec<u8>, WriteError> {
     let mut w = Lines {
-        plan: &plan,
+        plan,
         out: String::with_capacity(dataset.len().saturating_mul(28)),
     };
     w.header(dataset)?;
-    for part in write_records(dataset, &plan) {
+    for part in write_records(dataset, plan) {
         w.out.push_str(&part?);
     }
     w.line(0, None, "TRLR", "");

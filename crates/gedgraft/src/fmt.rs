@@ -9,7 +9,7 @@ use crate::fix::review_diff;
 use crate::write_cmd::{encoding_named, what_write_changes, write_options, write_out};
 use crate::{input, output};
 use gedgraft_edit::{check_replaceable, Change, LineDiff};
-use gedgraft_model::{lower, write, LineEnding, LowerOptions};
+use gedgraft_model::{lower, write_with_report, LineEnding, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse_with, Parse, ParseOptions, Severity};
 use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
@@ -96,15 +96,15 @@ fn fmt_file(
     // Only the review diff needs the tree again: otherwise its memory goes to the output.
     let review = args.output.is_none() && !args.in_place && !args.check;
     let loaded = review.then_some(loaded);
+    let (octets, report) = write_with_report(&lowered.dataset, &write_options)
+        .map_err(|e| format!("{name}: cannot format: {e}"))?;
     let told = what_write_changes(
         &name,
-        &lowered.dataset,
+        &report,
         &write_options,
         lowered.dataset.metadata.dialect,
     )
     .map_err(|e| format!("{name}: not formatted: {e}"))?;
-    let octets = write(&lowered.dataset, &write_options)
-        .map_err(|e| format!("{name}: cannot format: {e}"))?;
     for line in told {
         eprintln!("{line}");
     }

@@ -5,7 +5,7 @@ use crate::cli::{DialectArg, LayoutArgs, WriteArgs};
 use crate::fix::Eol;
 use crate::{input, output};
 use gedgraft_edit::write_atomic;
-use gedgraft_model::{from_json, write, write_report, Dataset, LineEnding, WriteOptions};
+use gedgraft_model::{from_json, write_with_report, LineEnding, WriteOptions, WriteReport};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::Dialect;
 use std::io::Write;
@@ -32,9 +32,10 @@ pub fn run(args: &WriteArgs) -> Result<ExitCode, String> {
         format!("{name}:{}:{}: {at}{}", e.line, e.column, e.message)
     })?;
     drop(json);
-    let told = what_write_changes(&name, &dataset, &options, dataset.metadata.dialect)
+    let (octets, report) =
+        write_with_report(&dataset, &options).map_err(|e| format!("{name}: cannot write: {e}"))?;
+    let told = what_write_changes(&name, &report, &options, dataset.metadata.dialect)
         .map_err(|e| format!("{name}: cannot write: {e}"))?;
-    let octets = write(&dataset, &options).map_err(|e| format!("{name}: cannot write: {e}"))?;
     for line in told {
         eprintln!("{line}");
     }
@@ -114,18 +115,17 @@ pub(crate) fn write_out(
     }
 }
 
-/// What writing `dataset` with `options` changes beyond the layout, as lines for standard error (each starting
+/// What writing with `options` changed beyond the layout (`report`), as lines for standard error (each starting
 /// `NAME: warning:` or `NAME: note:`): a dialect other than `read` (the dataset's or file's; none when it is
 /// unknown), each renamed identifier (R-POINTER-CONV-03), the letters ANSEL writes decomposed. Fails when the
 /// options name a dialect the output would not be in: the message says what needs the other one and what to
 /// do instead.
 pub(crate) fn what_write_changes(
     name: &str,
-    dataset: &Dataset,
+    report: &WriteReport,
     options: &WriteOptions,
     read: Dialect,
 ) -> Result<Vec<String>, String> {
-    let report = write_report(dataset, options).map_err(|e| e.to_string())?;
     let written = report.metadata.dialect;
     let why = report.elf_needed_by.as_ref().map(|need| {
         let rule = "R-SERIALISATION-VERSION-01";

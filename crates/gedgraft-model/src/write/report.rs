@@ -89,7 +89,33 @@ pub struct Rename {
 /// # Ok::<(), gedgraft_model::BuildError>(())
 /// ```
 pub fn write_report(dataset: &Dataset, options: &WriteOptions) -> Result<WriteReport, WriteError> {
+    Ok(report_of(dataset, Plan::new(dataset, options)?))
+}
+
+/// [`write`](super::write) and [`write_report`] at once, planning the output once (the plan reads every
+/// payload and identifier of the dataset).
+///
+/// ```
+/// use gedgraft_model::{write_with_report, DatasetBuilder, NewStructure, WriteOptions};
+/// let mut b = DatasetBuilder::new();
+/// b.record(NewStructure::new("NOTE").with_xref("N1").with_text("a"))?;
+/// b.record(NewStructure::new("INDI").with_xref("N1"))?;
+/// let (octets, report) = write_with_report(&b.finish(), &WriteOptions::default()).unwrap();
+/// assert!(String::from_utf8(octets).unwrap().contains("0 @N1_2@ INDI\n"));
+/// assert_eq!(report.renames[0].new, "N1_2");
+/// # Ok::<(), gedgraft_model::BuildError>(())
+/// ```
+pub fn write_with_report(
+    dataset: &Dataset,
+    options: &WriteOptions,
+) -> Result<(Vec<u8>, WriteReport), WriteError> {
     let plan = Plan::new(dataset, options)?;
+    let octets = super::write_planned(dataset, &plan)?;
+    Ok((octets, report_of(dataset, plan)))
+}
+
+/// The report of a plan made for `dataset`.
+fn report_of(dataset: &Dataset, plan: Plan) -> WriteReport {
     let at = |id: StructureId| dataset.get(id);
     let elf_needed_by = plan.need.as_ref().map(|need| {
         let (id, what) = match need {
@@ -144,12 +170,12 @@ pub fn write_report(dataset: &Dataset, options: &WriteOptions) -> Result<WriteRe
     } else {
         0
     };
-    Ok(WriteReport {
+    WriteReport {
         metadata: plan.metadata,
         elf_needed_by,
         renames,
         decomposed,
-    })
+    }
 }
 
 /// A structure's path: its record's identifier and tag, then the tags down to it (`@I1@ INDI.BIRT.DATE`).
