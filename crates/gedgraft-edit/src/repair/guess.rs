@@ -40,12 +40,9 @@ fn likely(message: &str) -> Option<Encoding> {
 /// repair of [`super::payload::split_characters`]): those octets are what made the file look like another
 /// encoding, and once the split is mended the declared encoding reads the file.
 pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
-    if cx
-        .parse
-        .diagnostics()
-        .iter()
-        .any(|o| o.code == "undecodable-octets" && super::payload::split_characters(cx, o).is_some())
-    {
+    if cx.parse.diagnostics().iter().any(|o| {
+        o.code == "undecodable-octets" && super::payload::split_characters(cx, o).is_some()
+    }) {
         return None;
     }
     let to = likely(&d.message)?;

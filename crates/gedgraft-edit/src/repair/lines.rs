@@ -74,7 +74,8 @@ fn dos_end_of_file(cx: &Cx) -> Option<gedgraft_syntax::TextSize> {
     let body = text.trim_end_matches(['\n', '\r']);
     let line_start = body.rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let line = &body[line_start..];
-    let is_mark = line.contains('\u{1A}') && line.chars().all(|c| matches!(c, '\u{1A}' | ' ' | '\t'));
+    let is_mark =
+        line.contains('\u{1A}') && line.chars().all(|c| matches!(c, '\u{1A}' | ' ' | '\t'));
     if !is_mark || line_start == 0 {
         return None;
     }

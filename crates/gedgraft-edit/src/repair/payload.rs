@@ -69,7 +69,8 @@ fn looks_like_damaged_line(rest: &str) -> bool {
     if is_tag_like(first) {
         return true;
     }
-    let short = first.chars().count() <= 3 || (first.len() > 2 && first.starts_with('@') && first.ends_with('@'));
+    let short = first.chars().count() <= 3
+        || (first.len() > 2 && first.starts_with('@') && first.ends_with('@'));
     short && second.is_some_and(is_tag_like)
 }
 
@@ -83,7 +84,9 @@ fn looks_like_damaged_line(rest: &str) -> bool {
 pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
     let first = cx.node_at(d.range.start(), SyntaxKind::Error)?;
     let parent = first.parent()?;
-    if !has_text_payload(&parent) || !Structure::cast(parent.clone()).is_some_and(|s| is_free_text(&s)) {
+    if !has_text_payload(&parent)
+        || !Structure::cast(parent.clone()).is_some_and(|s| is_free_text(&s))
+    {
         return None;
     }
     // Only lines before the structure's first substructure continue its payload.
@@ -127,7 +130,9 @@ pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
             continue;
         }
         // Any line of the run that is not text: no repair of the run at all.
-        if rest.chars().all(|c| c.is_control() || c.is_whitespace()) || looks_like_damaged_line(rest) {
+        if rest.chars().all(|c| c.is_control() || c.is_whitespace())
+            || looks_like_damaged_line(rest)
+        {
             return None;
         }
         let payload = if doubles_all {
