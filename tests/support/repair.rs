@@ -2,8 +2,7 @@
 //! repairs shown as JSON.
 
 use gedgraft_edit::Repair;
-use gedgraft_model::{lower, LowerOptions};
-use gedgraft_syntax::{Diagnostic, Parse};
+use gedgraft_syntax::Diagnostic;
 
 /// The codes whose (safe) repair must keep the lenient lowering's dataset: their inputs are warnings, not
 /// malformed, so the data must mean the same after the repair (blank lines, bare `@`, long lines, line-break
@@ -18,14 +17,7 @@ pub const KEEPS_DATASET: [&str; 6] = [
 ];
 
 /// Every diagnostic of a parse, the syntax layer's and the lenient lowering's, as `gedgraft check` reports them.
-pub fn all_diagnostics(parse: &Parse) -> Vec<Diagnostic> {
-    let lowered = lower(parse, &LowerOptions::default());
-    lowered
-        .all_diagnostics(parse)
-        .into_iter()
-        .cloned()
-        .collect()
-}
+pub use gedgraft_model::diagnose as all_diagnostics;
 
 /// One diagnostic and its fix as a JSON value, in the shape of `gedgraft check --format json`'s `"fix"`.
 pub fn diagnostic_json(d: &Diagnostic, repair: Option<&Repair>) -> serde_json::Value {

@@ -8,13 +8,15 @@
 //! - `corpus [--dir PATH]`: parses every file of `../shared/corpus` and checks the round trip.
 //! - `stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]`: time and peak memory
 //!   of every command on the pathological inputs of issue #12 at two sizes.
-//! - `fuzz-seeds [--out DIR] [--size-kb K]`: those inputs, small, as seeds for the fuzz targets.
+//! - `fuzz-seeds [--out DIR] [--size-kb K]`: those inputs, small, as seeds for the fuzz targets, and one small
+//!   file per repair code (`repair_seeds.rs`).
 
 mod bench;
 mod bench_diff;
 mod bench_processes;
 mod corpus;
 mod gen_sample;
+mod repair_seeds;
 mod rowan_floor;
 mod stress;
 
@@ -51,7 +53,8 @@ commands:
       M MB of address space (default 4000) and S seconds (default 60), the growth per doubling (goal <= 2.3x)
       and peak memory against 8 x file + 64 x lines + 64 MiB; failing rows say FAIL
   fuzz-seeds [--out DIR] [--size-kb K]
-      write the stress inputs at about K KB (default 60) as fuzz seeds into DIR
+      write the stress inputs at about K KB (default 60) and one small file per repair code
+      (repair-CODE.ged, and repair-CODE-ops.ged with edits for edit_locality) as fuzz seeds into DIR
       (default fuzz/corpus/parse_roundtrip)
 ";
 

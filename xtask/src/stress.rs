@@ -191,6 +191,16 @@ pub fn write_seeds(rest: &[String]) -> Result<ExitCode, String> {
         write_file(&path, &(case.generate)(size_kb * 1000))?;
         println!("{}", path.display());
     }
+    for (code, bytes) in crate::repair_seeds::seeds() {
+        for (suffix, bytes) in [
+            ("", bytes.clone()),
+            ("-ops", crate::repair_seeds::with_ops(&bytes)),
+        ] {
+            let path = dir.join(format!("repair-{code}{suffix}.ged"));
+            write_file(&path, &bytes)?;
+            println!("{}", path.display());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -576,6 +576,9 @@ mod tests {
             b"\xEF\xBB\xBF",
             "é".as_bytes(),
             b"\xE2e",
+            b"\x1B[31m",
+            b"\t\x07",
+            "\u{85}".as_bytes(),
         ]);
         prop::collection::vec(piece, 0..40).prop_map(|p| p.concat())
     }

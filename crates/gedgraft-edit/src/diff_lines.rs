@@ -132,7 +132,7 @@ impl Lines {
             u32::try_from(octets_start).unwrap_or(u32::MAX),
             u32::try_from(self.octets.len()).unwrap_or(u32::MAX),
         );
-        let plain = encoding != Encoding::Ansel && !line.bytes().any(|b| b == 0xEF || b == 0xF4);
+        let plain = !needs_showing(line, encoding);
         let line_break = if plain {
             let content = line.trim_end_matches(['\r', '\n']).len();
             let line_break = LineBreak::of(line.get(content..).unwrap_or(""));
@@ -174,12 +174,22 @@ impl Lines {
     }
 }
 
+/// Whether a line's text (its break aside) is shown other than as it is: in ANSEL (Unicode order), or when it
+/// holds a byte-order mark (starts with EF), a raw character (U+10FF00 up: F4) or a control character other
+/// than tab (C0, DEL, C1: C2 80–9F).
+fn needs_showing(text: &str, encoding: Encoding) -> bool {
+    encoding == Encoding::Ansel
+        || text.bytes().any(|b| {
+            matches!(b, 0xEF | 0xF4 | 0xC2 | 0x7F)
+                || (b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n'))
+        })
+}
+
 /// Appends how a line (with its break) is shown to `out`, and gives its break.
 pub(crate) fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Option<LineBreak> {
     let content = raw_line.trim_end_matches(['\r', '\n']);
     let line_break = LineBreak::of(raw_line.get(content.len()..).unwrap_or(""));
-    // A byte-order mark starts with EF, a raw character (U+10FF00 up) with F4.
-    if encoding != Encoding::Ansel && !content.bytes().any(|b| b == 0xEF || b == 0xF4) {
+    if !needs_showing(content, encoding) {
         out.push_str(content);
         return line_break;
     }
@@ -195,6 +205,9 @@ pub(crate) fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Opti
             out.push_str("[BOM]");
         } else if let Some(octet) = raw::to_octet(c) {
             out.push_str(&format!("\\x{octet:02X}"));
+        } else if c != '\t' && c.is_control() {
+            // An escape sequence must not act on the reviewer's terminal (or hide a line from the review).
+            out.push_str(&format!("\\x{:02X}", u32::from(c)));
         } else {
             out.push(c);
         }

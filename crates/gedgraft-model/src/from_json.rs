@@ -83,8 +83,15 @@ pub fn from_json(text: &str) -> Result<Dataset, FromJsonError> {
 /// members or items were read.
 #[derive(Debug)]
 enum Frame {
-    Object { key: String, count: usize },
-    Array { count: usize },
+    /// `seen`: the member names read so far (an object has a handful), to refuse one given twice.
+    Object {
+        key: String,
+        count: usize,
+        seen: Vec<String>,
+    },
+    Array {
+        count: usize,
+    },
 }
 
 /// The JSON of a structure read so far (before its `children`).
@@ -148,7 +155,7 @@ impl<'t> Reader<'t> {
         let mut path = String::new();
         for frame in &self.frames {
             match frame {
-                Frame::Object { key, count } if *count > 0 => {
+                Frame::Object { key, count, .. } if *count > 0 => {
                     if !path.is_empty() {
                         path.push('.');
                     }
@@ -188,6 +195,7 @@ impl<'t> Reader<'t> {
                 self.frames.push(Frame::Object {
                     key: String::new(),
                     count: 0,
+                    seen: Vec::new(),
                 });
                 Ok(())
             }
@@ -215,10 +223,23 @@ impl<'t> Reader<'t> {
             Token::String(key) => key,
             t => return self.expected("a member name", &t),
         };
-        if let Some(Frame::Object { key: k, count }) = self.frames.last_mut() {
+        // JSON readers disagree on a name given twice (jq keeps the last, others the first or both): refused.
+        let twice = matches!(self.frames.last(), Some(Frame::Object { seen, .. }) if seen.iter().any(|s| *s == *key));
+        if let Some(Frame::Object {
+            key: k,
+            count,
+            seen,
+        }) = self.frames.last_mut()
+        {
             k.clear();
             k.push_str(&key);
             *count += 1;
+            seen.push(key.to_string());
+        }
+        if twice {
+            return self.error(format!(
+                "`{key}` is given twice in one object (JSON readers disagree on which counts)"
+            ));
         }
         match self.next()? {
             Token::Colon => Ok(Some(key)),

@@ -55,8 +55,11 @@ pub use dataset::{
 pub use from_json::{from_json, FromJsonError};
 pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
-pub use lower::{lower, LowerOptions, Lowered};
-pub use write::{write, written_metadata, LineEnding, WriteError, WriteOptions};
+pub use lower::{diagnose, lower, LowerOptions, Lowered};
+pub use write::{
+    write, write_report, written_metadata, ElfNeed, LineEnding, Rename, WriteError, WriteOptions,
+    WriteReport,
+};
 
 /// Constants the workspace's tests share with this crate.
 ///

@@ -134,6 +134,21 @@ fn syntax_diagnostics(parse: &Parse) -> Vec<&Diagnostic> {
     all.filter(|d| dialect.applies(d.code)).collect()
 }
 
+/// Every diagnostic of a parse, owned: the syntax layer's and the lenient lowering's, as `gedgraft check`
+/// reports them ([`Lowered::all_diagnostics`] with the default options). It fits the `diagnose` argument of
+/// `gedgraft_edit::repair_to_fixed_point`.
+///
+/// ```
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
+/// let codes: Vec<_> = gedgraft_model::diagnose(&parse).iter().map(|d| d.code).collect();
+/// assert!(codes.contains(&"duplicate-xref")); // the lowering's
+/// ```
+pub fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
+    let lowered = lower(parse, &LowerOptions::default());
+    let all = lowered.all_diagnostics(parse);
+    all.into_iter().cloned().collect()
+}
+
 /// Lowers a parsed file to its ELF dataset.
 ///
 /// ```

@@ -16,7 +16,10 @@
 //! Pointers keep naming the identifier as written: they resolve to the first holder, as the lowering does.
 //! Only then does the round trip rename.
 
+mod report;
 mod text;
+
+pub use report::{write_report, ElfNeed, Rename, WriteReport};
 
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use gedgraft_encoding::{declaration, Encoding};
@@ -304,6 +307,23 @@ struct Plan {
     /// Fresh identifiers for structures whose identifier an earlier structure already holds
     /// (R-POINTER-CONV-03); pointers keep naming the identifier as written, which resolves to the first.
     renamed: rustc_hash::FxHashMap<StructureId, String>,
+    /// The first thing found that takes `1 ELF` (R-SERIALISATION-VERSION-01), if any.
+    need: Option<Need>,
+}
+
+/// What takes `1 ELF` in the output (R-SERIALISATION-VERSION-01).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Need {
+    /// A schema (the first).
+    Schema(StructureId),
+    /// The header's default payload language (`PLANG`).
+    DefaultLanguage(String),
+    /// A payload language other than the default (`PLANG` under the structure).
+    Language(StructureId, String),
+    /// A datatype (`DTYPE`).
+    Datatype(StructureId, String),
+    /// A character written as a Unicode escape.
+    Escape(StructureId, char),
 }
 
 impl Plan {
@@ -320,21 +340,31 @@ impl Plan {
         }
         let default_language = given.default_language.clone();
         let mut made_undef = FxHashSet::default();
-        let mut needs_elf = !given.schemas.is_empty() || default_language.is_some();
+        let mut need = match (given.schemas.first(), &default_language) {
+            (Some(&id), _) => Some(Need::Schema(id)),
+            (None, Some(lang)) => Some(Need::DefaultLanguage(lang.clone())),
+            (None, None) => None,
+        };
         let default = default_language.as_deref().unwrap_or("und");
         for s in dataset.iter() {
             match s.payload() {
                 Some(Payload::Pointer(p)) if p.undefined => {
                     made_undef.extend(p.record);
                 }
-                Some(Payload::Text(t)) if !needs_elf => {
-                    needs_elf = t.lang != default
-                        || t.datatype.is_some()
-                        || text::needs_unicode_escape(dialect, s.tag(), t.text, encoding);
+                Some(Payload::Text(t)) if need.is_none() => {
+                    need = if t.lang != default {
+                        Some(Need::Language(s.id(), t.lang.to_string()))
+                    } else if let Some(d) = t.datatype {
+                        Some(Need::Datatype(s.id(), d.to_string()))
+                    } else {
+                        text::first_unicode_escape(dialect, s.tag(), t.text, encoding)
+                            .map(|c| Need::Escape(s.id(), c))
+                    };
                 }
                 _ => {}
             }
         }
+        let needs_elf = need.is_some();
         let metadata = header_metadata(given, dialect, needs_elf);
         let renamed = fresh_ids(dataset);
         let limit = options
@@ -350,6 +380,7 @@ impl Plan {
             default_language: default.to_string(),
             made_undef,
             renamed,
+            need,
         })
     }
 }
@@ -408,8 +439,9 @@ fn header_metadata(given: &Metadata, dialect: Dialect, needs_elf: bool) -> Metad
         }
         return m;
     }
+    // The dataset's version when it is of the dialect (`5.5.1` as it spelled it), else the dialect's.
     let gedcom = |name: &str| match given.gedcom_version {
-        Some(g) if g.major == 5 => Some(g),
+        Some(g) if Dialect::from_gedcom_version(&short(g)) == dialect => Some(g),
         _ => v(name),
     };
     match dialect {

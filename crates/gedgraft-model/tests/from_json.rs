@@ -160,6 +160,19 @@ fn error(json: &str) -> (String, usize, usize, String) {
     (e.path, e.line, e.column, e.message)
 }
 
+/// RFC 8259 § 4: names within an object SHOULD be unique, and readers differ when they are not (jq keeps the
+/// last `records`, a reader that appends keeps both): a document read two ways is refused, at the second name.
+#[test]
+fn a_member_given_twice_is_refused() {
+    let (path, line, column, message) = error(r#"{"records": [{"tag": "INDI"}], "records": []}"#);
+    assert_eq!((path.as_str(), line, column), ("records", 1, 32));
+    assert!(message.contains("`records` is given twice"), "{message}");
+    let inner = error(r#"{"records": [{"tag": "INDI", "tag": "FAM"}]}"#);
+    assert_eq!(inner.0, "records[0].tag");
+    // The same name in different objects is fine.
+    assert!(from_json(r#"{"records": [{"tag": "A"}, {"tag": "B"}]}"#).is_ok());
+}
+
 #[test]
 fn errors_give_the_json_path_line_and_column() {
     let json = "{\"records\": [\n  {\"tag\": \"INDI\", \"children\": [\n    {\"tag\": \"NAME\", \"payload\": {\"text\": 3}}]}]}";

@@ -201,8 +201,9 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// `message` with control characters (tab excepted) as `\x1B` and undecodable octets as `\xE9`.
-fn printable(message: String) -> String {
+/// `message` with control characters (tab excepted) as `\x1B` and undecodable octets as `\xE9`: text from a
+/// file made safe to print on a terminal.
+pub fn printable(message: String) -> String {
     use gedgraft_encoding::raw;
     if message
         .chars()

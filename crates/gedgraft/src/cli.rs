@@ -57,11 +57,16 @@ pub enum Command {
     /// schemas), `GEDC` and `PLANG`; records follow in pre-order, `0 TRLR` ends the file. Payloads are
     /// escaped (`@` → `@@`, characters the encoding lacks → `@#U…@`) and split with CONT/CONC lines within the
     /// line limit. The JSON input format is in crates/gedgraft-model/README.md.
+    ///
+    /// Nothing changes meaning silently: a warning on standard error when the output is in another dialect
+    /// than the dataset's (and why) and for each identifier written renamed (a later holder of a duplicate
+    /// `@I1@` becomes `@I1_2@`), a note when ANSEL writes letters decomposed.
     Write(WriteArgs),
     /// Rewrite a file in canonical form: lower it to its dataset and write that back (`lower` + `write`).
     ///
     /// The result means the same (the same dataset) with one line break form, single spaces, every `@`
-    /// doubled, CONC splits within the line limit and the header's serialisation metadata in order. Like
+    /// doubled, CONC splits within the line limit and the header's serialisation metadata in order; when the
+    /// file's dialect cannot hold the result (a Unicode escape, a schema need ELF 1.0) it warns. Like
     /// `fix`, it shows a diff by default; --in-place, -o and --check as there. A file with errors is refused:
     /// the dataset leaves malformed lines out, and formatting must not drop them silently.
     Fmt(Box<FmtArgs>),
@@ -111,7 +116,9 @@ pub struct LayoutArgs {
     /// No byte-order mark, not even in UTF-16.
     #[arg(long)]
     pub no_bom: bool,
-    /// The dialect to write (default: the dataset's, from its header).
+    /// The dialect to write (default: the dataset's, from its header). When the output would need another
+    /// (an `@#U…@` escape, a payload language or datatype, a schema need ELF 1.0), nothing is written and the
+    /// message names the first structure that needs it.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 }
@@ -123,7 +130,7 @@ gedgraft lower family.ged > family.json && gedgraft write family.json -o family2
 gedgraft lower family.ged | jq 'del(.records[] | select(.tag == \"_TODO\"))' | gedgraft write - > clean.ged\n  \
 gedgraft write family.json --encoding ANSEL --eol crlf --line-limit 80\n\n\
 Exit status: 0 when the file was written, 2 when the JSON is not a dataset (the message names the JSON \
-path, line and column) or the output cannot be written.")]
+path, line and column), the output cannot be written or cannot be in the --dialect asked for.")]
 pub struct WriteArgs {
     /// The dataset JSON (`-` reads standard input).
     #[arg(value_name = "DATASET.json")]
@@ -199,6 +206,9 @@ gedgraft diff old.ged new.ged                   what a script changed in the dat
 gedgraft fix --eol crlf family.ged -o x.ged && gedgraft diff family.ged x.ged   prove the data is the same\n  \
 gedgraft diff --format json old.ged new.ged | jq '.changes[] | select(.kind == \"record-removed\")'\n  \
 gedgraft diff family.ged edited.json            what `fix --from-dataset edited.json family.ged` would do\n\n\
+Payload text is compared character by character: ANSEL has no precomposed letters, so a file written in \
+ANSEL reads `é` back decomposed (e + U+0301) and a UTF-8 file's `é` shows as changed to the same-looking \
+text (canonically equivalent; `write` and `fmt` note how many letters they wrote so).\n\n\
 Exit status (as diff(1)): 0 when the data is the same, 1 when it differs, 2 when a file could not be read \
 or an argument is wrong.")]
 pub struct DiffArgs {
@@ -301,6 +311,12 @@ pub struct ExplainArgs {
 
 /// `gedgraft lower`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 when the file has no error (warnings are fine), 1 when it has one: the \
+JSON is printed all the same, the errors in its `diagnostics` and the malformed lines left out of the dataset \
+(with --strict the dataset is empty and `stopped` names the error); 2 when the file could not be read or an \
+argument is wrong."
+)]
 pub struct LowerArgs {
     /// The file to lower (`-` reads standard input).
     pub file: PathBuf,

@@ -6,7 +6,7 @@ use crate::input;
 use gedgraft_model::{
     compare, from_json, lower, Change, Changes, Dataset, LowerOptions, Payload, Place,
 };
-use gedgraft_syntax::internal::json_string;
+use gedgraft_syntax::internal::{json_string, printable};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -61,7 +61,8 @@ fn text(old: &(String, Dataset), new: &(String, Dataset), changes: &Changes) -> 
     let _ = writeln!(out, "--- {}", old.0);
     let _ = writeln!(out, "+++ {}", new.0);
     for change in changes {
-        let _ = writeln!(out, "{change}");
+        // File text is printed for a terminal: control characters escaped, as `check` shows them.
+        let _ = writeln!(out, "{}", printable(change.to_string()));
         match change {
             Change::RecordAdded { new, .. } | Change::StructureAdded { new, .. } => {
                 lines(&mut out, '+', b, new);
@@ -100,7 +101,7 @@ fn lines(out: &mut String, sign: char, dataset: &Dataset, place: &Place) {
                 let _ = write!(out, " @{}@", p.target);
             }
             Some(Payload::Text(t)) => {
-                let mut parts = t.text.split('\n');
+                let mut parts = t.text.split('\n').map(|p| printable(p.to_string()));
                 if let Some(first) = parts.next().filter(|f| !f.is_empty()) {
                     let _ = write!(out, " {first}");
                 }

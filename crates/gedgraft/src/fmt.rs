@@ -6,7 +6,7 @@
 
 use crate::cli::FmtArgs;
 use crate::fix::review_diff;
-use crate::write_cmd::{encoding_named, write_options, write_out};
+use crate::write_cmd::{encoding_named, what_write_changes, write_options, write_out};
 use crate::{input, output};
 use gedgraft_edit::{check_replaceable, Change, LineDiff};
 use gedgraft_model::{lower, write, LineEnding, LowerOptions};
@@ -96,8 +96,18 @@ fn fmt_file(
     // Only the review diff needs the tree again: otherwise its memory goes to the output.
     let review = args.output.is_none() && !args.in_place && !args.check;
     let loaded = review.then_some(loaded);
+    let told = what_write_changes(
+        &name,
+        &lowered.dataset,
+        &write_options,
+        lowered.dataset.metadata.dialect,
+    )
+    .map_err(|e| format!("{name}: not formatted: {e}"))?;
     let octets = write(&lowered.dataset, &write_options)
         .map_err(|e| format!("{name}: cannot format: {e}"))?;
+    for line in told {
+        eprintln!("{line}");
+    }
     drop(lowered);
     let changed = octets != original;
     let (changes, removed, added) = line_changes(&original, &octets, utf16);

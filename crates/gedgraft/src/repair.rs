@@ -7,9 +7,9 @@
 
 use crate::cli::FixArgs;
 use gedgraft_edit::{repair_kind, Applicability, Change, Repair};
-use gedgraft_model::{lower, LowerOptions};
+use gedgraft_model::diagnose;
 use gedgraft_syntax::internal::json_string;
-use gedgraft_syntax::{Diagnostic, Parse, ParseOptions};
+use gedgraft_syntax::{Parse, ParseOptions};
 use std::fmt::Write;
 
 /// Which repairs `fix` applies.
@@ -59,16 +59,6 @@ impl Which {
             Which::Codes(codes) => codes.iter().any(|c| c == r.code),
         }
     }
-}
-
-/// Every diagnostic of a parse: the syntax layer's and the lenient lowering's.
-pub(crate) fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
-    let lowered = lower(parse, &LowerOptions::default());
-    lowered
-        .all_diagnostics(parse)
-        .into_iter()
-        .cloned()
-        .collect()
 }
 
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):

@@ -1,7 +1,8 @@
 //! `gedgraft check FILE` record by record (DESIGN.md invariant 9), human and JSON: two passes over the file in
 //! batches of whole records ([`gedgraft_syntax::stream`]). The first indexes the cross-reference identifiers
-//! ([`StreamLowering::index`]: one entry per identifier, O(records)); the second parses and lowers each batch
-//! again and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
+//! ([`StreamLowering::index_identifiers`]: one entry per identifier, O(records); the batches are parsed but not
+//! lowered, except with `--strict`, which needs to know whether the file has an error: [`StreamLowering::index`]);
+//! the second parses and lowers each batch and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
 //! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). A file of one
 //! batch (under 256 KiB, [`TWO_PASS_BATCH`], or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
 //!
@@ -42,7 +43,7 @@ pub(crate) fn check_streamed(
         detection,
         batches: stream,
         needs_whole_file,
-    }) = index_pass(path, options, &LowerOptions::default())
+    }) = index_pass(path, options, &LowerOptions::default(), args.strict)
     else {
         return Ok(None);
     };
@@ -123,11 +124,14 @@ pub(crate) struct Indexed {
 /// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
 /// file-wide counts; `None` if the file takes the whole-file path (unreadable, UTF-16, not GEDCOM, notes of
 /// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
-/// the first pass rather than read again.
+/// the first pass rather than read again. With `errors` (`--strict`), the batches are lowered to look for
+/// errors ([`StreamLowering::has_error`]); without, only their identifiers are indexed
+/// ([`StreamLowering::index_identifiers`]: a walk over the structures' first lines, no lowering).
 pub(crate) fn index_pass(
     path: &Path,
     options: &ParseOptions,
     lower: &LowerOptions,
+    errors: bool,
 ) -> Option<Indexed> {
     let open = || -> Option<RecordStream<std::fs::File>> {
         let file = input::open(path).ok()?;
@@ -144,7 +148,11 @@ pub(crate) fn index_pass(
         let batch = batch.ok()?;
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
-        lowering.index(batch.parse());
+        if errors {
+            lowering.index(batch.parse());
+        } else {
+            lowering.index_identifiers(batch.parse());
+        }
         count += 1;
         only = (count == 1).then_some(batch);
     }

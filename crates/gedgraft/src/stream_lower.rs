@@ -37,7 +37,7 @@ pub(crate) fn lower_streamed(
         mut file_wide,
         batches,
         ..
-    }) = index_pass(path, &options, lower)
+    }) = index_pass(path, &options, lower, args.strict)
     else {
         return Ok(None);
     };

@@ -5,7 +5,7 @@ use crate::cli::{DialectArg, LayoutArgs, WriteArgs};
 use crate::fix::Eol;
 use crate::{input, output};
 use gedgraft_edit::write_atomic;
-use gedgraft_model::{from_json, write, LineEnding, WriteOptions};
+use gedgraft_model::{from_json, write, write_report, Dataset, LineEnding, WriteOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::Dialect;
 use std::io::Write;
@@ -32,7 +32,12 @@ pub fn run(args: &WriteArgs) -> Result<ExitCode, String> {
         format!("{name}:{}:{}: {at}{}", e.line, e.column, e.message)
     })?;
     drop(json);
+    let told = what_write_changes(&name, &dataset, &options, dataset.metadata.dialect)
+        .map_err(|e| format!("{name}: cannot write: {e}"))?;
     let octets = write(&dataset, &options).map_err(|e| format!("{name}: cannot write: {e}"))?;
+    for line in told {
+        eprintln!("{line}");
+    }
     let mut stdout = std::io::stdout().lock();
     match &args.output {
         Some(out) => write_out(out, &octets, None, &mut stdout)?,
@@ -107,4 +112,67 @@ pub(crate) fn write_out(
         None => write_atomic(out, octets, backup)
             .map_err(|e| output::write_error(&out.display().to_string(), &e)),
     }
+}
+
+/// What writing `dataset` with `options` changes beyond the layout, as lines for standard error (each starting
+/// `NAME: warning:` or `NAME: note:`): a dialect other than `read` (the dataset's or file's; none when it is
+/// unknown), each renamed identifier (R-POINTER-CONV-03), the letters ANSEL writes decomposed. Fails when the
+/// options name a dialect the output would not be in: the message says what needs the other one and what to
+/// do instead.
+pub(crate) fn what_write_changes(
+    name: &str,
+    dataset: &Dataset,
+    options: &WriteOptions,
+    read: Dialect,
+) -> Result<Vec<String>, String> {
+    let report = write_report(dataset, options).map_err(|e| e.to_string())?;
+    let written = report.metadata.dialect;
+    let why = report.elf_needed_by.as_ref().map(|need| {
+        let rule = "R-SERIALISATION-VERSION-01";
+        format!("{need} needs ELF ({rule})")
+    });
+    let mut lines = Vec::new();
+    match options.dialect {
+        Some(asked) if asked != written => {
+            let Some(why) = why else {
+                return Err(format!("the output would be {written}, not {asked}"));
+            };
+            let other_encoding = report
+                .elf_needed_by
+                .as_ref()
+                .and_then(|n| n.character)
+                .filter(|c| !c.is_control() && options.encoding != Encoding::Utf8)
+                .map_or(String::new(), |_| {
+                    ", or another --encoding that has the character (UTF-8)".to_string()
+                });
+            return Err(format!(
+                "{asked} cannot hold this dataset: {why}; write it as ELF with --dialect elf-1.0{other_encoding}"
+            ));
+        }
+        Some(_) => {}
+        None if written != read && read != Dialect::Unknown => {
+            let why = why.map_or(String::new(), |w| format!(": {w}"));
+            lines.push(format!(
+                "{name}: warning: written as {written}, not {read} as read{why}"
+            ));
+        }
+        None => {}
+    }
+    for r in &report.renames {
+        let line = r.line.map_or(String::new(), |l| format!("line {l}: "));
+        lines.push(format!(
+            "{name}: warning: {line}`{}`: identifier @{}@ is held by an earlier structure: written as @{}@ \
+             (R-POINTER-CONV-03); pointers to @{}@ name the first",
+            r.path, r.old, r.new, r.old
+        ));
+    }
+    if report.decomposed > 0 {
+        let n = report.decomposed;
+        lines.push(format!(
+            "{name}: note: {n} character{} written decomposed (NFD): ANSEL has no precomposed letters \
+             (R-SERIALISING-LINE-STRINGS-03); the text reads back canonically equivalent",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(lines)
 }

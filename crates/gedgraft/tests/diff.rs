@@ -37,6 +37,30 @@ fn text_output_names_each_change_by_path_and_exits_1() {
     assert_cli_snapshot!("diff_text", stdout(&out));
 }
 
+/// The text output is read on a terminal: control characters of the files' text (an escape sequence, a bell)
+/// are shown as `\x1B`, in changed values and in the lines of added or removed records.
+#[test]
+fn control_characters_in_the_data_are_shown_escaped() {
+    let dir = temp_dir(SUITE, "controls");
+    write(
+        &dir,
+        "old.ged",
+        b"0 HEAD\n0 @N1@ NOTE a\n0 @N2@ NOTE x\n0 TRLR\n",
+    );
+    write(
+        &dir,
+        "new.ged",
+        b"0 HEAD\n0 @N1@ NOTE a \x1b[2Jb\x07\n0 @N3@ NOTE \x1b]0;t\x07\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "new.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains(['\x1b', '\x07']), "{text:?}");
+    // A changed value is quoted with its escapes (`\u001b`); the lines of a record as they read.
+    assert!(text.contains(r#""a \u001b[2Jb\u0007""#), "{text}");
+    assert!(text.contains("\\x1B]0;t\\x07"), "{text}");
+}
+
 #[test]
 fn json_output_has_kinds_paths_lines_and_values() {
     let dir = files("json");

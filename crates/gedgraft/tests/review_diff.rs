@@ -40,6 +40,29 @@ fn ansel_to_utf8_shows_every_line_whose_octets_change() {
     assert_cli_snapshot!("review_diff_ansel_to_utf8", diff);
 }
 
+/// The review diff is read on a terminal: control characters in the file (an escape sequence that colours,
+/// retitles or clears, a bell, C1 controls) are shown as `\x1B`, never sent to the terminal, as `check` shows
+/// them. Tab stays. `--patch` keeps the file's own octets.
+#[test]
+fn control_characters_are_shown_escaped_in_the_review_diff() {
+    let dir = temp_dir(SUITE, "controls");
+    let input = "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE x \x1b[31mred\x1b]0;t\x07\tend\u{85}\n0 TRLR\n";
+    std::fs::write(dir.join("f.ged"), input).expect("write a file");
+    let out = fix_in(&dir, &["--rename-tag", "NOTE=_N", "f.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(!diff.contains(['\x1b', '\x07', '\u{85}']), "{diff:?}");
+    assert!(
+        diff.contains("-0 @N1@ NOTE x \\x1B[31mred\\x1B]0;t\\x07\tend\\x85\n"),
+        "{diff}"
+    );
+    let out = fix_in(&dir, &["--rename-tag", "NOTE=_N", "--patch", "f.ged"]);
+    assert!(
+        stdout(&out).contains("\x1b[31mred"),
+        "the patch holds the file's octets"
+    );
+}
+
 #[test]
 fn windows_1252_read_as_such_to_utf8_shows_the_changed_lines() {
     let dir = temp_dir(SUITE, "cp1252_review");

@@ -41,7 +41,8 @@ fn likely(message: &str) -> Option<Encoding> {
 /// encoding, and once the split is mended the declared encoding reads the file.
 pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
     if cx.parse.diagnostics().iter().any(|o| {
-        o.code == "undecodable-octets" && super::payload::split_characters(cx, o).is_some()
+        o.code == "undecodable-octets"
+            && super::payload::split_characters(cx, o).is_some_and(|(_, edits)| !edits.is_empty())
     }) {
         return None;
     }

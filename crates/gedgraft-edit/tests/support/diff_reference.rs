@@ -109,6 +109,8 @@ fn shown(text: &str, starts: &[usize], line: usize, encoding: Encoding) -> Shown
             out.push_str("[BOM]");
         } else if let Some(octet) = raw::to_octet(c) {
             out.push_str(&format!("\\x{octet:02X}"));
+        } else if c != '\t' && c.is_control() {
+            out.push_str(&format!("\\x{:02X}", u32::from(c)));
         } else {
             out.push(c);
         }

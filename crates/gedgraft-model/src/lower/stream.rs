@@ -13,6 +13,7 @@ use super::assemble::{
 };
 use super::*;
 
+mod holders;
 mod index;
 use index::Index;
 
@@ -49,6 +50,9 @@ pub struct StreamLowering {
     error: bool,
     /// Whether an identifier has a second holder (a `duplicate-xref`).
     duplicate: bool,
+    /// Whether a batch was indexed without its lowering's diagnostics
+    /// ([`index_identifiers`](StreamLowering::index_identifiers)).
+    unchecked: bool,
 }
 
 impl StreamLowering {
@@ -61,32 +65,55 @@ impl StreamLowering {
             index: Index::default(),
             error: false,
             duplicate: false,
+            unchecked: false,
         }
     }
 
-    /// First pass: indexes the identifiers of one batch (batches in file order, the header's first).
+    /// First pass: indexes the identifiers of one batch (batches in file order, the header's first), and looks
+    /// for errors (the syntax layer's and the lowering's: [`has_error`](StreamLowering::has_error)).
     pub fn index(&mut self, batch: &Parse) {
         let is_error = |d: &Diagnostic| d.severity() == Severity::Error;
         self.error |= syntax_diagnostics(batch).into_iter().any(is_error);
         let (fragments, _) = self.fragments(batch);
-        for (fragment, line_base) in &fragments {
+        for (fragment, _) in &fragments {
             self.error |= fragment.diagnostics.iter().any(is_error);
-            for &(xref, local, is_record, _) in &fragment.holders {
-                let line = holder_line(fragment, *line_base, local);
-                // A second holder is a `duplicate-xref`, which is an error.
-                let second = self.index.hold(xref, line, is_record);
-                self.duplicate |= second;
-                self.error |= second;
+            for &(xref, _, is_record, _) in &fragment.holders {
+                self.hold(xref, is_record);
             }
         }
+    }
+
+    /// First pass, for a lowering that does not need [`has_error`](StreamLowering::has_error): indexes the
+    /// identifiers of one batch as [`index`](StreamLowering::index) does, without lowering it (a walk over the
+    /// structures' first lines; the header's batch is lowered, for the header's rules). The second pass is the
+    /// same after either.
+    pub fn index_identifiers(&mut self, batch: &Parse) {
+        if batch.origin().offset == 0 {
+            self.index(batch);
+            return;
+        }
+        self.unchecked = true;
+        let mut found = Vec::new();
+        holders::each_holder(batch, |xref, is_record| found.push((xref, is_record)));
+        for (xref, is_record) in found {
+            self.hold(xref, is_record);
+        }
+    }
+
+    /// A structure holds `xref`: a second holder is a `duplicate-xref`, which is an error.
+    fn hold(&mut self, xref: &str, is_record: bool) {
+        let second = self.index.hold(xref, is_record);
+        self.duplicate |= second;
+        self.error |= second;
     }
 
     /// After the first pass: whether the file has an error (the syntax layer's or the lowering's, duplicate
     /// identifiers included). A file without one lowers the same in strict mode as in the default mode, so
     /// a strict lowering can stream it; one with an error needs the whole file (a strict lowering stops at
-    /// the first error and keeps no record).
+    /// the first error and keeps no record). True, to be safe, once a batch was indexed with
+    /// [`index_identifiers`](StreamLowering::index_identifiers), which does not look for errors.
     pub fn has_error(&self) -> bool {
-        self.error
+        self.error || self.unchecked
     }
 
     /// After the first pass: whether some identifier is held twice (`duplicate-xref`).
@@ -126,7 +153,7 @@ impl StreamLowering {
             diagnostics.extend(found);
             let global = |local: u32| first.saturating_add(local);
             for &(xref, local, is_record, at) in &holders {
-                match self.index.meet(xref) {
+                match self.index.meet(xref, holder_line(&part, line_base, local)) {
                     Some(first_line) => {
                         let message = duplicate_message(xref, Some(first_line));
                         sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
@@ -208,10 +235,9 @@ impl StreamLowering {
     }
 }
 
-/// The file line of the structure with local id `local` of a fragment.
-fn holder_line(fragment: &Fragment<'_>, line_base: usize, local: u32) -> u64 {
-    let line = fragment
-        .part
+/// The file line of the structure with local id `local` of a fragment's part.
+fn holder_line(part: &Part, line_base: usize, local: u32) -> u64 {
+    let line = part
         .structures
         .get(local as usize)
         .map_or(0, |s| line_base.saturating_add(s.line as usize));

@@ -139,29 +139,50 @@ pub(super) fn as_is(text: &str, encoding: Encoding) -> bool {
     })
 }
 
-/// Whether writing `text` in `encoding` takes a Unicode escape (R-SERIALISATION-VERSION-01): a character the
-/// encoding cannot write, even composed or decomposed, or a restricted one.
-pub(super) fn needs_unicode_escape(
+/// The first character that writing `text` in `encoding` takes a Unicode escape for
+/// (R-SERIALISATION-VERSION-01): one the encoding cannot write, even composed or decomposed, or a restricted
+/// one. `None`: the text needs no escape (always so in a dialect without escapes).
+pub(super) fn first_unicode_escape(
     dialect: Dialect,
     tag: &str,
     text: &str,
     encoding: Encoding,
-) -> bool {
-    if !dialect.has_escapes() {
-        return false;
-    }
-    if plain_ascii(text, encoding) {
-        return false;
+) -> Option<char> {
+    if !dialect.has_escapes() || plain_ascii(text, encoding) {
+        return None;
     }
     let plain = |c: char| writable(c, encoding) && !is_restricted(c);
     if text.chars().all(|c| plain(c) || c == '\n' || c == '\r') {
-        return false;
+        return None;
     }
     segments(dialect, tag, text, encoding)
         .iter()
         .flatten()
         .flatten()
-        .any(|u| u.kind == UnitKind::Escape && u.text.starts_with("@#U"))
+        .find_map(|u| {
+            let hex = u.text.strip_prefix("@#U")?;
+            let first = hex.split([' ', '@']).next()?;
+            (u.kind == UnitKind::Escape)
+                .then(|| u32::from_str_radix(first, 16).ok().and_then(char::from_u32))
+                .flatten()
+        })
+}
+
+/// How many characters of `text` ANSEL writes decomposed (R-SERIALISING-LINE-STRINGS-03): precomposed letters
+/// it has no code for but whose canonical decomposition it can write.
+pub(super) fn ansel_decomposed(text: &str) -> usize {
+    if text.is_ascii() {
+        return 0;
+    }
+    text.chars()
+        .filter(|&c| {
+            !writable(c, Encoding::Ansel) && {
+                let mut nfd = String::new();
+                unicode_normalization::char::decompose_canonical(c, |d| nfd.push(d));
+                nfd.chars().count() > 1 && nfd.chars().all(|d| writable(d, Encoding::Ansel))
+            }
+        })
+        .count()
 }
 
 #[cfg(test)]
@@ -243,36 +264,24 @@ mod tests {
             written("NOTE", "a\u{8}b\tc", Encoding::Utf8),
             ["a@#U8@b\tc"]
         );
-        assert!(needs_unicode_escape(
-            Dialect::Elf10,
-            "NOTE",
-            "\u{1b}",
-            Encoding::Utf8
-        ));
-        assert!(!needs_unicode_escape(
-            Dialect::Elf10,
-            "NOTE",
-            "é\nx",
-            Encoding::Utf8
-        ));
-        assert!(needs_unicode_escape(
-            Dialect::Elf10,
-            "NOTE",
-            "é",
-            Encoding::Ascii
-        ));
-        // ANSEL writes é decomposed: no escape.
-        assert!(!needs_unicode_escape(
-            Dialect::Elf10,
-            "NOTE",
-            "é",
-            Encoding::Ansel
-        ));
-        assert!(!needs_unicode_escape(
-            Dialect::GEDCOM_7_0,
-            "NOTE",
-            "\u{1b}",
-            Encoding::Utf8
-        ));
+        let first = |d, t, e| first_unicode_escape(d, "NOTE", t, e);
+        assert_eq!(
+            first(Dialect::Elf10, "\u{1b}", Encoding::Utf8),
+            Some('\u{1b}')
+        );
+        assert_eq!(first(Dialect::Elf10, "é\nx", Encoding::Utf8), None);
+        assert_eq!(first(Dialect::Elf10, "aé Ж", Encoding::Ascii), Some('é'));
+        // ANSEL writes é decomposed: no escape (R-SERIALISING-LINE-STRINGS-03), but Ж takes one.
+        assert_eq!(first(Dialect::Elf10, "é", Encoding::Ansel), None);
+        assert_eq!(first(Dialect::Elf10, "éЖ", Encoding::Ansel), Some('Ж'));
+        assert_eq!(first(Dialect::GEDCOM_7_0, "\u{1b}", Encoding::Utf8), None);
+    }
+
+    #[test]
+    fn ansel_decomposes_precomposed_letters_only() {
+        // R-SERIALISING-LINE-STRINGS-03: é and ü have no ANSEL code; their NFD forms do. Ж has none at all.
+        assert_eq!(ansel_decomposed("José Müller"), 2);
+        assert_eq!(ansel_decomposed("Jose\u{301}"), 0);
+        assert_eq!(ansel_decomposed("Ж plain"), 0);
     }
 }

@@ -14,7 +14,7 @@ const LISTED: u32 = 1 << 31;
 struct Entry {
     /// Where its text starts in the arena; [`FLAG`]: its first holder was met in the second pass.
     start: u64,
-    /// The line of its first holder; [`FLAG`]: that holder is a record.
+    /// The line of its first holder, once the second pass met it; [`FLAG`]: that holder is a record.
     line: u64,
     len: u32,
     /// How many structures hold it (0: only pointers name it), saturating below [`LISTED`], which marks one
@@ -104,13 +104,13 @@ impl Index {
         }
     }
 
-    /// First pass: a structure on `line` holds `xref`; whether an earlier one did.
-    pub fn hold(&mut self, xref: &str, line: u64, record: bool) -> bool {
+    /// First pass: a structure holds `xref` (a record if `record`); whether an earlier one did.
+    pub fn hold(&mut self, xref: &str, record: bool) -> bool {
         let e = self.entry_or_add(xref);
         let entry = &mut self.entries[e];
         let first = entry.count() == 0;
-        if first {
-            entry.line = line | if record { FLAG } else { 0 };
+        if first && record {
+            entry.line = FLAG;
         }
         if entry.count() < LISTED - 1 {
             entry.count += 1;
@@ -118,12 +118,15 @@ impl Index {
         !first
     }
 
-    /// Second pass: a holder of `xref` is met; the line of the first holder if this is a later one.
-    pub fn meet(&mut self, xref: &str) -> Option<usize> {
+    /// Second pass: a holder of `xref` on `line` is met; the line of the first holder if this is a later one.
+    /// (The first pass does not count lines: the second gives the first holder's line when it meets it, before
+    /// any later holder.)
+    pub fn meet(&mut self, xref: &str, line: u64) -> Option<usize> {
         let e = self.entry(xref)?;
         let entry = self.entries.get_mut(e)?;
         if entry.start & FLAG == 0 {
             entry.start |= FLAG;
+            entry.line = (entry.line & FLAG) | (line & !FLAG);
             return None;
         }
         usize::try_from(entry.line & !FLAG).ok()
@@ -166,17 +169,20 @@ mod tests {
     fn counts_first_holders_and_lists_undefined_once() {
         let mut index = Index::default();
         for i in 0..5000u64 {
-            assert!(!index.hold(&format!("I{i}"), i + 1, i % 2 == 0));
+            assert!(!index.hold(&format!("I{i}"), i % 2 == 0));
         }
-        assert!(index.hold("I7", 9000, true));
+        assert!(index.hold("I7", true));
         assert_eq!(index.count("I4"), Some(1));
         assert_eq!(index.count("I7"), Some(2));
         assert_eq!(index.count("X"), None);
         assert!(index.is_unique_record("I4"));
         assert!(!index.is_unique_record("I3")); // not a record
         assert!(!index.is_unique_record("I7")); // two holders
-        assert_eq!(index.meet("I7"), None);
-        assert_eq!(index.meet("I7"), Some(8));
+        assert_eq!(index.meet("I7", 8), None);
+        assert_eq!(index.meet("I7", 9000), Some(8));
+        assert!(!index.is_unique_record("I7"));
+        assert_eq!(index.meet("I4", 5), None);
+        assert!(index.is_unique_record("I4")); // the line does not touch the flag
         index.list_undefined("X");
         index.list_undefined("I7");
         index.list_undefined("X");

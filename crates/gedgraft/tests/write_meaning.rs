@@ -1,0 +1,228 @@
+//! `gedgraft write` and `gedgraft fmt` never change what a file means without saying so: a dialect asked for
+//! that the output cannot be in is refused, a dialect other than the file's is a warning, each renamed
+//! identifier is a warning, ANSEL's decomposed letters a note. Snapshots are in `snapshots/cli/`.
+
+#[macro_use]
+mod common;
+
+use common::{corpus_dir, exit_code, gedgraft_in, stderr, stdout, temp_dir, write};
+use std::path::Path;
+
+const SUITE: &str = "gedgraft-write-meaning";
+
+/// The header of the audit's examples: GEDCOM 5.5.1, UTF-8.
+const H: &str = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+
+/// Writes `NAME.ged` with `body` after [`H`] and lowers it to `NAME.json` in `dir`.
+fn lowered(dir: &Path, name: &str, header: &str, body: &str) {
+    write(
+        dir,
+        &format!("{name}.ged"),
+        format!("{header}{body}0 TRLR\n").as_bytes(),
+    );
+    let out = gedgraft_in(dir, &["lower", &format!("{name}.ged")]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    write(dir, &format!("{name}.json"), &out.stdout);
+}
+
+/// R-SERIALISATION-VERSION-01: a Unicode escape, a payload language or ASCII's escapes of Cyrillic would
+/// make the output ELF 1.0; with `--dialect` asked for, nothing is written and the message says why and what
+/// to do.
+#[test]
+fn r_serialisation_version_01_an_asked_dialect_is_never_overridden() {
+    let dir = temp_dir(SUITE, "asked");
+    lowered(&dir, "v", H, "0 @N1@ NOTE a\x0bb\n");
+    lowered(&dir, "c", H, "0 @N1@ NOTE Жук\n");
+    let elf = "0 HEAD\n1 ELF 1.0.0\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+    lowered(&dir, "p", elf, "0 @N1@ NOTE Hallo\n1 PLANG de\n");
+    let runs: [&[&str]; 3] = [
+        &[
+            "write",
+            "v.json",
+            "--dialect",
+            "gedcom-5.5.1",
+            "-o",
+            "o.ged",
+        ],
+        &[
+            "write",
+            "c.json",
+            "--encoding",
+            "ascii",
+            "--dialect",
+            "gedcom-5.5",
+            "-o",
+            "o.ged",
+        ],
+        &[
+            "write",
+            "p.json",
+            "--dialect",
+            "gedcom-5.5.1",
+            "-o",
+            "o.ged",
+        ],
+    ];
+    let mut messages = String::new();
+    for args in runs {
+        let out = gedgraft_in(&dir, args);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+        assert!(!dir.join("o.ged").exists(), "{args:?} wrote o.ged");
+        messages.push_str(&stderr(&out));
+    }
+    // The same asked for in `fmt`: the file is left alone.
+    let out = gedgraft_in(
+        &dir,
+        &[
+            "fmt",
+            "c.ged",
+            "--to-encoding",
+            "ascii",
+            "--dialect",
+            "gedcom-5.5.1",
+            "--in-place",
+        ],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    messages.push_str(&stderr(&out));
+    assert_cli_snapshot!("write_asked_dialect_refused", messages);
+    // What the messages advise works, and the dialect then says nothing more.
+    let out = gedgraft_in(&dir, &["write", "v.json", "--dialect", "elf-1.0"]);
+    assert_eq!((exit_code(&out), stderr(&out).as_str()), (0, ""));
+    assert!(stdout(&out).contains("1 ELF 1.0.0\n") && stdout(&out).contains("a@#UB@b"));
+    let out = gedgraft_in(&dir, &["write", "c.json", "--dialect", "gedcom-5.5"]);
+    assert_eq!((exit_code(&out), stderr(&out).as_str()), (0, ""));
+    assert!(stdout(&out).contains("2 VERS 5.5\n"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("ELF"), "{}", stdout(&out));
+}
+
+/// With no dialect asked for, `write` keeps the dataset's dialect when it can and warns when it cannot.
+#[test]
+fn r_serialisation_version_01_write_warns_when_the_dialect_changes() {
+    let dir = temp_dir(SUITE, "warn");
+    lowered(&dir, "v", H, "0 @N1@ NOTE a\x0bb\n");
+    let out = gedgraft_in(&dir, &["write", "v.json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 ELF 1.0.0\n"));
+    assert_cli_snapshot!("write_dialect_warning", stderr(&out));
+    // Nothing to say when the dialect stays.
+    lowered(&dir, "plain", H, "0 @N1@ NOTE ab\n");
+    let out = gedgraft_in(&dir, &["write", "plain.json"]);
+    assert_eq!((exit_code(&out), stderr(&out).as_str()), (0, ""));
+}
+
+/// `fmt` keeps the file's dialect; where it cannot (a schema, a vertical tab in a note), it says so instead of
+/// only "would change".
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn r_serialisation_version_01_fmt_warns_on_corpus_files_that_become_elf() {
+    let corpus = corpus_dir();
+    let mut messages = String::new();
+    for file in [
+        "gedcom4j/sample/5.5.1 sample 1.ged",
+        "fhiso-legacy-format/elfdm.ged",
+        "fhiso-legacy-format/schema.ged",
+    ] {
+        let out = gedgraft_in(&corpus, &["fmt", "--check", file]);
+        assert_eq!(exit_code(&out), 1, "{file}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+        messages.push_str(&stderr(&out));
+    }
+    assert_cli_snapshot!("fmt_corpus_dialect_warnings", messages);
+}
+
+/// R-POINTER-CONV-03: a later holder of an identifier is written with a fresh one; `write` says so, once per
+/// rename, with the structure and its line.
+#[test]
+fn r_pointer_conv_03_write_warns_of_each_renamed_identifier() {
+    let dir = temp_dir(SUITE, "renames");
+    let body =
+        "0 @I1@ INDI\n1 NAME A\n0 @I1@ INDI\n1 NAME B\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ NOTE c\n";
+    write(&dir, "d.ged", format!("{H}{body}0 TRLR\n").as_bytes());
+    let json = gedgraft_in(&dir, &["lower", "d.ged"]);
+    write(&dir, "d.json", &json.stdout);
+    let out = gedgraft_in(&dir, &["write", "d.json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("0 @I1_2@ INDI\n") && text.contains("0 @I1_3@ NOTE c\n"),
+        "{text}"
+    );
+    assert_cli_snapshot!("write_rename_warnings", stderr(&out));
+}
+
+/// R-SERIALISING-LINE-STRINGS-03: ANSEL has no precomposed letters; `write` and `fmt` say how many were
+/// written decomposed.
+#[test]
+fn r_serialising_line_strings_03_ansel_decomposition_is_noted() {
+    let dir = temp_dir(SUITE, "ansel");
+    lowered(&dir, "a", H, "0 @N1@ NOTE José Müller\n0 @N2@ NOTE plain\n");
+    let out = gedgraft_in(&dir, &["write", "a.json", "--encoding", "ansel"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(out.stdout.windows(3).any(|w| w == b"\xE2e "), "é in ANSEL");
+    let fmt = gedgraft_in(
+        &dir,
+        &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"],
+    );
+    assert_eq!(exit_code(&fmt), 0, "{}", stderr(&fmt));
+    assert_cli_snapshot!(
+        "write_ansel_decomposed_note",
+        format!("{}{}", stderr(&out), stderr(&fmt))
+    );
+    let utf8 = gedgraft_in(&dir, &["write", "a.json"]);
+    assert_eq!(stderr(&utf8), "");
+}
+
+#[test]
+fn lower_help_tells_its_exit_status() {
+    let out = gedgraft_in(Path::new("."), &["lower", "--help"]);
+    let help = stdout(&out);
+    assert!(
+        help.contains("Exit status: 0 when the file has no error")
+            && help.contains("1 when it has one"),
+        "{help}"
+    );
+    let dir = temp_dir(SUITE, "lower-exit");
+    write(
+        &dir,
+        "bad.ged",
+        format!("{H}0 @I1 INDI\n0 TRLR\n").as_bytes(),
+    );
+    let out = gedgraft_in(&dir, &["lower", "bad.ged"]);
+    assert_eq!(exit_code(&out), 1);
+    assert!(stdout(&out).contains("\"diagnostics\""));
+}
+
+/// R-SERIALISING-LINE-STRINGS-03: `diff` compares text character by character; its help says what that means
+/// for a file written in ANSEL, and the diff shows the decomposed letters as a payload change.
+#[test]
+fn r_serialising_line_strings_03_diff_tells_of_ansel_decomposition() {
+    let out = gedgraft_in(Path::new("."), &["diff", "--help"]);
+    assert!(
+        stdout(&out).contains("canonically equivalent"),
+        "{}",
+        stdout(&out)
+    );
+    let dir = temp_dir(SUITE, "ansel-diff");
+    write(
+        &dir,
+        "a.ged",
+        format!("{H}0 @N1@ NOTE José\n0 TRLR\n").as_bytes(),
+    );
+    let fmt = gedgraft_in(
+        &dir,
+        &["fmt", "a.ged", "--to-encoding", "ansel", "-o", "b.ged"],
+    );
+    assert_eq!(exit_code(&fmt), 0, "{}", stderr(&fmt));
+    let diff = gedgraft_in(&dir, &["diff", "a.ged", "b.ged"]);
+    assert_eq!(exit_code(&diff), 1);
+    assert!(
+        stdout(&diff).contains("~ @N1@ NOTE: \"José\" → \"Jose\u{301}\""),
+        "{}",
+        stdout(&diff)
+    );
+}
