@@ -238,6 +238,12 @@ pub struct Repaired {
     /// Which of the repairs given to [`apply_repairs`] were applied, by index (empty for
     /// [`repair_to_fixed_point`], whose passes each have their own).
     pub applied_indices: Vec<usize>,
+    /// For [`repair_to_fixed_point`]: how many wanted repairs the final octets still have because the run
+    /// stopped after [`MAX_PASSES`] passes (running it again continues), else 0.
+    pub left: usize,
+    /// For [`repair_to_fixed_point`]: how many unsafe repairs of the final octets were not wanted (for a hint
+    /// that `--repair-unsafe` has more to offer).
+    pub unwanted_unsafe: usize,
 }
 
 /// Applies `chosen` repairs of the file `input`: every octet outside their edits is copied. A repair whose
@@ -288,6 +294,8 @@ pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
         changes,
         applied: applied_indices.len(),
         applied_indices,
+        left: 0,
+        unwanted_unsafe: 0,
     }
 }
 
@@ -303,8 +311,8 @@ pub const MAX_PASSES: usize = 16;
 /// Repairs `parse` (of the octets `input`, read with `options`) to a fixed point: each pass diagnoses the file
 /// with `diagnose`, keeps the repairs `wanted` accepts (the safe ones while there are any, then the others),
 /// applies them, and parses the result with `options`;
-/// it stops when a pass applies nothing, or after [`MAX_PASSES`]. The result's changes compare the input with
-/// the final octets.
+/// it stops when a pass applies nothing, or after [`MAX_PASSES`] (then [`Repaired::left`] counts the wanted
+/// repairs still there). The result's changes compare the input with the final octets.
 pub fn repair_to_fixed_point(
     input: &[u8],
     parse: &Parse,
@@ -316,11 +324,22 @@ pub fn repair_to_fixed_point(
     let mut changes: Vec<Change> = Vec::new();
     let mut applied = 0;
     let mut owned: Option<Parse> = None;
-    for _ in 0..MAX_PASSES {
+    let (mut left, mut unwanted_unsafe) = (0, 0);
+    // One pass more than the limit, which only counts what is left.
+    for pass_number in 0..=MAX_PASSES {
         let current = owned.as_ref().unwrap_or(parse);
         let diagnostics = diagnose(current);
         let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
         let found = repairs(current, &refs);
+        unwanted_unsafe = found
+            .iter()
+            .flatten()
+            .filter(|r| r.applicability != Applicability::Safe && !wanted(r))
+            .count();
+        if pass_number == MAX_PASSES {
+            left = found.iter().flatten().filter(|r| wanted(r)).count();
+            break;
+        }
         // Safe repairs first: a guess is made only about what they leave (a split character joined
         // first is no reason to change `CHAR`).
         let mut chosen: Vec<&Repair> = found
@@ -352,6 +371,8 @@ pub fn repair_to_fixed_point(
         changes,
         applied,
         applied_indices: Vec::new(),
+        left,
+        unwanted_unsafe,
     }
 }
 

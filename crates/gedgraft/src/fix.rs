@@ -429,8 +429,9 @@ fn fix_file(
     // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
     let mut tally = Tally::default();
     let mut current: Option<Parse> = None;
+    let mut notes = Vec::new();
     if let Some(which) = &plan.repair {
-        if let Some(r) = crate::repair::repair_file(original, which, options, &name)? {
+        if let Some(r) = crate::repair::repair_file(original, which, options, &name, &mut notes)? {
             tally.edits += r.applied;
             tally.changes = Some(r.changes);
             current = Some(r.parse);
@@ -467,6 +468,7 @@ fn fix_file(
         .warnings
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
+        .chain(notes)
         .collect();
     // The whole diff is only printed in diff mode; the summary needs only how many lines changed.
     let diff_mode = args.output.is_none() && !args.in_place && !args.check;

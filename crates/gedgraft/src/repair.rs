@@ -102,16 +102,24 @@ pub(crate) struct Outcome {
     pub applied: usize,
 }
 
-/// Repairs `parse` as `which` asks, to a fixed point; `None` when nothing changed.
+/// Repairs `parse` as `which` asks, to a fixed point; `None` when nothing changed. `notes` gets the lines to
+/// tell the user: repairs left when the passes ran out, unsafe repairs that `--repair` did not apply.
 pub(crate) fn repair_file(
     parse: &Parse,
     which: &Which,
     options: &ParseOptions,
     name: &str,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Outcome>, String> {
     let input = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
     let repaired =
         gedgraft_edit::repair_to_fixed_point(&input, parse, options, diagnose, |r| which.wants(r));
+    notes.extend(leftover_notes(
+        name,
+        which,
+        repaired.left,
+        repaired.unwanted_unsafe,
+    ));
     if repaired.changes.is_empty() {
         return Ok(None);
     }
@@ -120,6 +128,28 @@ pub(crate) fn repair_file(
         changes: repaired.changes,
         applied: repaired.applied,
     }))
+}
+
+/// What a repair run left undone, as lines for standard error.
+fn leftover_notes(name: &str, which: &Which, left: usize, unwanted_unsafe: usize) -> Vec<String> {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let mut notes = Vec::new();
+    if left > 0 {
+        notes.push(format!(
+            "{name}: warning: {left} repair{} left after {} passes (each repair can uncover another); run the \
+             same `gedgraft fix` on the output to continue",
+            s(left),
+            gedgraft_edit::MAX_PASSES
+        ));
+    }
+    if unwanted_unsafe > 0 && *which == Which::Upto(Applicability::Safe) {
+        notes.push(format!(
+            "{name}: hint: {unwanted_unsafe} unsafe repair{} available with `--repair-unsafe` (guesses: see \
+             `gedgraft check`)",
+            s(unwanted_unsafe)
+        ));
+    }
+    notes
 }
 
 /// The `= help:` text of a repair: what it does and the command that does it.

@@ -139,3 +139,56 @@ fn fix_repair_check_exits_1_when_a_repair_is_pending_and_in_place_writes() {
         1
     );
 }
+
+/// `--repair` on a file whose only repair is unsafe (a level jump, R-LINES-04) changes nothing and says how
+/// many unsafe repairs `--repair-unsafe` would apply.
+#[test]
+fn safe_run_hints_at_unsafe_repairs_it_left() {
+    let dir = temp_dir("repair", "unsafe-hint");
+    write(
+        &dir,
+        "jump.ged",
+        b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n3 DATE 1900\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["fix", "--repair", "jump.ged"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("jump.ged: hint: 1 unsafe repair available with `--repair-unsafe`"),
+        "{err}"
+    );
+    assert!(err.contains("jump.ged: unchanged"), "{err}");
+}
+
+/// A run of level jumps longer than the passes (each pass renumbers one line, R-LINES-04): the run stops after
+/// `MAX_PASSES` with a warning that repairs are left, and running it again on the output continues.
+#[test]
+fn repairs_left_after_the_last_pass_are_reported() {
+    let dir = temp_dir("repair", "passes-left");
+    let mut text = String::from(
+        "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n",
+    );
+    for level in (1..60).step_by(2) {
+        text.push_str(&format!("{level} _X x\n"));
+    }
+    text.push_str("0 TRLR\n");
+    write(&dir, "jumps.ged", text.as_bytes());
+    let out = gedgraft_in(
+        &dir,
+        &["fix", "--repair-unsafe", "jumps.ged", "-o", "once.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("repair left after 16 passes") || err.contains("repairs left after 16 passes"),
+        "{err}"
+    );
+    let again = gedgraft_in(
+        &dir,
+        &["fix", "--repair-unsafe", "once.ged", "-o", "twice.ged"],
+    );
+    assert!(
+        stderr(&again).contains("once.ged: changed"),
+        "{}",
+        stderr(&again)
+    );
+}
