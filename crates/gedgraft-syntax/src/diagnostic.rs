@@ -143,6 +143,18 @@ impl Diagnostic {
         }
     }
 
+    /// Whether `other`, on this run's line or the next, is one more problem like this one, so that the two are
+    /// shown as one run with this one's message: the same code and class. The messages of one code differ in
+    /// what they quote, and share the code's help and repair, except `bad-level`'s: a level with a leading zero
+    /// is not like a line that has no level (`x1 BIRT`, a broken note line), so those runs also need the same
+    /// message up to its first quote or number.
+    pub(crate) fn is_like(&self, other: &Diagnostic) -> bool {
+        self.code == other.code
+            && self.class == other.class
+            && (self.code != crate::codes::BAD_LEVEL
+                || fixed_part(&self.message) == fixed_part(&other.message))
+    }
+
     /// Counts `other`, a problem of the same code that follows this run, as one more of the run.
     pub(crate) fn absorb(&mut self, other: &Diagnostic) {
         self.count = self.count.saturating_add(other.count);
@@ -222,4 +234,11 @@ pub fn printable(message: String) -> String {
         }
     }
     out
+}
+
+/// The start of a message before the first thing it quotes or counts: what all messages about one kind of
+/// problem share.
+fn fixed_part(message: &str) -> &str {
+    let end = message.find(|c: char| c == '`' || c.is_ascii_digit());
+    &message[..end.unwrap_or(message.len())]
 }

@@ -865,3 +865,31 @@ fn text_is_the_red_tree_text_with_boms_raw_octets_and_trailing_text() {
         assert_eq!(p.text().len(), usize::from(p.green().text_len()));
     }
 }
+
+#[test]
+fn only_like_problems_make_a_run_r_lines_03() {
+    // Two levels with leading zeros are one run; the line after them that has no level at all is another
+    // problem of the same code, with another remedy, and is reported on its own.
+    let text = "0 HEAD\n0 @I1@ INDI\n01 SEX F\n02 DATE 1900\nx1 BIRT\n1 NOTE a\n1 NOTE b\n0 TRLR\n";
+    let parsed = parse(text.as_bytes());
+    let runs: Vec<_> = (parsed.diagnostics().iter())
+        .filter(|d| d.code == crate::codes::BAD_LEVEL)
+        .map(|d| (d.location.line, d.count, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (3, 2, "level `01` has a leading zero"),
+            (5, 1, "the line does not start with a level number"),
+        ]
+    );
+    // Long lines of different lengths are alike.
+    let long = |n: usize| format!("1 NOTE {}\n", "x".repeat(n));
+    let text = format!("0 HEAD\n0 @I1@ INDI\n{}{}0 TRLR\n", long(300), long(400));
+    let parsed = parse(text.as_bytes());
+    let long_lines: Vec<_> = (parsed.diagnostics().iter())
+        .filter(|d| d.code == crate::codes::LINE_TOO_LONG)
+        .map(|d| (d.location.line, d.count))
+        .collect();
+    assert_eq!(long_lines, [(3, 2)]);
+}

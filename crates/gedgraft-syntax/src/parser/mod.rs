@@ -38,11 +38,11 @@ pub(crate) struct Parsed {
     pub max_depth: usize,
 }
 
-/// Pushes `d`, or counts it in the last diagnostic when that one is of the same code and class (the caller
+/// Pushes `d`, or counts it in the last diagnostic when that one is like it ([`Diagnostic::is_like`]; the caller
 /// knows the two are on the same or neighbouring lines).
 fn push_or_count(diagnostics: &mut Vec<Diagnostic>, d: Diagnostic) {
     match diagnostics.last_mut() {
-        Some(last) if last.code == d.code && last.class == d.class => last.absorb(&d),
+        Some(last) if last.is_like(&d) => last.absorb(&d),
         _ => diagnostics.push(d),
     }
 }
@@ -145,11 +145,7 @@ impl<'t> Parser<'t> {
         let n = self.diagnostics.len();
         let gap_last = self.lf_cr.is_some_and(|i| i + 1 == n && n >= 2);
         match self.diagnostics.get_mut(n.wrapping_sub(2)) {
-            Some(before)
-                if neighbour && gap_last && before.code == d.code && before.class == d.class =>
-            {
-                before.absorb(&d)
-            }
+            Some(before) if neighbour && gap_last && before.is_like(&d) => before.absorb(&d),
             _ if neighbour => push_or_count(&mut self.diagnostics, d),
             _ => self.diagnostics.push(d),
         }
