@@ -19,12 +19,13 @@ const MAX_FILE: u64 = 256 * 1024;
 /// Codes whose repair edits only the lines of its diagnostic (the others add or move a trailer at the end,
 /// convert every line break, set `CHAR` for a mismatch found elsewhere, rename pointers with an identifier, or
 /// move a `CONC` split into the line before).
-const NOT_LINE_LOCAL: [&str; 7] = [
+const NOT_LINE_LOCAL: [&str; 8] = [
     "duplicate-xref",
     "record-after-trailer",
     "missing-trailer",
     "lf-cr-line-breaks",
     "mixed-line-breaks",
+    "level-jump",
     "conc-at-whitespace",
     "declared-encoding-mismatch",
 ];

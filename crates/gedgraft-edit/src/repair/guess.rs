@@ -7,22 +7,42 @@ use gedgraft_syntax::{Diagnostic, SyntaxKind, TextRange};
 use std::collections::{HashMap, HashSet};
 
 /// `level-jump` (unsafe): the line's level becomes its parent's plus one (R-LINES-04). The parser made the line
-/// a substructure of the closest line of a lower level; that is the guess. Lines nested in it may then jump in
-/// turn: the next pass renumbers them.
+/// a substructure of the closest line of a lower level; that is the guess. The lines after it at the same jumped
+/// level are its siblings (`1 NAME` / `3 GIVN` / `3 SURN`: the surname is not part of the given name), so the
+/// whole run moves up by the same amount, with every line nested in it: the structure's shape stays as written.
 pub(super) fn level_jump(cx: &Cx, d: &Diagnostic) -> Made {
     let node = cx.node_at(d.range.start(), SyntaxKind::Structure)?;
     let structure = Structure::cast(node.clone())?;
     let parent = Structure::cast(node.parent()?)?;
-    let level = structure.level()?;
+    let level = structure.level()?.value();
     let want = parent.level()?.value().checked_add(1)?;
-    if level.value() <= want {
-        return None;
+    let by = level.checked_sub(want).filter(|&by| by > 0)?;
+    let run = std::iter::successors(Some(node), |n| n.next_sibling())
+        .filter_map(Structure::cast)
+        .take_while(|s| s.level().is_some_and(|l| l.value() == level));
+    let mut edits = Vec::new();
+    let mut lines = 0usize;
+    for s in run {
+        let levels = (s.syntax().descendants_with_tokens())
+            .filter_map(|e| e.into_token())
+            .filter_map(gedgraft_syntax::ast::Level::cast);
+        for token in levels {
+            let value = token.value();
+            if value < level || value == usize::MAX {
+                continue;
+            }
+            edits.push(cx.replace(token.syntax().text_range(), &(value - by).to_string())?);
+            lines += 1;
+        }
     }
-    let edit = cx.replace(level.syntax().text_range(), &want.to_string())?;
-    Some((
-        format!("renumber the line to level {want}, one below its parent (a guess)"),
-        vec![edit],
-    ))
+    let others = match lines - 1 {
+        0 => String::new(),
+        1 => format!(", and the line after it in its run or nested in it up as many levels"),
+        n => format!(", and the {n} lines after it in its run or nested in it up as many levels"),
+    };
+    let message =
+        format!("renumber the line to level {want}, one below its parent{others} (a guess)");
+    Some((message, edits))
 }
 
 /// The encoding a `declared-encoding-mismatch` message says the octets look like.
