@@ -37,7 +37,7 @@ pub(super) fn level_jump(cx: &Cx, d: &Diagnostic) -> Made {
     }
     let others = match lines - 1 {
         0 => String::new(),
-        1 => format!(", and the line after it in its run or nested in it up as many levels"),
+        1 => ", and the line after it in its run or nested in it up as many levels".to_string(),
         n => format!(", and the {n} lines after it in its run or nested in it up as many levels"),
     };
     let message =
