@@ -568,7 +568,7 @@ impl<R: Read> RecordStream<R> {
         let Some(d) = parse.diagnostics().get(at) else {
             return false;
         };
-        if t.code != d.code || t.class != d.class {
+        if !t.is_like(d) {
             return false;
         }
         t.count = t.count.saturating_add(d.count);

@@ -77,6 +77,76 @@ pub fn workers_for(len: usize, min_len: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |cores| cores.get().min(by_size))
 }
 
+/// Drops values on a thread of its own, so that freeing a large tree (a batch of a stream, its lowering) does
+/// not hold up the thread that is done with it: the streamed commands hand each batch over and go on with the
+/// next. At most [`Dropper::BACKLOG`] values wait (handing one more over waits for room), so memory stays
+/// bounded; on a machine of one core, or if the thread cannot be started, values are dropped where they are
+/// handed over. Dropping the `Dropper` waits until every value handed over is dropped.
+///
+/// ```
+/// let dropper = gedgraft_syntax::internal::work::Dropper::new();
+/// dropper.later(vec![0u8; 1 << 20]);
+/// drop(dropper); // the vector is freed by now
+/// ```
+pub struct Dropper {
+    to: Option<std::sync::mpsc::SyncSender<Box<dyn Send>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Dropper {
+    /// How many values may wait to be dropped.
+    pub const BACKLOG: usize = 2;
+
+    /// A dropper with its thread (none on a machine of one core).
+    pub fn new() -> Dropper {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if cores < 2 {
+            return Dropper {
+                to: None,
+                thread: None,
+            };
+        }
+        let (to, from) = std::sync::mpsc::sync_channel::<Box<dyn Send>>(Self::BACKLOG);
+        let spawned = std::thread::Builder::new()
+            .name("gedgraft-drop".into())
+            .spawn(move || from.into_iter().for_each(drop));
+        match spawned {
+            Ok(thread) => Dropper {
+                to: Some(to),
+                thread: Some(thread),
+            },
+            Err(_) => Dropper {
+                to: None,
+                thread: None,
+            },
+        }
+    }
+
+    /// Drops `value` on the dropper's thread (here if it has none).
+    pub fn later<T: Send + 'static>(&self, value: T) {
+        match &self.to {
+            // A send fails only if the thread is gone (it panicked): the value comes back and is dropped here.
+            Some(to) => drop(to.send(Box::new(value))),
+            None => drop(value),
+        }
+    }
+}
+
+impl Default for Dropper {
+    fn default() -> Self {
+        Dropper::new()
+    }
+}
+
+impl Drop for Dropper {
+    fn drop(&mut self) {
+        drop(self.to.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{on_workers, workers_for};

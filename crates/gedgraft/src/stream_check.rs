@@ -21,6 +21,7 @@ use crate::record::Records;
 use crate::stream_fix::{stream_options_sized, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
 use gedgraft_syntax::encoding::Detection;
+use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
@@ -61,6 +62,7 @@ pub(crate) fn check_streamed(
     let mut json = String::new();
     let mut report = human::Report::new(human_options);
     let (mut head_written, mut first) = (false, true);
+    let dropper = Dropper::new();
     for batch in stream {
         let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         file_wide.apply(&mut batch);
@@ -93,6 +95,8 @@ pub(crate) fn check_streamed(
                 &mut emit,
             )?,
         }
+        drop(records);
+        dropper.later((batch, lowered));
     }
     match args.format {
         Format::Json => {
@@ -144,6 +148,7 @@ pub(crate) fn index_pass(
     let detection = stream.detection().clone();
     let (mut count, mut only) = (0usize, None);
     let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
+    let dropper = Dropper::new();
     for batch in stream {
         let batch = batch.ok()?;
         needs_whole.count(batch.parse());
@@ -154,8 +159,12 @@ pub(crate) fn index_pass(
             lowering.index_identifiers(batch.parse());
         }
         count += 1;
-        only = (count == 1).then_some(batch);
+        if let Some(earlier) = only.replace(batch) {
+            dropper.later(earlier);
+        }
     }
+    drop(dropper);
+    let only = only.filter(|_| count == 1);
     let batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),

@@ -23,6 +23,7 @@ use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
 };
+use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{Parse, ParseOptions, SyntaxKind};
@@ -117,10 +118,12 @@ pub(crate) fn fix_streamed(
     let mut failure: Option<String> = None;
     // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
+        let dropper = Dropper::new();
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
             let octets = edit_batch(batch.parse(), plan, &mut totals, !args.quiet)
                 .map_err(|e| format!("{name}: {e}"))?;
+            dropper.later(batch);
             out(&octets)?;
         }
         Ok::<bool, String>(totals.changed)

@@ -15,6 +15,7 @@ use crate::input;
 use crate::stream_check::{index_pass, Indexed};
 use crate::stream_fix::whole_file_forced;
 use gedgraft_model::{JsonStream, LowerOptions};
+use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::Severity;
 use std::io::{Read, Seek, Write};
 
@@ -49,6 +50,7 @@ pub(crate) fn lower_streamed(
     let mut writer = JsonStream::new(&path.display().to_string());
     let (mut json, mut diagnostics) = (String::new(), Diagnostics::default());
     let mut any_error = false;
+    let dropper = Dropper::new();
     for batch in batches {
         let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         file_wide.apply(&mut batch);
@@ -62,6 +64,7 @@ pub(crate) fn lower_streamed(
         crate::output::emit(&json)?;
         json.clear();
         diagnostics.spill_if_large()?;
+        dropper.later((batch, lowered));
     }
     writer.end_records(&lowering.undefined_records(), &mut json);
     crate::output::emit(&json)?;

@@ -176,15 +176,80 @@ pub(crate) struct ChunkOutput {
     pub(crate) breaks: Tally,
 }
 
-/// Parses `text`, one piece of a file cut at level-0 lines, on this thread; `later` says whether the piece is
-/// not the file's start. Diagnostics are placed in `text` (the caller adds the piece's offset).
+/// Pieces of a stream shorter than this many bytes per thread are parsed on one thread.
+const MIN_PIECE_CHUNK: usize = 96 << 10;
+
+/// Parses `text`, one piece of a file cut at level-0 lines (a batch of a stream); `later` says whether the
+/// piece is not the file's start. A piece large enough is cut again at level-0 lines into one chunk per
+/// core, parsed on the machine's cores, and the chunks joined as [`merge_chunks`] joins them: the same children
+/// and diagnostics as one parser's. Diagnostics are placed in `text` (the caller adds the piece's offset).
 pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
-    run_parser(
-        Parser::new(text, encoding, text.len()),
-        0,
-        text.len(),
+    parse_piece_on(
+        text,
+        encoding,
         later,
+        workers_for(text.len(), MIN_PIECE_CHUNK),
     )
+}
+
+/// [`parse_piece`] in `workers` chunks (fewer if the piece has fewer level-0 lines).
+pub(crate) fn parse_piece_on(
+    text: &str,
+    encoding: Encoding,
+    later: bool,
+    workers: usize,
+) -> ChunkOutput {
+    let targets: Vec<usize> = (1..workers).map(|k| text.len() / workers * k).collect();
+    let starts = starts_near(text.as_bytes(), &targets);
+    if starts.len() < 2 {
+        return run_parser(
+            Parser::new(text, encoding, text.len()),
+            0,
+            text.len(),
+            later,
+        );
+    }
+    let ranges = chunk_ranges(&starts, text.len());
+    let parse = |(start, end): (usize, usize)| {
+        let parser = Parser::new(text, encoding, end - start);
+        run_parser(parser, start, end, later || start > 0)
+    };
+    let outputs = on_workers(ranges.clone(), workers, |_, range| parse(range));
+    // A chunk whose job panicked is parsed again on this thread.
+    let mut chunks = (outputs.into_iter().zip(ranges))
+        .map(|(output, range)| output.unwrap_or_else(|_| parse(range)));
+    match chunks.next() {
+        Some(first) => join_chunks(first, chunks),
+        None => parse((0, text.len())),
+    }
+}
+
+/// The chunks of one piece (`first`, then the `rest`) as one parser's output: their children and diagnostics in order, a run of one code
+/// across a cut counted where it started, the flags of the first and last chunk.
+fn join_chunks(first: ChunkOutput, rest: impl Iterator<Item = ChunkOutput>) -> ChunkOutput {
+    let mut out = first;
+    for chunk in rest {
+        if out.consumed_rest {
+            break; // later chunks lie after the trailer and are already trailing text
+        }
+        let lines = out.breaks.breaks();
+        out.breaks.append(&chunk.breaks, |o| o, lines);
+        out.children.extend(chunk.children);
+        let mut found = chunk.diagnostics.into_iter();
+        if out.last_diag_on_last_line && chunk.first_diag_on_first_line {
+            if let Some(first) = found.next() {
+                push_or_count(&mut out.diagnostics, first);
+            }
+        }
+        out.diagnostics.extend(found);
+        out.last_diag_on_last_line = chunk.last_diag_on_last_line;
+        out.max_depth = out.max_depth.max(chunk.max_depth);
+        out.seen_line |= chunk.seen_line;
+        out.trailer_seen |= chunk.trailer_seen;
+        out.consumed_rest = chunk.consumed_rest;
+    }
+    line_checks::merge_lf_cr(&mut out.diagnostics);
+    out
 }
 
 fn parse_chunk(text: &str, encoding: Encoding, start: usize, end: usize) -> ChunkOutput {
@@ -288,5 +353,54 @@ pub(crate) fn end_of_file_diagnostics(
             "the file does not end with a `0 TRLR` line",
             end,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a piece's parse gives, to compare (the line breaks' tally too).
+    fn summary(out: ChunkOutput) -> impl PartialEq + std::fmt::Debug {
+        (
+            out.children,
+            out.diagnostics,
+            (out.max_depth, out.seen_line, out.trailer_seen),
+            (out.first_diag_on_first_line, out.last_diag_on_last_line),
+            out.breaks,
+        )
+    }
+
+    #[test]
+    fn a_piece_parsed_in_chunks_is_parsed_as_by_one_parser() {
+        let mut records = String::new();
+        for i in 0..40 {
+            // Runs of one code across the cuts (blank lines, lone `@`s at the ends of records), LF CR pairs,
+            // malformed lines, level jumps and long lines.
+            match i % 5 {
+                0 => records.push_str(&format!("0 @I{i}@ INDI\n1 NOTE a@b\n\n")),
+                1 => records.push_str(&format!("\n0 @I{i}@ INDI\n\r1 NAME x\n\r")),
+                2 => records.push_str(&format!("0 @F{i}@ FAM\n3 HUSB @I1@\nx1 BIRT\n")),
+                3 => records.push_str(&format!("0 NOTE {}\r\n1 CONC y\r\n", "z".repeat(300))),
+                _ => records.push_str(&format!("0 @S{i}@ SOUR\n1 TITL t@u\n")),
+            }
+        }
+        let texts = [
+            format!("0 HEAD\n1 CHAR UTF-8\n{records}0 TRLR\n"),
+            format!("{records}0 TRLR\n0 @X1@ INDI\n{records}"),
+            format!("{records}0 TRLR\ntrailing text\n0 more\n"),
+            records.clone(),
+            // Every cut is inside a run: each record's first and last lines have a lone `@`.
+            "0 NOTE a@b\n1 CONT c@d\n".repeat(40),
+        ];
+        for text in &texts {
+            for later in [false, true] {
+                let one = summary(parse_piece_on(text, Encoding::Utf8, later, 1));
+                for workers in 2..6 {
+                    let many = parse_piece_on(text, Encoding::Utf8, later, workers);
+                    assert_eq!(summary(many), one, "{workers} chunks, later {later}");
+                }
+            }
+        }
     }
 }
