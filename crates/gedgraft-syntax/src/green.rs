@@ -160,7 +160,8 @@ const MAX_LINE_SLOTS: usize = 1 << 17;
 pub(crate) struct LineKey {
     hash: u64,
     start: u32,
-    len: u32,
+    /// Never 0 (an empty line is not cached), so that an `Option<LineKey>` takes no more room.
+    len: std::num::NonZeroU32,
 }
 
 /// What the parser needs to know of a cached line besides its tokens (both follow from the line's text).
@@ -255,7 +256,7 @@ impl LineCache {
         Some(LineKey {
             hash: h.finish(),
             start: u32::try_from(start).ok()?,
-            len: u32::try_from(end - start).ok()?,
+            len: std::num::NonZeroU32::new(u32::try_from(end - start).ok()?)?,
         })
     }
 
@@ -275,7 +276,7 @@ impl LineCache {
         let slot = self.slots.get_mut(at)?.as_mut()?;
         let line = |k: &LineKey| {
             let start = k.start as usize;
-            text.as_bytes().get(start..start + k.len as usize)
+            text.as_bytes().get(start..start + k.len.get() as usize)
         };
         if slot.key.hash != key.hash || slot.key.len != key.len || line(&slot.key) != line(key) {
             if !slot.hit {

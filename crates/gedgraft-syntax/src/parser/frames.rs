@@ -12,7 +12,9 @@ const MIN_SHRUNK_STACK: usize = 1 << 12;
 /// An open structure.
 pub(super) struct Frame {
     pub(super) kind: SyntaxKind,
-    pub(super) level: usize,
+    /// The level (a parsed level fits: [`MAX_LEVEL`](crate::MAX_LEVEL) is `u32::MAX`); `u32` keeps the frames
+    /// of deep nesting small.
+    level: u32,
     pub(super) children: Vec<GreenElement>,
     pub(super) has_substructure: bool,
     /// Whether the structure's first line has a pointer payload.
@@ -25,7 +27,7 @@ pub(super) struct Frame {
     /// Whether the first line was found in the cache.
     pub(super) from_cache: bool,
     /// How many children the first line has: a structure that still has that many when it closes is a leaf.
-    pub(super) first_len: usize,
+    pub(super) first_len: u32,
 }
 
 impl Frame {
@@ -42,8 +44,8 @@ impl Frame {
     pub(super) fn new(kind: SyntaxKind, level: usize, children: Vec<GreenElement>) -> Frame {
         Frame {
             kind,
-            level,
-            first_len: children.len(),
+            level: u32::try_from(level).unwrap_or(u32::MAX),
+            first_len: u32::try_from(children.len()).unwrap_or(u32::MAX),
             children,
             has_substructure: false,
             pointer_payload: false,
@@ -51,6 +53,12 @@ impl Frame {
             shareable: None,
             from_cache: false,
         }
+    }
+}
+
+impl Frame {
+    pub(super) fn level(&self) -> usize {
+        self.level as usize
     }
 }
 
@@ -73,7 +81,7 @@ impl Parser<'_> {
 
     /// Closes every open structure whose level is `level` or deeper.
     pub(super) fn close_from(&mut self, level: usize) {
-        while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level >= level {
+        while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level() >= level {
             self.close_top();
             // Closing deep nesting builds a node per level: the stack gives its room back as it goes, so that
             // the frames and the nodes replacing them are not held at once. Halving at a quarter keeps this
@@ -95,16 +103,17 @@ impl Parser<'_> {
                         frame.children = self.factory.buffer();
                         frame.children.extend(template.line_tokens());
                     }
-                    let leaf = frame.children.len() == frame.first_len;
+                    let leaf = frame.children.len() == frame.first_len as usize;
                     let node = self.factory.node(frame.kind, frame.children);
                     // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
                     // leaf and sometimes not keeps its shareable leaf in the cache.
                     if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {
                         let facts = CachedFacts {
-                            level: frame.level,
+                            level: frame.level as usize,
                             pointer_payload: frame.pointer_payload,
                         };
-                        self.line_cache.insert(key, facts, &node, frame.first_len);
+                        self.line_cache
+                            .insert(key, facts, &node, frame.first_len as usize);
                     }
                     node
                 }
@@ -127,7 +136,21 @@ impl Parser<'_> {
     pub(super) fn continues_top(&mut self, level: usize) -> bool {
         let top = self.top();
         top.kind != SyntaxKind::Document
-            && top.level.saturating_add(1) == level
+            && top.level().saturating_add(1) == level
             && !top.has_substructure
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue #12: deep nesting holds one frame per open level (400 000 for a 4 MB file of one level deeper
+    /// on every line), so a frame's size is part of the peak.
+    #[test]
+    fn a_frame_stays_small() {
+        assert!(std::mem::size_of::<super::Frame>() <= 72);
+        assert_eq!(
+            std::mem::size_of::<Option<crate::green::LineKey>>(),
+            std::mem::size_of::<crate::green::LineKey>()
+        );
     }
 }

@@ -449,7 +449,7 @@ impl Parser<'_> {
         self.close_from(level);
         let mut frame = Frame::for_line(level, Vec::new());
         frame.pointer_payload = facts.pointer_payload;
-        frame.first_len = template.first_len;
+        frame.first_len = u32::try_from(template.first_len).unwrap_or(u32::MAX);
         frame.shared = Some(template);
         frame.from_cache = true;
         // A leaf from a template that is not one is worth caching in its place.
