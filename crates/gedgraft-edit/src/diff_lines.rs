@@ -3,7 +3,7 @@
 
 use crate::diff::{Scan, Side};
 use crate::unified::ShownLine;
-use gedgraft_encoding::{ansel, raw, Encoding};
+use gedgraft_encoding::{ansel, Encoding};
 use gedgraft_syntax::LineBreak;
 use std::ops::Range;
 
@@ -203,13 +203,9 @@ pub(crate) fn show(raw_line: &str, encoding: Encoding, out: &mut String) -> Opti
     for c in content.chars() {
         if c == '\u{FEFF}' {
             out.push_str("[BOM]");
-        } else if let Some(octet) = raw::to_octet(c) {
-            out.push_str(&format!("\\x{octet:02X}"));
-        } else if c != '\t' && c.is_control() {
-            // An escape sequence must not act on the reviewer's terminal (or hide a line from the review).
-            out.push_str(&format!("\\x{:02X}", u32::from(c)));
         } else {
-            out.push(c);
+            // An escape sequence must not act on the reviewer's terminal (or hide a line from the review).
+            gedgraft_syntax::internal::push_printable(c, out);
         }
     }
     line_break

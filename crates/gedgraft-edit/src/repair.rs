@@ -152,7 +152,7 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
     (
         "level-jump",
         Applicability::Unsafe,
-        "the line's level becomes its parent's plus one",
+        "the line's level becomes its parent's plus one; the lines after it at the same level, and the lines nested in them, move up by as much",
     ),
     (
         "declared-encoding-mismatch",

@@ -216,24 +216,32 @@ impl fmt::Display for Diagnostic {
 /// `message` with control characters (tab excepted) as `\x1B` and undecodable octets as `\xE9`: text from a
 /// file made safe to print on a terminal.
 pub fn printable(message: String) -> String {
-    use gedgraft_encoding::raw;
-    if message
-        .chars()
-        .all(|c| (c == '\t' || !c.is_control()) && raw::to_octet(c).is_none())
-    {
+    if !message.chars().any(needs_escaping) {
         return message;
     }
     let mut out = String::with_capacity(message.len() + 8);
-    for c in message.chars() {
-        match raw::to_octet(c) {
-            Some(octet) => out.push_str(&format!("\\x{octet:02X}")),
-            None if c != '\t' && c.is_control() => {
-                out.push_str(&format!("\\x{:02X}", u32::from(c)))
-            }
-            None => out.push(c),
-        }
-    }
+    message.chars().for_each(|c| push_printable(c, &mut out));
     out
+}
+
+/// Whether [`push_printable`] shows `c` as an escape.
+fn needs_escaping(c: char) -> bool {
+    (c != '\t' && c.is_control()) || gedgraft_encoding::raw::to_octet(c).is_some()
+}
+
+/// Appends `c` as [`printable`] shows it: an undecodable octet as `\xE9`, a control character other than tab
+/// as `\x1B` (an escape sequence must not act on the reader's terminal), any other character as itself.
+pub fn push_printable(c: char, out: &mut String) {
+    use std::fmt::Write;
+    match gedgraft_encoding::raw::to_octet(c) {
+        Some(octet) => {
+            let _ = write!(out, "\\x{octet:02X}");
+        }
+        None if needs_escaping(c) => {
+            let _ = write!(out, "\\x{:02X}", u32::from(c));
+        }
+        None => out.push(c),
+    }
 }
 
 /// The start of a message before the first thing it quotes or counts: what all messages about one kind of

@@ -75,7 +75,7 @@ pub mod internal {
     pub mod green_view {
         pub use crate::green_view::*;
     }
-    pub use crate::diagnostic::printable;
+    pub use crate::diagnostic::{printable, push_printable};
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
     pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};

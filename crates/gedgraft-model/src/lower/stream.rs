@@ -228,12 +228,32 @@ impl StreamLowering {
         } else {
             (document.elements(), 0, first_line)
         };
-        let mut builder = Builder::new(batch, finishing, self.language.clone());
-        builder.lower_elements(elements, index, usize::MAX, &trailers);
-        fragments.push((builder.into_fragment(), line_base));
+        // The records in runs on the machine's cores, as the whole-file lowering cuts a file.
+        let len =
+            usize::from(batch.green().text_len()).saturating_sub(usize::from(elements.offset()));
+        let threads = match self.options.threads {
+            0 => workers_for(len, STREAM_PARALLEL_CHUNK),
+            n => n,
+        };
+        let runs = split_records(elements, index, threads, batch.green().text_len());
+        let language = &self.language;
+        let workers = runs.len();
+        let lowered = in_order(runs, workers, |run| {
+            lower_run(batch, finishing, language, &trailers, run)
+        });
+        let mut line_base = line_base;
+        for fragment in lowered {
+            let lines = fragment.lines;
+            fragments.push((fragment, line_base));
+            line_base = line_base.saturating_add(lines);
+        }
         (fragments, metadata)
     }
 }
+
+/// With [`LowerOptions::threads`] at 0, each thread lowering a batch gets at least this many octets of records
+/// (a batch of `check` or `lower` is 256 KiB).
+const STREAM_PARALLEL_CHUNK: usize = 96 << 10;
 
 /// The file line of the structure with local id `local` of a fragment's part.
 fn holder_line(part: &Part, line_base: usize, local: u32) -> u64 {
