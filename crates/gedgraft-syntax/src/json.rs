@@ -21,26 +21,56 @@ pub fn json_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The inside of [`json_string`] (no quotes): for writers that escape a long text piece by piece.
+/// The inside of [`json_string`] (no quotes): for writers that escape a long text piece by piece. Runs of
+/// characters that need no escape are copied whole (most text is plain ASCII).
 pub(crate) fn json_escape(text: &str, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || c == '\u{FEFF}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c if gedgraft_encoding::raw::is_raw(c) => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
+    let bytes = text.as_bytes();
+    let (mut plain_from, mut at) = (0, 0);
+    while let Some(&b) = bytes.get(at) {
+        if (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\' {
+            at += 1;
+            continue;
         }
+        // `at` is at a character boundary: it only moves by whole characters.
+        let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        let len = c.len_utf8();
+        if b >= 0x80 && !needs_escape(c) {
+            at += len;
+            continue;
+        }
+        out.push_str(text.get(plain_from..at).unwrap_or_default());
+        escape_char(c, out);
+        at += len;
+        plain_from = at;
+    }
+    out.push_str(text.get(plain_from..).unwrap_or_default());
+}
+
+/// Whether a character other than `"`, `\` and printable ASCII is escaped.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || c == '\u{FEFF}' || gedgraft_encoding::raw::is_raw(c)
+}
+
+/// Appends one character of a JSON string, escaped if [`json_escape`] escapes it.
+fn escape_char(c: char, out: &mut String) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() || c == '\u{FEFF}' => {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        }
+        c if gedgraft_encoding::raw::is_raw(c) => {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+        c => out.push(c),
     }
 }
 
@@ -130,6 +160,18 @@ pub fn write_diagnostic_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The run-copying escaper gives what escaping each character on its own gives.
+        #[test]
+        fn escaping_runs_is_escaping_each_character(text in "(\\PC|[\\x00-\\x1f\\x7f-\\u{9f}\"\\\\\u{feff}]|\u{10FF80})*") {
+            let mut each = String::new();
+            text.chars().for_each(|c| escape_char(c, &mut each));
+            let mut runs = String::new();
+            json_escape(&text, &mut runs);
+            proptest::prop_assert_eq!(runs, each);
+        }
+    }
 
     /// The escapes a JSON reader needs and the dump shows: BOM, C1 and raw characters escaped; the result
     /// parses back to the same text.
