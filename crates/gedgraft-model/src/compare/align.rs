@@ -3,7 +3,7 @@
 //! Linear in the lists (hash maps, no quadratic LCS), then `O(k log k)` for the order of the `k` pairs:
 //! 1. the same identifier (old ones through the identifier map);
 //! 2. the same subtree (exact hash, confirmed);
-//! 3. the same payload and children under another tag (a retag);
+//! 3. the same payload and children under another tag (a retag), when neither tag is left to pair with;
 //! 4. the same tag, neither with an identifier: the k-th unpaired old one with the k-th unpaired new one.
 //!
 //! The pairs that keep their relative order are the longest increasing run of new positions in old order;
@@ -144,7 +144,20 @@ pub(super) fn align<'s>(
         |a, b| same(*a, *b, map),
         true,
     );
-    // 3. A retag: the same payload and children, another tag.
+    // 3. A retag: the same payload and children, another tag; only when the old tag is gone from the unpaired
+    // new siblings and the new tag was not among the unpaired old ones. Otherwise the same tag is there to
+    // pair with (step 4): two `HUSB`/`WIFE` pointers swapped are two changed pointers, not two retags and a move.
+    let free_tags = |list: &'s [StructureRef<'s>], free: &dyn Fn(usize) -> bool| {
+        let mut tags: FxHashMap<&'s str, usize> = FxHashMap::default();
+        for (k, s) in list.iter().enumerate() {
+            if free(k) && s.xref().is_none() {
+                *tags.entry(s.tag()).or_default() += 1;
+            }
+        }
+        tags
+    };
+    let old_tags = free_tags(old, &|i| p.free_old(i));
+    let new_tags = free_tags(new, &|j| p.free_new(j));
     pair_by(
         &mut p,
         old,
@@ -152,7 +165,9 @@ pub(super) fn align<'s>(
         |s| s.xref().is_none().then(|| at(&side.old.body, s)),
         |s| s.xref().is_none().then(|| at(&side.new.body, s)),
         |a, b| {
-            same_payload(a, b, map)
+            !new_tags.contains_key(a.tag())
+                && !old_tags.contains_key(b.tag())
+                && same_payload(a, b, map)
                 && a.children().count() == b.children().count()
                 && a.children().zip(b.children()).all(|(x, y)| same(x, y, map))
         },

@@ -218,3 +218,25 @@ fn undef_records_are_not_compared_but_their_pointers_are() {
         "- @F1@ FAM.CHIL\n"
     );
 }
+
+#[test]
+fn swapped_payloads_are_payload_changes_not_retags() {
+    // Husband and wife swapped: two changed pointers.
+    let husb_wife = |h: &str, w: &str| {
+        format!(
+            "0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n0 @F1@ FAM\n1 HUSB @{h}@\n1 WIFE @{w}@\n0 TRLR\n"
+        )
+    };
+    assert_eq!(
+        diff(&husb_wife("I1", "I2"), &husb_wife("I2", "I1")),
+        "~ @F1@ FAM.HUSB: @I1@ → @I2@\n~ @F1@ FAM.WIFE: @I2@ → @I1@\n"
+    );
+    // Birth and death dates swapped: two changed dates.
+    let events = |b: &str, d: &str| {
+        format!("0 HEAD\n0 @I1@ INDI\n1 BIRT\n2 DATE {b}\n1 DEAT\n2 DATE {d}\n0 TRLR\n")
+    };
+    assert_eq!(
+        diff(&events("1900", "1950"), &events("1950", "1900")),
+        "~ @I1@ INDI.BIRT.DATE: \"1900\" → \"1950\"\n~ @I1@ INDI.DEAT.DATE: \"1950\" → \"1900\"\n"
+    );
+}
