@@ -104,8 +104,25 @@ impl JsonStream {
         out: &mut String,
         diagnostics: &mut String,
     ) {
+        let mut keep = |_: &mut String| Ok(());
+        let _ = self.batch_to(parse, lowered, out, diagnostics, &mut keep);
+    }
+
+    /// [`batch`](JsonStream::batch), with the records' JSON handed to `sink` (which empties the string it is
+    /// given) whenever `out` holds a megabyte or more, so that a batch of one huge record is written as it is
+    /// made; what is left is in `out`. The first error of `sink` is returned (the batch is still finished).
+    pub fn batch_to(
+        &mut self,
+        parse: &Parse,
+        lowered: &Lowered,
+        out: &mut String,
+        diagnostics: &mut String,
+        sink: &mut dyn FnMut(&mut String) -> Result<(), String>,
+    ) -> Result<(), String> {
         let mut w = Writer {
             out: std::mem::take(out),
+            sink: Some(sink),
+            failed: None,
         };
         let dataset = &lowered.dataset;
         if !std::mem::replace(&mut self.head_written, true) {
@@ -114,13 +131,18 @@ impl JsonStream {
         }
         self.any_record |= w.items(dataset, &dataset.records, 1, self.any_record);
         *out = std::mem::take(&mut w.out);
-        w.out = std::mem::take(diagnostics);
+        let failed = w.failed.take();
+        let mut w = Writer {
+            out: std::mem::take(diagnostics),
+            ..Writer::default()
+        };
         for d in lowered.all_diagnostics(parse) {
             let first = !std::mem::replace(&mut self.any_diagnostic, true);
             w.out.push_str(if first { "\n    " } else { ",\n    " });
             w.diagnostic(d);
         }
         *diagnostics = w.out;
+        failed.map_or(Ok(()), Err)
     }
 
     /// After the last batch: `undefined` (the [`StreamLowering`](crate::StreamLowering)'s `UNDEF` records)
@@ -128,6 +150,7 @@ impl JsonStream {
     pub fn end_records(&mut self, undefined: &Dataset, out: &mut String) {
         let mut w = Writer {
             out: std::mem::take(out),
+            ..Writer::default()
         };
         if !self.head_written {
             // No batch at all: an empty input, which has no records.
@@ -171,12 +194,22 @@ impl<'d> Iterator for Items<'d> {
     }
 }
 
+/// How the JSON of a batch's records is written out while it is made: `out` is handed over whenever it holds
+/// [`FLUSH_AT`] octets, so that a record of millions of structures is not held as one string.
+type Sink<'s> = &'s mut dyn FnMut(&mut String) -> Result<(), String>;
+
+/// See [`Sink`].
+const FLUSH_AT: usize = 1 << 20;
+
 #[derive(Default)]
-struct Writer {
+struct Writer<'s> {
     out: String,
+    sink: Option<Sink<'s>>,
+    /// The first error of the sink; nothing more is handed to it after one.
+    failed: Option<String>,
 }
 
-impl Writer {
+impl Writer<'_> {
     fn indent(&mut self, depth: usize) {
         self.out.push('\n');
         for _ in 0..depth.min(MAX_INDENT) {
@@ -308,6 +341,7 @@ impl Writer {
                 self.out.push_str(", \"line\": ");
                 self.opt_number(s.line());
                 self.out.push_str(", \"children\": [");
+                self.maybe_flush();
                 if s.has_children() {
                     stack.push((Items::Children(s.children()), false, level + 1));
                 } else {
@@ -323,6 +357,18 @@ impl Writer {
             }
         }
         true
+    }
+
+    /// Hands `out` to the sink once it holds [`FLUSH_AT`] octets.
+    fn maybe_flush(&mut self) {
+        if self.out.len() < FLUSH_AT || self.failed.is_some() {
+            return;
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            if let Err(e) = sink(&mut self.out) {
+                self.failed = Some(e);
+            }
+        }
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) {

@@ -46,3 +46,51 @@ fn hundred_thousand_levels_on_a_small_stack() {
     let len = worker.join().expect("no stack overflow");
     assert!(len > 0);
 }
+
+/// Issue #12: the JSON of one record of 100 000 nested structures is handed out a megabyte at a time while it
+/// is made (`JsonStream::batch_to`), and the pieces are the document `batch` gives.
+#[test]
+fn the_json_of_a_huge_record_is_written_as_it_is_made() {
+    use gedgraft_model::{JsonStream, StreamLowering};
+    use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
+    for level in 1..LEVELS {
+        src.push_str(&format!("{level} _X x\n"));
+    }
+    src.push_str("0 TRLR\n");
+    let batches = || RecordStream::new(src.as_bytes(), StreamOptions::default()).unwrap();
+    let mut lowering = StreamLowering::new(&LowerOptions::default());
+    for batch in batches() {
+        lowering.index(batch.unwrap().parse());
+    }
+    let (mut whole, mut pieces) = (String::new(), String::new());
+    let (mut whole_diagnostics, mut piece_diagnostics) = (String::new(), String::new());
+    let (mut plain, mut flushing) = (JsonStream::new("x.ged"), JsonStream::new("x.ged"));
+    let mut handed = Vec::new();
+    for batch in batches() {
+        let batch = batch.unwrap();
+        let lowered = lowering.lower(batch.parse());
+        plain.batch(batch.parse(), &lowered, &mut whole, &mut whole_diagnostics);
+        let mut rest = String::new();
+        let mut sink = |part: &mut String| {
+            handed.push(part.len());
+            pieces.push_str(part);
+            part.clear();
+            Ok(())
+        };
+        flushing
+            .batch_to(
+                batch.parse(),
+                &lowered,
+                &mut rest,
+                &mut piece_diagnostics,
+                &mut sink,
+            )
+            .unwrap();
+        pieces.push_str(&rest);
+    }
+    assert_eq!(pieces, whole);
+    assert_eq!(piece_diagnostics, whole_diagnostics);
+    assert!(handed.len() > 2, "{handed:?}");
+    assert!(handed.iter().all(|&n| n < 2 << 20), "{handed:?}");
+}

@@ -60,7 +60,12 @@ pub(crate) fn lower_streamed(
             .all_diagnostics(parse)
             .iter()
             .any(|d| d.severity() == Severity::Error);
-        writer.batch(parse, &lowered, &mut json, &mut diagnostics.text);
+        let mut sink = |part: &mut String| {
+            let written = crate::output::emit(part);
+            part.clear();
+            written
+        };
+        writer.batch_to(parse, &lowered, &mut json, &mut diagnostics.text, &mut sink)?;
         crate::output::emit(&json)?;
         json.clear();
         diagnostics.spill_if_large()?;
