@@ -745,6 +745,27 @@ proptest::proptest! {
         proptest::prop_assert_eq!(shared.diagnostics, unshared.diagnostics);
         proptest::prop_assert_eq!(usize::from(shared.green.text_len()), text.len());
     }
+
+    /// A text parsed in chunks (as a large file is, on the cores) gives one pass's tree and diagnostics, LF CR
+    /// gaps and runs of one code across the cuts included.
+    #[test]
+    fn chunks_give_one_pass_s_tree_and_diagnostics(
+        lines in proptest::collection::vec(0usize..LEAF_SOUP.len(), 1..120),
+        breaks in proptest::collection::vec(0usize..5, 120),
+        chunks in 2usize..6,
+    ) {
+        let mut text = String::from("0 HEAD\n");
+        for (i, &l) in lines.iter().enumerate() {
+            text.push_str(LEAF_SOUP[l]);
+            text.push_str(["\n", "\r\n", "\r", "\n", "\n\r"][breaks[i]]);
+        }
+        let encoding = gedgraft_encoding::Encoding::Utf8;
+        let one = crate::parser::parse_chunks(&text, encoding, &[0]);
+        let starts = crate::parser::chunk_starts(text.as_bytes(), chunks);
+        let many = crate::parser::parse_chunks(&text, encoding, &starts);
+        proptest::prop_assert_eq!(&many.green, &one.green);
+        proptest::prop_assert_eq!(many.diagnostics, one.diagnostics);
+    }
 }
 
 /// Lines for [`leaf_sharing_builds_the_same_tree_and_diagnostics`], mostly repeats of each other at several levels.

@@ -192,7 +192,10 @@ pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkO
     )
 }
 
-/// [`parse_piece`] in `workers` chunks (fewer if the piece has fewer level-0 lines).
+/// [`parse_piece`] in `workers` chunks (fewer if the piece has fewer level-0 lines). The start of the file is
+/// parsed on one thread: whether a chunk holds the file's first line (which must be `0 HEAD`) depends on what the
+/// chunks before it hold (a byte-order mark and blank lines are no line); a later piece's chunks all come after
+/// the first line.
 pub(crate) fn parse_piece_on(
     text: &str,
     encoding: Encoding,
@@ -200,7 +203,11 @@ pub(crate) fn parse_piece_on(
     workers: usize,
 ) -> ChunkOutput {
     let targets: Vec<usize> = (1..workers).map(|k| text.len() / workers * k).collect();
-    let starts = starts_near(text.as_bytes(), &targets);
+    let starts = if later {
+        starts_near(text.as_bytes(), &targets)
+    } else {
+        vec![0]
+    };
     if starts.len() < 2 {
         return run_parser(
             Parser::new(text, encoding, text.len()),
@@ -238,7 +245,7 @@ fn join_chunks(first: ChunkOutput, rest: impl Iterator<Item = ChunkOutput>) -> C
         let mut found = chunk.diagnostics.into_iter();
         if out.last_diag_on_last_line && chunk.first_diag_on_first_line {
             if let Some(first) = found.next() {
-                push_or_count(&mut out.diagnostics, first);
+                continue_run(&mut out.diagnostics, first);
             }
         }
         out.diagnostics.extend(found);
@@ -301,7 +308,7 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
         let mut found = chunk.diagnostics.into_iter();
         if run_goes_on && chunk.first_diag_on_first_line {
             if let Some(first) = found.next() {
-                push_or_count(&mut diagnostics, first);
+                continue_run(&mut diagnostics, first);
             }
         }
         diagnostics.extend(found);
@@ -321,6 +328,20 @@ fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
         green,
         diagnostics,
         max_depth,
+    }
+}
+
+/// Counts `first`, the first diagnostic of a chunk and on its first line, in the run that `diagnostics` (those of
+/// the chunks before, the last on the previous chunk's last line) end with, as one parser would: past the
+/// `lf-cr-line-breaks` diagnostic the previous chunk's parser made at an LF CR gap after the run.
+fn continue_run(diagnostics: &mut Vec<Diagnostic>, first: Diagnostic) {
+    let n = diagnostics.len();
+    let (before, last) = diagnostics.split_at_mut(n.saturating_sub(1));
+    match (before.last_mut(), last.first()) {
+        (Some(run), Some(gap)) if gap.code == codes::LF_CR_LINE_BREAKS && run.is_like(&first) => {
+            run.absorb(&first)
+        }
+        _ => push_or_count(diagnostics, first),
     }
 }
 
@@ -356,20 +377,22 @@ pub(crate) fn end_of_file_diagnostics(
     }
 }
 
+/// What a piece's parse gives, to compare (the line breaks' tally too).
+#[cfg(test)]
+pub(crate) fn piece_summary(out: ChunkOutput) -> impl PartialEq + std::fmt::Debug {
+    (
+        out.children,
+        out.diagnostics,
+        (out.max_depth, out.seen_line, out.trailer_seen),
+        (out.first_diag_on_first_line, out.last_diag_on_last_line),
+        out.breaks,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What a piece's parse gives, to compare (the line breaks' tally too).
-    fn summary(out: ChunkOutput) -> impl PartialEq + std::fmt::Debug {
-        (
-            out.children,
-            out.diagnostics,
-            (out.max_depth, out.seen_line, out.trailer_seen),
-            (out.first_diag_on_first_line, out.last_diag_on_last_line),
-            out.breaks,
-        )
-    }
+    use piece_summary as summary;
 
     #[test]
     fn a_piece_parsed_in_chunks_is_parsed_as_by_one_parser() {

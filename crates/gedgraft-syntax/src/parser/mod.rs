@@ -13,7 +13,10 @@ mod frames;
 mod lines;
 
 #[cfg(test)]
-pub(crate) use chunks::{chunk_starts, parse_chunks, parse_chunks_on, parse_unshared, work_starts};
+pub(crate) use chunks::{
+    chunk_starts, parse_chunks, parse_chunks_on, parse_piece_on, parse_unshared, piece_summary,
+    work_starts,
+};
 pub(crate) use chunks::{
     chunks_for, end_of_file_diagnostics, parse_piece, parse_text, parse_utf8_pieces, starts_near,
 };

@@ -164,6 +164,19 @@ proptest! {
         same_as_whole(&input, size, DetectOptions::default())?;
     }
 
+    /// A batch large enough is parsed in chunks on the cores (`parse_piece_on`): any line soup, cut into 2–5
+    /// chunks, gives one parser's children, diagnostics, flags and line-break tally.
+    #[test]
+    fn a_piece_in_chunks_equals_one_parser(input in file(), later in any::<bool>(), chunks in 2usize..6) {
+        let text = String::from_utf8_lossy(&input);
+        let one = crate::parser::parse_piece_on(&text, Encoding::Utf8, later, 1);
+        let many = crate::parser::parse_piece_on(&text, Encoding::Utf8, later, chunks);
+        prop_assert_eq!(
+            crate::parser::piece_summary(many),
+            crate::parser::piece_summary(one)
+        );
+    }
+
     #[test]
     fn batches_in_a_forced_8_bit_encoding_equal_the_whole_file_parse(input in file(), size in 1usize..100) {
         for force in [Encoding::Ansel, Encoding::Windows1252, Encoding::Ascii] {
