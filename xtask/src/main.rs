@@ -6,7 +6,7 @@
 //! - `bench-diff [--size-mb N] [--runs N]`: `gedgraft diff` against lowering both files, and the dataset writer
 //!   (`write`, `fmt`) against parsing.
 //! - `corpus [--dir PATH]`: parses every file of `../shared/corpus` and checks the round trip.
-//! - `stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]`: time and peak memory
+//! - `stress [--size-mb N] [--timeout S] [--cap-mb M] [--repeats K] [--bin PATH] [--only NAME] [--json]`: time and peak memory
 //!   of every command on the pathological inputs of issue #12 at two sizes.
 //! - `fuzz-seeds [--out DIR] [--size-kb K]`: those inputs, small, as seeds for the fuzz targets, and one small
 //!   file per repair code (`repair_seeds.rs`).
@@ -47,11 +47,12 @@ commands:
   corpus [--dir PATH]
       parse every file of ../shared/corpus (or PATH), check the round trip, print a table;
       exits non-zero if any round trip fails
-  stress [--size-mb N] [--timeout S] [--cap-mb M] [--bin PATH] [--only NAME] [--json]
+  stress [--size-mb N] [--timeout S] [--cap-mb M] [--repeats K] [--bin PATH] [--only NAME] [--json]
       pathological inputs (blank lines, random octets, CR LF, deep nesting, ...) at N and 2N MB (default 2):
       wall time and peak memory of each command of the release binary (or PATH) in a fresh process capped at
       M MB of address space (default 4000) and S seconds (default 60), the growth per doubling (goal <= 2.3x)
-      and peak memory against 8 x file + 64 x lines + 64 MiB; failing rows say FAIL
+      and peak memory against 8 x file + 64 x lines + 64 MiB; each size runs K times alternating (default 3:
+      the fastest time, the highest peak); failing rows say FAIL
   fuzz-seeds [--out DIR] [--size-kb K]
       write the stress inputs at about K KB (default 60) and one small file per repair code
       (repair-CODE.ged, and repair-CODE-ops.ged with edits for edit_locality) as fuzz seeds into DIR
