@@ -394,6 +394,24 @@ mod tests {
     use super::*;
     use piece_summary as summary;
 
+    /// The two cases the chunk proptest (`stream::tests::a_piece_in_chunks_equals_one_parser`) shrank to: a run
+    /// of `misplaced-header` that goes on past an LF CR gap at the cut, and a file whose first chunk holds only a
+    /// byte-order mark and a blank line, so the next chunk holds its first line (R-SPECIFIED-ENC-06).
+    #[test]
+    fn runs_past_an_lf_cr_gap_and_a_first_line_in_a_later_chunk() {
+        let cases: [(&str, bool); 2] = [
+            ("\u{feff}0 HEAD\n0 HEAD\n\n0 HEAD\n0 HEAD\n\r0 HEAD", true),
+            ("\u{feff}\n0 TRLR", false),
+        ];
+        for (text, later) in cases {
+            let one = summary(parse_piece_on(text, Encoding::Utf8, later, 1));
+            for workers in 2..5 {
+                let many = parse_piece_on(text, Encoding::Utf8, later, workers);
+                assert_eq!(summary(many), one, "{text:?} in {workers} chunks");
+            }
+        }
+    }
+
     #[test]
     fn a_piece_parsed_in_chunks_is_parsed_as_by_one_parser() {
         let mut records = String::new();
