@@ -160,6 +160,7 @@ pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
 }
 
 /// What one chunk's parser leaves behind.
+#[derive(Default)]
 pub(crate) struct ChunkOutput {
     pub(crate) children: Vec<GreenElement>,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -181,7 +182,7 @@ const MIN_PIECE_CHUNK: usize = 96 << 10;
 
 /// Parses `text`, one piece of a file cut at level-0 lines (a batch of a stream); `later` says whether the
 /// piece is not the file's start. A piece large enough is cut again at level-0 lines into one chunk per
-/// core, parsed on the machine's cores, and the chunks joined as [`merge_chunks`] joins them: the same children
+/// core, parsed on the machine's cores, and the chunks joined ([`join_chunks`], as for a whole file): the same children
 /// and diagnostics as one parser's. Diagnostics are placed in `text` (the caller adds the piece's offset).
 pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
     parse_piece_on(
@@ -295,39 +296,25 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> 
     }
 }
 
-/// Joins the chunks' records into one document and adds the whole-file diagnostics.
+/// Joins the chunks' records into one document ([`join_chunks`]) and adds the whole-file diagnostics.
 fn merge_chunks(text_len: usize, chunks: Vec<ChunkOutput>) -> Parsed {
-    let mut children = Vec::new();
-    let mut diagnostics = Vec::new();
-    let (mut max_depth, mut seen_line, mut trailer_seen) = (1, false, false);
-    let mut run_goes_on = false;
-    let mut breaks = Tally::default();
-    for chunk in chunks {
-        breaks.append(&chunk.breaks, |o| o, breaks.breaks());
-        children.extend(chunk.children);
-        let mut found = chunk.diagnostics.into_iter();
-        if run_goes_on && chunk.first_diag_on_first_line {
-            if let Some(first) = found.next() {
-                continue_run(&mut diagnostics, first);
-            }
-        }
-        diagnostics.extend(found);
-        run_goes_on = chunk.last_diag_on_last_line;
-        max_depth = max_depth.max(chunk.max_depth);
-        seen_line |= chunk.seen_line;
-        trailer_seen |= chunk.trailer_seen;
-        if chunk.consumed_rest {
-            break; // later chunks lie after the trailer and are already trailing text
-        }
-    }
-    end_of_file_diagnostics(seen_line, trailer_seen, text_len, &mut diagnostics);
-    line_checks::merge_lf_cr(&mut diagnostics);
-    diagnostics.extend(breaks.diagnostic());
-    let green = GreenNode::new(SyntaxKind::Document.into(), children);
+    let mut chunks = chunks.into_iter();
+    let joined = match chunks.next() {
+        Some(first) => join_chunks(first, chunks),
+        None => ChunkOutput::default(),
+    };
+    let mut diagnostics = joined.diagnostics;
+    end_of_file_diagnostics(
+        joined.seen_line,
+        joined.trailer_seen,
+        text_len,
+        &mut diagnostics,
+    );
+    diagnostics.extend(joined.breaks.diagnostic());
     Parsed {
-        green,
+        green: GreenNode::new(SyntaxKind::Document.into(), joined.children),
         diagnostics,
-        max_depth,
+        max_depth: joined.max_depth.max(1),
     }
 }
 
