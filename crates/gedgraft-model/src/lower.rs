@@ -175,7 +175,12 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
     let document = Node::new(root, TextSize::from(0));
     let (header, trailers) = header_and_trailers(document);
     let (mut head, elements, index) = lower_header(parse, finishing, document, header);
-    let runs = split_records(elements, index, options.threads, root.text_len());
+    let runs = split_records(
+        elements,
+        index,
+        (options.threads, PARALLEL_CHUNK),
+        root.text_len(),
+    );
     let language = head.default_language.clone();
     let lower_run = |run| lower_run(parse, finishing, &language, &trailers, run);
     let mut fragments = Vec::with_capacity(runs.len() + 1);
@@ -245,17 +250,17 @@ fn lower_run<'p>(
 
 /// Cuts the document's elements from `elements` (the first of which has index `first`) into runs of about
 /// equal length that start at records: `threads` of them, or with `threads` at 0 one per core if each gets
-/// [`PARALLEL_CHUNK`] octets.
+/// `min_len` octets.
 fn split_records(
     elements: Elements<'_>,
     first: usize,
-    threads: usize,
+    (threads, min_len): (usize, usize),
     total: TextSize,
 ) -> Vec<Run<'_>> {
     let start = usize::from(elements.offset());
     let len = usize::from(total).saturating_sub(start);
     let count = match threads {
-        0 => workers_for(len, PARALLEL_CHUNK),
+        0 => workers_for(len, min_len),
         n => n.max(1),
     };
     // The starts of the runs: the first element, then the first record at or after each cut.

@@ -229,12 +229,7 @@ impl StreamLowering {
             (document.elements(), 0, first_line)
         };
         // The records in runs on the machine's cores, as the whole-file lowering cuts a file.
-        let len =
-            usize::from(batch.green().text_len()).saturating_sub(usize::from(elements.offset()));
-        let threads = match self.options.threads {
-            0 => workers_for(len, STREAM_PARALLEL_CHUNK),
-            n => n,
-        };
+        let threads = (self.options.threads, STREAM_PARALLEL_CHUNK);
         let runs = split_records(elements, index, threads, batch.green().text_len());
         let language = &self.language;
         let workers = runs.len();
