@@ -104,8 +104,7 @@ impl JsonStream {
         out: &mut String,
         diagnostics: &mut String,
     ) {
-        let mut keep = |_: &mut String| Ok(());
-        let _ = self.batch_to(parse, lowered, out, diagnostics, &mut keep);
+        let _ = self.batch_into(parse, lowered, out, diagnostics, None);
     }
 
     /// [`batch`](JsonStream::batch), with the records' JSON handed to `sink` (which empties the string it is
@@ -119,9 +118,22 @@ impl JsonStream {
         diagnostics: &mut String,
         sink: &mut dyn FnMut(&mut String) -> Result<(), String>,
     ) -> Result<(), String> {
+        self.batch_into(parse, lowered, out, diagnostics, Some(sink))
+    }
+
+    /// [`batch`](JsonStream::batch) and [`batch_to`](JsonStream::batch_to): the records' JSON handed to `sink`,
+    /// if any, as it is made.
+    fn batch_into(
+        &mut self,
+        parse: &Parse,
+        lowered: &Lowered,
+        out: &mut String,
+        diagnostics: &mut String,
+        sink: Option<Sink<'_>>,
+    ) -> Result<(), String> {
         let mut w = Writer {
             out: std::mem::take(out),
-            sink: Some(sink),
+            sink,
             failed: None,
         };
         let dataset = &lowered.dataset;

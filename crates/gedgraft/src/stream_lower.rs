@@ -66,8 +66,7 @@ pub(crate) fn lower_streamed(
             written
         };
         writer.batch_to(parse, &lowered, &mut json, &mut diagnostics.text, &mut sink)?;
-        crate::output::emit(&json)?;
-        json.clear();
+        sink(&mut json)?;
         diagnostics.spill_if_large()?;
         dropper.later((batch, lowered));
     }
