@@ -21,7 +21,6 @@ pub(super) fn level_jump(cx: &Cx, d: &Diagnostic) -> Made {
         .filter_map(Structure::cast)
         .take_while(|s| s.level().is_some_and(|l| l.value() == level));
     let mut edits = Vec::new();
-    let mut lines = 0usize;
     for s in run {
         let levels = (s.syntax().descendants_with_tokens())
             .filter_map(|e| e.into_token())
@@ -32,10 +31,10 @@ pub(super) fn level_jump(cx: &Cx, d: &Diagnostic) -> Made {
                 continue;
             }
             edits.push(cx.replace(token.syntax().text_range(), &(value - by).to_string())?);
-            lines += 1;
         }
     }
-    let others = match lines - 1 {
+    // One edit per line: the jumped line's, then the others'.
+    let others = match edits.len().saturating_sub(1) {
         0 => String::new(),
         1 => ", and the line after it in its run or nested in it up as many levels".to_string(),
         n => format!(", and the {n} lines after it in its run or nested in it up as many levels"),
