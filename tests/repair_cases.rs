@@ -27,15 +27,16 @@ fn errors(diagnostics: &[gedgraft_syntax::Diagnostic]) -> (u64, BTreeSet<&'stati
 }
 
 /// The snapshot of the case `tests/data/FOLDER/NAME.ged` (in `snapshots/data_FOLDER`): the input, the
-/// diagnostics with their fixes (`shown`), and the octets after the repairs (under `heading`).
+/// diagnostics with their fixes, and the octets after the repairs (under `heading`).
 fn assert_case_snapshot(
     folder: &str,
-    name: &str,
+    case: &Case,
     heading: &str,
-    input: &[u8],
-    shown: &[serde_json::Value],
     repaired: &gedgraft_edit::Repaired,
 ) {
+    let Case {
+        name, input, shown, ..
+    } = case;
     let report = format!(
         "input:\n{}\ndiagnostics:\n{}\n\n{heading} ({} repairs):\n{}",
         show_octets(input),
@@ -53,50 +54,88 @@ fn assert_case_snapshot(
     });
 }
 
+/// A case file read and diagnosed: its name, the code it is named after, its octets and parse, every
+/// diagnostic with the repair offered for it, and those as the snapshot shows them.
+struct Case {
+    name: String,
+    code: String,
+    input: Vec<u8>,
+    before: gedgraft_syntax::Parse,
+    diagnostics: Vec<gedgraft_syntax::Diagnostic>,
+    found: Vec<Option<gedgraft_edit::Repair>>,
+    shown: Vec<serde_json::Value>,
+}
+
+impl Case {
+    fn read(path: &std::path::Path) -> Case {
+        let input = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let before = parse(&input);
+        let diagnostics = all_diagnostics(&before);
+        let refs: Vec<_> = diagnostics.iter().collect();
+        let found = repairs(&before, &refs);
+        let shown = (refs.iter().zip(&found))
+            .map(|(d, r)| diagnostic_json(d, r.as_ref()))
+            .collect();
+        Case {
+            name: case_name(path),
+            code: expected_code(path),
+            input,
+            before,
+            diagnostics,
+            found,
+            shown,
+        }
+    }
+
+    /// The case's octets repaired to a fixed point with the repairs `wanted` takes.
+    fn repaired(&self, wanted: impl Fn(&gedgraft_edit::Repair) -> bool) -> gedgraft_edit::Repaired {
+        let options = ParseOptions::default();
+        repair_to_fixed_point(&self.input, &self.before, &options, all_diagnostics, wanted)
+    }
+
+    /// Each diagnostic with its repair, if any.
+    fn pairs(
+        &self,
+    ) -> impl Iterator<Item = (&gedgraft_syntax::Diagnostic, Option<&gedgraft_edit::Repair>)> {
+        self.diagnostics
+            .iter()
+            .zip(self.found.iter().map(Option::as_ref))
+    }
+}
+
 #[test]
 fn repair_cases_fix_their_code() {
     let files = data_files("repair");
     assert!(!files.is_empty(), "no files in tests/data/repair");
     let mut failures = Vec::new();
     for path in &files {
-        let name = case_name(path);
-        let code = expected_code(path);
-        let input = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let before = parse(&input);
-        let diagnostics = all_diagnostics(&before);
-        let refs: Vec<_> = diagnostics.iter().collect();
-        let found = repairs(&before, &refs);
-        let shown: Vec<serde_json::Value> = refs
-            .iter()
-            .zip(&found)
-            .map(|(d, r)| diagnostic_json(d, r.as_ref()))
-            .collect();
-        let own = refs.iter().zip(&found).find(|(d, _)| d.code == code);
+        let case = Case::read(path);
+        let (name, code) = (&case.name, &case.code);
+        let own = case.pairs().find(|(d, _)| d.code == code);
         let Some((_, Some(repair))) = own else {
             failures.push(format!("repair/{name}: no repaired `{code}` diagnostic"));
             continue;
         };
         let upto = repair.applicability;
-        let options = ParseOptions::default();
-        let repaired = repair_to_fixed_point(&input, &before, &options, all_diagnostics, |r| {
-            r.applicability <= upto
-        });
+        let repaired = case.repaired(|r| r.applicability <= upto);
         let after = parse(&repaired.bytes);
         let after_diagnostics = all_diagnostics(&after);
         if after_diagnostics.iter().any(|d| d.code == code) {
             failures.push(format!("repair/{name}: `{code}` is still reported"));
         }
-        if KEEPS_DATASET.contains(&code.as_str()) && dataset_of(&before).0 != dataset_of(&after).0 {
+        if KEEPS_DATASET.contains(&code.as_str())
+            && dataset_of(&case.before).0 != dataset_of(&after).0
+        {
             failures.push(format!("repair/{name}: the repairs changed the dataset"));
         }
-        let (n_before, codes_before) = errors(&diagnostics);
+        let (n_before, codes_before) = errors(&case.diagnostics);
         let (n_after, codes_after) = errors(&after_diagnostics);
         if n_after > n_before || !codes_after.is_subset(&codes_before) {
             failures.push(format!(
                 "repair/{name}: errors {codes_before:?} ({n_before}) became {codes_after:?} ({n_after})"
             ));
         }
-        assert_case_snapshot("repair", &name, "repaired", &input, &shown, &repaired);
+        assert_case_snapshot("repair", &case, "repaired", &repaired);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -149,43 +188,16 @@ fn norepair_cases_offer_no_repair_of_their_code() {
     assert!(!files.is_empty(), "no files in tests/data/norepair");
     let mut failures = Vec::new();
     for path in &files {
-        let name = case_name(path);
-        let code = expected_code(path);
-        let input = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let before = parse(&input);
-        let diagnostics = all_diagnostics(&before);
-        let refs: Vec<_> = diagnostics.iter().collect();
-        let found = repairs(&before, &refs);
-        if !refs.iter().any(|d| d.code == code) {
+        let case = Case::read(path);
+        let (name, code) = (&case.name, &case.code);
+        if !case.pairs().any(|(d, _)| d.code == code) {
             failures.push(format!("norepair/{name}: no `{code}` diagnostic"));
         }
-        if refs
-            .iter()
-            .zip(&found)
-            .any(|(d, r)| d.code == code && r.is_some())
-        {
+        if case.pairs().any(|(d, r)| d.code == code && r.is_some()) {
             failures.push(format!("norepair/{name}: a `{code}` repair is offered"));
         }
-        let shown: Vec<serde_json::Value> = refs
-            .iter()
-            .zip(&found)
-            .map(|(d, r)| diagnostic_json(d, r.as_ref()))
-            .collect();
-        let repaired = repair_to_fixed_point(
-            &input,
-            &before,
-            &ParseOptions::default(),
-            all_diagnostics,
-            |r| r.applicability == Applicability::Safe,
-        );
-        assert_case_snapshot(
-            "norepair",
-            &name,
-            "after the safe repairs",
-            &input,
-            &shown,
-            &repaired,
-        );
+        let repaired = case.repaired(|r| r.applicability == Applicability::Safe);
+        assert_case_snapshot("norepair", &case, "after the safe repairs", &repaired);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
