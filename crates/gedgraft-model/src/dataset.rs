@@ -513,7 +513,7 @@ impl<'d> StructureRef<'d> {
     }
 
     /// The view of another structure of the same part.
-    fn sibling(&self, local: u32) -> Option<StructureRef<'d>> {
+    pub(crate) fn sibling(&self, local: u32) -> Option<StructureRef<'d>> {
         Some(StructureRef {
             dataset: self.dataset,
             part: self.part,
@@ -591,6 +591,11 @@ impl<'d> StructureRef<'d> {
         StructureId(self.part.first.saturating_add(self.local_end()))
     }
 
+    /// The local ids of its substructures and their descendants: the first, and the one after the last.
+    pub(crate) fn child_range(&self) -> (u32, u32) {
+        (self.local.saturating_add(1), self.local_end())
+    }
+
     /// Whether the structure has substructures.
     pub fn has_children(&self) -> bool {
         self.local_end() > self.local.saturating_add(1)
@@ -598,10 +603,11 @@ impl<'d> StructureRef<'d> {
 
     /// The substructures, in order (`CONT`/`CONC`, `PLANG` and `DTYPE` substructures are merged away).
     pub fn children(&self) -> Children<'d> {
+        let (next, end) = self.child_range();
         Children {
             parent: *self,
-            next: self.local.saturating_add(1),
-            end: self.local_end(),
+            next,
+            end,
         }
     }
 

@@ -5,7 +5,7 @@
 //! by depth (indentation stops growing after [`MAX_INDENT`] levels so output stays linear in size); it is
 //! ordinary JSON. The schema is described in the crate's `README.md`.
 
-use crate::dataset::{Children, Dataset, Metadata, Payload, StructureId, StructureRef, Version};
+use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use crate::lower::Lowered;
 use gedgraft_syntax::internal::{json_option, json_string, write_diagnostic_json, JsonLayout};
 use gedgraft_syntax::{Diagnostic, Parse};
@@ -189,23 +189,6 @@ impl JsonStream {
     }
 }
 
-/// The structures of one JSON array: listed ids, or a structure's children.
-enum Items<'d> {
-    Roots(&'d Dataset, std::slice::Iter<'d, StructureId>),
-    Children(Children<'d>),
-}
-
-impl<'d> Iterator for Items<'d> {
-    type Item = Option<StructureRef<'d>>;
-
-    fn next(&mut self) -> Option<Option<StructureRef<'d>>> {
-        match self {
-            Items::Roots(dataset, ids) => ids.next().map(|id| dataset.get(*id)),
-            Items::Children(children) => children.next().map(Some),
-        }
-    }
-}
-
 /// How the JSON of a batch's records is written out while it is made: `out` is handed over whenever it holds
 /// [`FLUSH_AT`] octets, so that a record of millions of structures is not held as one string.
 type Sink<'s> = &'s mut dyn FnMut(&mut String) -> Result<(), String>;
@@ -316,8 +299,8 @@ impl Writer<'_> {
         self.out.push(']');
     }
 
-    /// Writes the items of an array at indentation `depth` for `roots`, after others if `after`, without
-    /// recursion; whether it wrote any.
+    /// Writes the items of an array at indentation `depth` for `roots` (`null` for an id that has no
+    /// structure), after others if `after`; whether it wrote any.
     fn items(
         &mut self,
         dataset: &Dataset,
@@ -325,50 +308,70 @@ impl Writer<'_> {
         depth: usize,
         after: bool,
     ) -> bool {
-        if roots.is_empty() {
-            return false;
+        for (i, id) in roots.iter().enumerate() {
+            if after || i > 0 {
+                self.out.push(',');
+            }
+            self.indent(depth + 1);
+            match dataset.get(*id) {
+                Some(s) => self.subtree(s, depth + 1),
+                None => self.out.push_str("null"),
+            }
         }
-        // Each frame: the structures of one array (`None` for an id that has none), whether one was written,
-        // the array's indentation.
-        let mut stack: Vec<(Items<'_>, bool, usize)> =
-            vec![(Items::Roots(dataset, roots.iter()), after, depth)];
-        while let Some(frame) = stack.last_mut() {
-            let level = frame.2;
-            if let Some(item) = frame.0.next() {
-                if frame.1 {
-                    self.out.push(',');
-                }
-                frame.1 = true;
-                self.indent(level + 1);
-                let Some(s) = item else {
-                    self.out.push_str("null");
-                    continue;
-                };
-                self.out.push_str("{\"xref\": ");
-                self.opt_string(s.xref());
-                self.out.push_str(", \"tag\": ");
-                self.string(s.tag());
-                self.out.push_str(", \"payload\": ");
-                self.payload(s.payload());
-                self.out.push_str(", \"line\": ");
-                self.opt_number(s.line());
-                self.out.push_str(", \"children\": [");
-                self.maybe_flush();
+        !roots.is_empty()
+    }
+
+    /// Writes `root` and its substructures, `root` at indentation `depth`, without recursion. A frame of the
+    /// walk is one open array of substructures: the local id of the next one, the id after the last one, and
+    /// whether one was written — 12 octets a level, so that a record nested a million levels deep costs
+    /// little more than its structures.
+    fn subtree(&mut self, root: StructureRef<'_>, depth: usize) {
+        let mut stack: Vec<(u32, u32, bool)> = Vec::new();
+        let mut next = Some(root);
+        loop {
+            if let Some(s) = next.take() {
+                self.open(s);
                 if s.has_children() {
-                    stack.push((Items::Children(s.children()), false, level + 1));
+                    let (first, end) = s.child_range();
+                    stack.push((first, end, false));
                 } else {
                     self.out.push_str("]}");
                 }
-            } else {
-                stack.pop();
-                if stack.is_empty() {
-                    break;
+            }
+            let Some(frame) = stack.last_mut() else {
+                break;
+            };
+            match (frame.0 < frame.1).then(|| root.sibling(frame.0)).flatten() {
+                Some(child) => {
+                    frame.0 = child.child_range().1;
+                    if std::mem::replace(&mut frame.2, true) {
+                        self.out.push(',');
+                    }
+                    self.indent(depth + stack.len());
+                    next = Some(child);
                 }
-                self.indent(level);
-                self.out.push_str("]}");
+                None => {
+                    stack.pop();
+                    self.indent(depth + stack.len());
+                    self.out.push_str("]}");
+                    self.maybe_flush();
+                }
             }
         }
-        true
+    }
+
+    /// Writes a structure up to the opening of its array of substructures.
+    fn open(&mut self, s: StructureRef<'_>) {
+        self.out.push_str("{\"xref\": ");
+        self.opt_string(s.xref());
+        self.out.push_str(", \"tag\": ");
+        self.string(s.tag());
+        self.out.push_str(", \"payload\": ");
+        self.payload(s.payload());
+        self.out.push_str(", \"line\": ");
+        self.opt_number(s.line());
+        self.out.push_str(", \"children\": [");
+        self.maybe_flush();
     }
 
     /// Hands `out` to the sink once it holds [`FLUSH_AT`] octets.

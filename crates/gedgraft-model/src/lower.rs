@@ -22,6 +22,7 @@ use gedgraft_encoding::Encoding;
 use gedgraft_syntax::internal::green_view::{
     count_line_breaks, is_line_break, strip_ats, Elements, LineInfo, Node, Token,
 };
+use gedgraft_syntax::internal::walk_depth;
 use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
@@ -243,6 +244,12 @@ fn lower_run<'p>(
     // Room for about one structure per line of average length, and the strings (at most as long as the
     // lines, and much shorter without tags and levels), so that the vectors rarely grow.
     builder.part.structures.reserve(len / 24);
+    builder.run = (usize::from(elements.offset()), len);
+    // The walk's frames, at once: a bound that a deep record's walk would otherwise double its way to (#12);
+    // no more than a frame per two octets, a line's least.
+    builder
+        .stack
+        .reserve(walk_depth(parse).min(len / 2).saturating_add(2));
     builder.part.text.reserve(len / 2);
     builder.lower_elements(elements, first, count, trailers);
     builder.into_fragment()
@@ -370,6 +377,9 @@ struct Builder<'p> {
     text: TextBuilder,
     /// The stack of [`Builder::lower_tree`], kept between records.
     stack: Vec<Frame<'p>>,
+    /// The run being lowered: its first offset in the tree and its length in octets
+    /// ([`Builder::push_structure`]).
+    run: (usize, usize),
     /// The run of left-out lines not yet reported ([`Builder::leave_out`]).
     left_out: Option<LeftOut>,
 }
@@ -379,18 +389,20 @@ struct Builder<'p> {
 /// lines and annotations.
 type Frame<'p> = (Elements<'p>, Option<Owner>);
 
-/// A lowered structure while its substructures are walked.
+/// A lowered structure while its substructures are walked: 12 octets, so that a frame of the walk takes 40
+/// (a record nested 400 000 levels deep has as many frames, #12).
 #[derive(Debug, Clone, Copy)]
 struct Owner {
     /// Its local id.
     id: u32,
-    /// Its level (a substructure's is one more).
-    level: usize,
+    /// Its level (a substructure's is one more; a parsed level fits, [`MAX_LEVEL`](gedgraft_syntax::MAX_LEVEL)
+    /// being `u32::MAX`).
+    level: u32,
     /// Whether its payload is a pointer (which annotations cannot annotate).
     pointer: bool,
-    /// The language and datatype its annotations gave so far.
-    lang: Option<Str>,
-    datatype: Option<Str>,
+    /// Whether an annotation gave its payload a language or a datatype (which its payload then holds).
+    lang: bool,
+    datatype: bool,
 }
 
 /// The number of entries of [`Builder::tag_cache`].
@@ -455,6 +467,7 @@ impl<'p> Builder<'p> {
             line: 0,
             text: TextBuilder::new(finishing),
             stack: Vec::new(),
+            run: (0, 0),
             left_out: None,
         }
     }
@@ -558,7 +571,9 @@ impl<'p> Builder<'p> {
     /// continuation lines, malformed lines, blank lines and payload annotations) moves `line` on.
     fn lower_tree(&mut self, root: Node<'p>, mode: Mode, is_record: bool) -> u32 {
         let line = root.line();
-        let level = root.level().unwrap_or(0);
+        let level = root
+            .level()
+            .map_or(0, |l| u32::try_from(l).unwrap_or(u32::MAX));
         let root_owner = self.lower_one(root, &line, NONE, level, is_record, mode);
         let root_id = root_owner.id;
         self.line += usize::from(line.line_break);
@@ -592,7 +607,7 @@ impl<'p> Builder<'p> {
                 stack.push((node.elements(), None));
                 continue;
             }
-            if !nests_in(node, Some(owner.level)) {
+            if !nests_in(node, Some(owner.level as usize)) {
                 self.line += self.leave_out(node);
                 continue;
             }
@@ -638,7 +653,7 @@ impl<'p> Builder<'p> {
         }
         let id = self.part.len_u32();
         let range = node.range();
-        self.part.structures.push(Structure {
+        self.push_structure(Structure {
             tag: leaf.tag,
             xref: Str::ABSENT,
             payload: leaf.payload,
@@ -673,13 +688,29 @@ impl<'p> Builder<'p> {
         }
     }
 
+    /// Adds a structure to the part. Once the room reserved for the run is full, it grows by what the rest of
+    /// the run needs at the density of structures so far (and an eighth more), rather than doubling: a grown
+    /// vector hands its old buffer back to the allocator, which keeps it a while (mimalloc purges after a
+    /// second), so each doubling of a large run's vector costs its size again in peak memory (a record of
+    /// 400 000 lines nested one in the other, #12).
+    fn push_structure(&mut self, structure: Structure) {
+        let structures = &mut self.part.structures;
+        if structures.len() == structures.capacity() {
+            let (start, len) = self.run;
+            let done = (structure.from as usize).saturating_sub(start).max(1);
+            let rest = structures.len().saturating_mul(len.saturating_sub(done)) / done;
+            structures.reserve(rest.saturating_add(rest / 8).max(64));
+        }
+        structures.push(structure);
+    }
+
     /// Lowers one structure (not its substructures) and returns it as the owner of its substructures.
     fn lower_one(
         &mut self,
         cst: Node<'p>,
         line: &LineInfo<'p>,
         parent: u32,
-        level: usize,
+        level: u32,
         is_record: bool,
         mode: Mode,
     ) -> Owner {
@@ -716,7 +747,7 @@ impl<'p> Builder<'p> {
             _ => Str::ABSENT,
         };
         let range = cst.range();
-        self.part.structures.push(Structure {
+        self.push_structure(Structure {
             tag,
             xref,
             payload,
@@ -730,8 +761,8 @@ impl<'p> Builder<'p> {
             id,
             level,
             pointer: matches!(payload, Stored::Pointer { .. }),
-            lang: None,
-            datatype: None,
+            lang: false,
+            datatype: false,
         }
     }
 
@@ -823,17 +854,16 @@ impl<'p> Builder<'p> {
         if parent.pointer {
             return misuse(self, "cannot annotate a pointer payload");
         }
-        if (if is_plang {
+        let repeated = if is_plang {
             parent.lang
         } else {
             parent.datatype
-        })
-        .is_some()
-        {
+        };
+        if repeated {
             return misuse(self, "repeats an earlier one on the same structure");
         }
-        let text = self.merged_text(line);
-        if text.is_empty() {
+        let text_given = self.merged_text(line);
+        if text_given.is_empty() {
             if is_plang {
                 self.report(
                     codes::BAD_LANGUAGE_TAG,
@@ -846,27 +876,40 @@ impl<'p> Builder<'p> {
             }
             return;
         }
-        if is_plang {
-            parent.lang = Some(text);
+        // The parent's payload becomes (or stays) a string with this language and datatype, even if empty; the
+        // other of the two is the payload's if an earlier annotation gave it, else the default.
+        let default_lang = if is_plang || parent.lang {
+            Str::ABSENT
         } else {
-            parent.datatype = Some(text);
-        }
-        // The parent's payload becomes (or stays) a string with this language and datatype, even if empty.
-        let lang = match parent.lang {
-            Some(lang) => lang,
-            None => self.default_lang(),
+            self.default_lang()
         };
-        let datatype = parent.datatype.unwrap_or(Str::ABSENT);
         if let Some(s) = self.part.structures.get_mut(parent.id as usize) {
-            let text = match s.payload {
-                Stored::Text { text, .. } => text,
-                _ => Str::EMPTY,
+            let (text, lang, datatype) = match s.payload {
+                Stored::Text {
+                    text,
+                    lang,
+                    datatype,
+                } => (text, lang, datatype),
+                _ => (Str::EMPTY, Str::ABSENT, Str::ABSENT),
             };
             s.payload = Stored::Text {
                 text,
-                lang,
-                datatype,
+                lang: match (is_plang, parent.lang) {
+                    (true, _) => text_given,
+                    (false, true) => lang,
+                    (false, false) => default_lang,
+                },
+                datatype: match (is_plang, parent.datatype) {
+                    (false, _) => text_given,
+                    (true, true) => datatype,
+                    (true, false) => Str::ABSENT,
+                },
             };
+        }
+        if is_plang {
+            parent.lang = true;
+        } else {
+            parent.datatype = true;
         }
     }
 }

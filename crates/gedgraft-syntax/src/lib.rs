@@ -80,6 +80,13 @@ pub mod internal {
     pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};
 
+    /// How deep a walk over `parse`'s tree goes at most: the deepest the parser's stack of open structures
+    /// went, and one for a line; a walk with an explicit stack makes room for that many frames at once rather
+    /// than doubling its way there (the lowering of a record nested 400 000 deep, #12).
+    pub fn walk_depth(parse: &crate::Parse) -> usize {
+        parse.max_depth().saturating_add(1)
+    }
+
     /// The tally of a file's line-break forms (`mixed-line-breaks` and its repair).
     pub mod line_breaks {
         pub use crate::line_breaks::{Seen, Tally};

@@ -344,6 +344,12 @@ impl Parse {
         &self.green
     }
 
+    /// The deepest the parser's stack of open structures went (the document counted): with one more for a
+    /// line, how deep a walk over the tree goes.
+    pub(crate) fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
     /// The diagnostics, in file order.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
