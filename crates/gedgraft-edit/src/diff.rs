@@ -74,7 +74,7 @@ impl<'a> Side<'a> {
 }
 
 /// Lines of context around each change.
-const CONTEXT: usize = 3;
+pub(crate) const CONTEXT: usize = 3;
 
 /// One pass over a side's tokens, in text order, without a copy of the text. Lines start where a [`LineCursor`]
 /// says (a CR LF counts once, even split between two tokens), and the text's end starts a last, empty "line"
@@ -112,7 +112,7 @@ pub(crate) struct Scan<'a, 'r> {
 /// What a [`Scan`] found.
 pub(crate) struct Scanned {
     /// How many lines.
-    count: usize,
+    pub(crate) count: usize,
     /// The text length.
     end: usize,
     /// Whether a line break ends the text.
@@ -364,123 +364,23 @@ impl LineDiff {
 
     /// The diff; without `context`, only the changed lines are read, and the result is only good for counting.
     fn build(old: Side, new: Side, changes: &[Change], context: bool) -> LineDiff {
+        let encodings = (old.encoding, new.encoding);
         if changes.is_empty() {
-            return LineDiff {
-                old: Lines::default(),
-                new: Lines::default(),
-                groups: Vec::new(),
-                markers: false,
-                encodings: (old.encoding, new.encoding),
-            };
+            return LineDiff::empty(encodings);
         }
-        let old_ranges: Vec<Range<usize>> = changes
-            .iter()
-            .map(|c| old.map.text_offset(c.input.start)..old.map.text_offset(c.input.end))
-            .collect();
-        let new_ranges: Vec<Range<usize>> = changes
-            .iter()
-            .map(|c| new.map.text_offset(c.output.start)..new.map.text_offset(c.output.end))
-            .collect();
-        // Changes come sorted, so their text ranges are too. (Were they not, the scans would keep fewer lines
-        // around them, and the missing ones would be read below: the diff is the same.)
-        let context_lines = if context { CONTEXT } else { 0 };
-        let (old_scan, new_scan) = scan_both(old, &old_ranges, new, &new_ranges, context_lines);
-        let old_count = old_scan.count;
-        let new_count = new_scan.count;
-        // Windows of lines to compare, merged where they overlap or their gaps disagree.
-        let windows = merge_windows(
-            old_ranges
-                .iter()
-                .zip(&new_ranges)
-                .enumerate()
-                .map(|(i, (o, n))| (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()))),
-            (old_count, new_count),
-            false,
-        );
-        let mut old_lines = old_scan.lines;
-        let mut new_lines = new_scan.lines;
-        // Windows merged across unequal gaps may hold lines the scans did not keep.
-        let old_wanted = old_lines.missing(windows.iter().map(|w| w.0.clone()));
-        old_lines.add(old, &old_wanted);
-        let new_wanted = new_lines.missing(windows.iter().map(|w| w.1.clone()));
-        new_lines.add(new, &new_wanted);
-        let mut ops = Vec::new();
-        let (mut oi, mut ni) = (0, 0);
-        let mut forms: Vec<&'static str> = Vec::new();
-        let mut note_form = |line_break: &'static str| {
-            if !line_break.is_empty() && !forms.contains(&line_break) {
-                forms.push(line_break);
-            }
-        };
-        for (wo, wn) in &windows {
-            if wo.start > oi {
-                ops.push(DiffOp::Equal {
-                    old_index: oi,
-                    new_index: ni,
-                    len: wo.start - oi,
-                });
-            }
-            let a = old_lines.shown_range(wo.clone());
-            let b = new_lines.shown_range(wn.clone());
-            for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
-                ops.push(shift(op, wo.start, wn.start));
-            }
-            for &(_, line_break, _) in a.iter().chain(&b) {
-                note_form(line_break);
-            }
-            oi = wo.end;
-            ni = wn.end;
-        }
-        if oi < old_count && ni < new_count && !ops.is_empty() {
-            ops.push(DiffOp::Equal {
-                old_index: oi,
-                new_index: ni,
-                len: (old_count - oi).min(new_count - ni),
-            });
-        }
-        let groups: Vec<Vec<DiffOp>> = similar::group_diff_ops(ops, CONTEXT)
-            .into_iter()
-            .filter(|g| g.iter().any(|op| !matches!(op, DiffOp::Equal { .. })))
-            .collect();
-        if !context {
-            return LineDiff {
-                old: old_lines,
-                new: new_lines,
-                groups,
-                markers: false,
-                encodings: (old.encoding, new.encoding),
-            };
-        }
-        // Every line that is printed (the scans kept the context lines; any other is read now).
-        let printed_old = || {
-            groups
-                .iter()
-                .flat_map(|g| g.iter().map(|op| op.old_range()))
-        };
-        let printed_new = || {
-            groups
-                .iter()
-                .flat_map(|g| g.iter().map(|op| op.new_range()))
-        };
-        let old_wanted = old_lines.missing(printed_old());
-        old_lines.add(old, &old_wanted);
-        let new_wanted = new_lines.missing(printed_new());
-        new_lines.add(new, &new_wanted);
-        let mut at = 0;
-        for l in printed_old().flatten() {
-            note_form(old_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
-        }
-        let mut at = 0;
-        for l in printed_new().flatten() {
-            note_form(new_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
-        }
-        let markers = forms.len() > 1;
+        let mut flat = Flat::of(old, new, changes, context);
+        flat.end_equal();
+        flat.into_diff(context, Some((old, new)), encodings)
+    }
+
+    /// The diff of two texts that do not differ.
+    pub(crate) fn empty(encodings: (Encoding, Encoding)) -> LineDiff {
         LineDiff {
-            old: old_lines,
-            new: new_lines,
-            groups,
-            markers,
-            encodings: (old.encoding, new.encoding),
+            old: Lines::default(),
+            new: Lines::default(),
+            groups: Vec::new(),
+            markers: false,
+            encodings,
         }
     }
 
@@ -515,6 +415,170 @@ impl LineDiff {
             |l| self.old.get(l),
             |l| self.new.get(l),
         )
+    }
+}
+
+/// A diff before its lines are grouped into hunks: the lines held on either side, the operations over the
+/// lines (equal runs and the windows' edits, in order), where the last window ends, the line counts, and the
+/// line-break forms of the lines compared. [`LineDiff`] groups one; [`crate::StreamedDiff`] joins one per
+/// batch of a streamed file first.
+pub(crate) struct Flat {
+    pub old: Lines,
+    pub new: Lines,
+    pub ops: Vec<DiffOp>,
+    /// The old and new line after the last window.
+    pub end: (usize, usize),
+    /// How many lines the old and the new text have.
+    pub counts: (usize, usize),
+    pub forms: Vec<String>,
+}
+
+impl Flat {
+    /// The operations of the diff of `old` and `new`, which differ only in `changes` (not empty), up to the
+    /// end of the last window.
+    pub(crate) fn of(old: Side, new: Side, changes: &[Change], context: bool) -> Flat {
+        let old_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .map(|c| old.map.text_offset(c.input.start)..old.map.text_offset(c.input.end))
+            .collect();
+        let new_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .map(|c| new.map.text_offset(c.output.start)..new.map.text_offset(c.output.end))
+            .collect();
+        // Changes come sorted, so their text ranges are too. (Were they not, the scans would keep fewer lines
+        // around them, and the missing ones would be read below: the diff is the same.)
+        let context_lines = if context { CONTEXT } else { 0 };
+        let (old_scan, new_scan) = scan_both(old, &old_ranges, new, &new_ranges, context_lines);
+        let old_count = old_scan.count;
+        let new_count = new_scan.count;
+        // Windows of lines to compare, merged where they overlap or their gaps disagree.
+        let windows = merge_windows(
+            old_ranges
+                .iter()
+                .zip(&new_ranges)
+                .enumerate()
+                .map(|(i, (o, n))| (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()))),
+            (old_count, new_count),
+            false,
+        );
+        let mut old_lines = old_scan.lines;
+        let mut new_lines = new_scan.lines;
+        // Windows merged across unequal gaps may hold lines the scans did not keep.
+        let old_wanted = old_lines.missing(windows.iter().map(|w| w.0.clone()));
+        old_lines.add(old, &old_wanted);
+        let new_wanted = new_lines.missing(windows.iter().map(|w| w.1.clone()));
+        new_lines.add(new, &new_wanted);
+        let mut ops = Vec::new();
+        let (mut oi, mut ni) = (0, 0);
+        let mut forms: Vec<String> = Vec::new();
+        for (wo, wn) in &windows {
+            if wo.start > oi {
+                ops.push(DiffOp::Equal {
+                    old_index: oi,
+                    new_index: ni,
+                    len: wo.start - oi,
+                });
+            }
+            let a = old_lines.shown_range(wo.clone());
+            let b = new_lines.shown_range(wn.clone());
+            for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+                ops.push(shift(op, wo.start, wn.start));
+            }
+            for &(_, line_break, _) in a.iter().chain(&b) {
+                note_form(&mut forms, line_break);
+            }
+            oi = wo.end;
+            ni = wn.end;
+        }
+        Flat {
+            old: old_lines,
+            new: new_lines,
+            ops,
+            end: (oi, ni),
+            counts: (old_count, new_count),
+            forms,
+        }
+    }
+
+    /// The equal lines after the last window, to the end of both texts.
+    pub(crate) fn end_equal(&mut self) {
+        let ((oi, ni), (old_count, new_count)) = (self.end, self.counts);
+        if oi < old_count && ni < new_count && !self.ops.is_empty() {
+            self.ops.push(DiffOp::Equal {
+                old_index: oi,
+                new_index: ni,
+                len: (old_count - oi).min(new_count - ni),
+            });
+        }
+    }
+
+    /// The hunks; without `context`, only good for counting. Printed lines not held are read from `sides`.
+    pub(crate) fn into_diff(
+        self,
+        context: bool,
+        sides: Option<(Side, Side)>,
+        encodings: (Encoding, Encoding),
+    ) -> LineDiff {
+        let Flat {
+            old: mut old_lines,
+            new: mut new_lines,
+            ops,
+            mut forms,
+            ..
+        } = self;
+        let groups: Vec<Vec<DiffOp>> = similar::group_diff_ops(ops, CONTEXT)
+            .into_iter()
+            .filter(|g| g.iter().any(|op| !matches!(op, DiffOp::Equal { .. })))
+            .collect();
+        if !context {
+            return LineDiff {
+                old: old_lines,
+                new: new_lines,
+                groups,
+                markers: false,
+                encodings,
+            };
+        }
+        // Every line that is printed (the scans kept the context lines; any other is read now).
+        let printed_old = || {
+            groups
+                .iter()
+                .flat_map(|g| g.iter().map(|op| op.old_range()))
+        };
+        let printed_new = || {
+            groups
+                .iter()
+                .flat_map(|g| g.iter().map(|op| op.new_range()))
+        };
+        if let Some((old, new)) = sides {
+            let old_wanted = old_lines.missing(printed_old());
+            old_lines.add(old, &old_wanted);
+            let new_wanted = new_lines.missing(printed_new());
+            new_lines.add(new, &new_wanted);
+        }
+        let mut at = 0;
+        for l in printed_old().flatten() {
+            note_form(&mut forms, old_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
+        }
+        let mut at = 0;
+        for l in printed_new().flatten() {
+            note_form(&mut forms, new_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
+        }
+        let markers = forms.len() > 1;
+        LineDiff {
+            old: old_lines,
+            new: new_lines,
+            groups,
+            markers,
+            encodings,
+        }
+    }
+}
+
+/// Notes a line-break form among those the diff shows (none for a last line without a break).
+pub(crate) fn note_form(forms: &mut Vec<String>, line_break: &str) {
+    if !line_break.is_empty() && !forms.iter().any(|f| f == line_break) {
+        forms.push(line_break.to_string());
     }
 }
 

@@ -154,6 +154,34 @@ impl Lines {
         });
     }
 
+    /// Adds the lines of `other` (another text's, or a batch's) as lines `base` and after.
+    pub(crate) fn append_shifted(&mut self, other: &Lines, base: usize) {
+        let shift = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        let octets_shift = u32::try_from(self.octets.len()).unwrap_or(u32::MAX);
+        let base = u32::try_from(base).unwrap_or(u32::MAX);
+        let sorted_after = self.index.last().map(|h| h.line);
+        self.index.extend(other.index.iter().map(|h| Held {
+            line: h.line.saturating_add(base),
+            start: h.start.saturating_add(shift),
+            end: h.end.saturating_add(shift),
+            octets: (
+                h.octets.0.saturating_add(octets_shift),
+                h.octets.1.saturating_add(octets_shift),
+            ),
+            ..*h
+        }));
+        self.text.push_str(&other.text);
+        self.octets.extend_from_slice(&other.octets);
+        let first_new = other.index.first().map(|h| h.line.saturating_add(base));
+        if let (Some(last), Some(first)) = (sorted_after, first_new) {
+            if first <= last {
+                self.index.sort_by_key(|e| e.line);
+            }
+        }
+        let end = self.index.last().map_or(0, |h| h.line as usize + 1);
+        self.count = self.count.max(end);
+    }
+
     /// Adds the lines `wanted` (ascending, not held yet) of a side, in one more pass over its tree.
     pub(crate) fn add(&mut self, side: Side, wanted: &[usize]) {
         if wanted.is_empty() {

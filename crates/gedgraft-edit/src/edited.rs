@@ -263,7 +263,7 @@ impl<'p> Edited<'p> {
     }
 
     /// The new file as one side of a diff: its parse if made, else the spliced tree and the octets' source map.
-    fn side(&self) -> Side<'_> {
+    pub(crate) fn side(&self) -> Side<'_> {
         match self.parse.get() {
             Some(p) => Side::of(p),
             None => Side {

@@ -81,6 +81,7 @@ mod atomic;
 mod dialect;
 mod diff;
 mod diff_lines;
+mod diff_stream;
 /// The test-only whole-text oracle of the review diff: kept with the tests, compiled into the unit tests only.
 #[cfg(test)]
 #[path = "../tests/support/diff_reference.rs"]
@@ -101,6 +102,7 @@ pub use atomic::{
     check_backup_suffix, check_replaceable, write_atomic, write_atomic_streamed, write_atomic_with,
 };
 pub use diff::{unified_diff, LineDiff};
+pub use diff_stream::StreamedDiff;
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
