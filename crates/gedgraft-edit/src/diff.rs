@@ -473,16 +473,19 @@ impl Flat {
         let mut forms: Vec<String> = Vec::new();
         for (wo, wn) in &windows {
             if wo.start > oi {
-                ops.push(DiffOp::Equal {
-                    old_index: oi,
-                    new_index: ni,
-                    len: wo.start - oi,
-                });
+                push_op(
+                    &mut ops,
+                    DiffOp::Equal {
+                        old_index: oi,
+                        new_index: ni,
+                        len: wo.start - oi,
+                    },
+                );
             }
             let a = old_lines.shown_range(wo.clone());
             let b = new_lines.shown_range(wn.clone());
             for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
-                ops.push(shift(op, wo.start, wn.start));
+                push_op(&mut ops, shift(op, wo.start, wn.start));
             }
             for &(_, line_break, _) in a.iter().chain(&b) {
                 note_form(&mut forms, line_break);
@@ -504,11 +507,14 @@ impl Flat {
     pub(crate) fn end_equal(&mut self) {
         let ((oi, ni), (old_count, new_count)) = (self.end, self.counts);
         if oi < old_count && ni < new_count && !self.ops.is_empty() {
-            self.ops.push(DiffOp::Equal {
-                old_index: oi,
-                new_index: ni,
-                len: (old_count - oi).min(new_count - ni),
-            });
+            push_op(
+                &mut self.ops,
+                DiffOp::Equal {
+                    old_index: oi,
+                    new_index: ni,
+                    len: (old_count - oi).min(new_count - ni),
+                },
+            );
         }
     }
 
@@ -558,11 +564,17 @@ impl Flat {
         }
         let mut at = 0;
         for l in printed_old().flatten() {
-            note_form(&mut forms, old_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
+            note_form(
+                &mut forms,
+                old_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b),
+            );
         }
         let mut at = 0;
         for l in printed_new().flatten() {
-            note_form(&mut forms, new_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b));
+            note_form(
+                &mut forms,
+                new_lines.get_from(&mut at, l).map_or("", |(_, b, _)| b),
+            );
         }
         let markers = forms.len() > 1;
         LineDiff {
@@ -573,6 +585,30 @@ impl Flat {
             encodings,
         }
     }
+}
+
+/// Adds an operation, joined to the last one if both are equal runs: a hunk takes its context from the run
+/// before its first change, and two runs there would give it more than [`CONTEXT`] lines.
+pub(crate) fn push_op(ops: &mut Vec<DiffOp>, op: DiffOp) {
+    if let (
+        Some(DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        }),
+        DiffOp::Equal {
+            old_index: next_old,
+            new_index: next_new,
+            len: more,
+        },
+    ) = (ops.last_mut(), op)
+    {
+        if *old_index + *len == next_old && *new_index + *len == next_new {
+            *len += more;
+            return;
+        }
+    }
+    ops.push(op);
 }
 
 /// Notes a line-break form among those the diff shows (none for a last line without a break).

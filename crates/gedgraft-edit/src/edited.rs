@@ -220,6 +220,24 @@ impl<'p> Edited<'p> {
         }
     }
 
+    /// The new file's tree without parsing the output: the one [`parse`](Edited::parse) holds once made, else
+    /// the tree the edit spliced (the same, as a parse checks in debug builds). For reading the result, such as
+    /// its pointers, without a second parse.
+    ///
+    /// ```
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&parse);
+    /// editor.rename_tag("NAME", "_NAME", None).unwrap();
+    /// let edited = editor.apply_lazily().unwrap();
+    /// assert_eq!(edited.green().to_string(), "0 HEAD\n0 @I1@ INDI\n1 _NAME Bob\n0 TRLR\n");
+    /// ```
+    pub fn green(&self) -> &GreenNode {
+        match self.parse.get() {
+            Some(p) => p.green(),
+            None => &self.green,
+        }
+    }
+
     /// The input file, parsed.
     pub fn old(&self) -> &'p Parse {
         self.old

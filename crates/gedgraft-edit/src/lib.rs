@@ -81,11 +81,11 @@ mod atomic;
 mod dialect;
 mod diff;
 mod diff_lines;
-mod diff_stream;
 /// The test-only whole-text oracle of the review diff: kept with the tests, compiled into the unit tests only.
 #[cfg(test)]
 #[path = "../tests/support/diff_reference.rs"]
 mod diff_reference;
+mod diff_stream;
 mod edited;
 mod editor;
 mod error;

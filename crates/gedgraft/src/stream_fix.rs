@@ -5,12 +5,13 @@
 //! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set`,
 //! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
 //! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
-//! to say whether they would change the file (`--check` alone: the octets are dropped). These edits are local to a record; what is not
+//! to say whether they would change the file (`--check` alone: the octets are dropped), or as the review diff
+//! (no `-o`: each batch's diff joined into the file's, [`StreamedDiff`], printed at the end). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--to-encoding`, diff mode, `--check` with `-o` or `--in-place`
+//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--to-encoding`, `--patch`, the repairs, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -21,10 +22,12 @@ use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, Warning,
+    compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, StreamedDiff, Warning,
 };
+use gedgraft_syntax::internal::green_view::Node;
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
+use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{Parse, ParseOptions, SyntaxKind};
 use std::collections::{HashMap, HashSet};
@@ -57,8 +60,9 @@ pub(crate) fn stream_options_sized(options: &ParseOptions, size: usize) -> Strea
 /// Whether `fix` streams this file with these options (see the module documentation).
 pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     let writes = args.output.is_some() || args.in_place;
-    // `--check` alone: the batches are edited and their octets dropped.
-    (writes != args.check)
+    // `--check` alone: the batches are edited and their octets dropped; the review diff (no `--patch`): the
+    // batches' diffs are joined.
+    (writes != args.check || review_diff_mode(args))
         && !whole_file_forced()
         && plan.repair.is_none()
         && plan.stages.iter().all(|s| match s {
@@ -72,6 +76,11 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
             Stage::Set(sets) => sets.iter().all(|(_, v)| !matches!(v, SetValue::Xref(_))),
             Stage::Whole { .. } | Stage::FromDataset { .. } => false,
         })
+}
+
+/// Whether `fix` prints the review diff (no output file, no `--in-place`, no `--check`, no `--patch`).
+fn review_diff_mode(args: &FixArgs) -> bool {
+    args.output.is_none() && !args.in_place && !args.check && !args.patch
 }
 
 /// What the batches did to the file so far, and what is gathered across them.
@@ -114,6 +123,24 @@ pub(crate) fn fix_streamed(
     if sets_pointers(plan) {
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
     }
+    if review_diff_mode(args) {
+        // The batches' diffs joined into the file's (the memory of the lines it prints), printed at the end
+        // like the whole-file path's; the octets are not made.
+        let mut diff = StreamedDiff::new();
+        let dropper = Dropper::new();
+        for batch in stream {
+            let batch = batch.map_err(|e| read_error(&e))?;
+            edit_batch(batch.parse(), plan, &mut totals, false, Some(&mut diff))
+                .map_err(|e| format!("{name}: {e}"))?;
+            dropper.later(batch);
+        }
+        let diff = diff.finish();
+        (totals.removed, totals.added) = (diff.removed(), diff.added());
+        if totals.changed {
+            output::write_stdout(stdout, crate::fix::review_diff(&name, &diff).as_bytes())?;
+        }
+        return Ok(Some(report(&name, args, plan, totals)));
+    }
     // Errors of the edits are kept apart from those of writing, which are reported as such.
     let mut failure: Option<String> = None;
     // Gives whether anything changed.
@@ -121,7 +148,7 @@ pub(crate) fn fix_streamed(
         let dropper = Dropper::new();
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
-            let octets = edit_batch(batch.parse(), plan, &mut totals, !args.quiet)
+            let octets = edit_batch(batch.parse(), plan, &mut totals, !args.quiet, None)
                 .map_err(|e| format!("{name}: {e}"))?;
             dropper.later(batch);
             out(&octets)?;
@@ -180,12 +207,14 @@ pub(crate) fn fix_streamed(
     Ok(Some(report(&name, args, plan, totals)))
 }
 
-/// Applies the plan's stages to one batch, as `fix` does to a whole file, and returns the batch's new octets.
+/// Applies the plan's stages to one batch, as `fix` does to a whole file, and returns the batch's new octets;
+/// with `diff`, adds the batch's diff to it instead (and returns no octets).
 fn edit_batch(
     batch: &Parse,
     plan: &Plan,
     totals: &mut Totals,
     count_lines: bool,
+    diff: Option<&mut StreamedDiff>,
 ) -> Result<Vec<u8>, String> {
     totals.batches += 1;
     gather_selections(batch, plan, totals);
@@ -213,6 +242,14 @@ fn edit_batch(
         None => None,
     };
     let changes = changes.unwrap_or_default();
+    if let Some(diff) = diff {
+        totals.changed |= !changes.is_empty();
+        match &last {
+            Some(edited) if edited.is_changed() => diff.push_edited(batch, edited, &changes),
+            _ => diff.push(batch, base, &changes),
+        }
+        return Ok(Vec::new());
+    }
     if !changes.is_empty() {
         totals.changed = true;
         if count_lines {
@@ -251,7 +288,7 @@ fn tally(edited: &Edited, stage: &Stage, totals: &mut Totals, changes: &mut Opti
         Some(before) => compose_changes(&before, edited.changed_ranges()),
     });
     if matches!(stage, Stage::Delete(_)) {
-        count_pointers(edited.parse(), totals);
+        count_pointers(edited.green(), totals);
     }
 }
 
@@ -299,38 +336,47 @@ fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, Stre
     let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
     let mut ids = HashSet::new();
     for batch in RecordStream::new(file, stream_options(options))? {
-        for token in batch?.parse().syntax().descendants_with_tokens() {
-            let Some(token) = token.into_token() else {
-                continue;
-            };
-            if token.kind() == SyntaxKind::Xref && on_first_line(&token) {
-                ids.insert(strip_ats(token.text()).to_string());
-            }
-        }
+        first_line_tokens(batch?.parse().green(), SyntaxKind::Xref, |id| {
+            ids.insert(strip_ats(id).to_string());
+        });
     }
     Ok(ids)
 }
 
-/// Whether a token is on the first line of a record or structure (not on a continuation line).
-fn on_first_line(token: &gedgraft_syntax::SyntaxToken) -> bool {
-    token
-        .parent()
-        .is_some_and(|p| matches!(p.kind(), SyntaxKind::Record | SyntaxKind::Structure))
+/// The text of every token of `kind` on a record's or a structure's first line (not on a continuation line),
+/// in a walk over the green tree (no red nodes: this runs on every batch).
+fn first_line_tokens(root: &GreenNodeData, kind: SyntaxKind, mut each: impl FnMut(&str)) {
+    let mut stack = vec![Node::new(root, 0.into()).elements()];
+    while let Some(elements) = stack.last_mut() {
+        let Some((element, start)) = elements.next() else {
+            stack.pop();
+            continue;
+        };
+        let NodeOrToken::Node(green) = element else {
+            continue;
+        };
+        let node = Node::new(green, start);
+        if node.is_structure() {
+            for (child, _) in node.elements() {
+                if let NodeOrToken::Token(t) = child {
+                    if t.kind() == kind.into() {
+                        each(t.text());
+                    }
+                }
+            }
+        }
+        stack.push(node.elements());
+    }
 }
 
 /// Counts the pointers of a batch after its deletions, by target (pointers on structures' first lines).
-fn count_pointers(parse: &Parse, totals: &mut Totals) {
-    for token in parse.syntax().descendants_with_tokens() {
-        let Some(token) = token.into_token() else {
-            continue;
-        };
-        if token.kind() == SyntaxKind::Pointer && on_first_line(&token) {
-            *totals
-                .pointers
-                .entry(strip_ats(token.text()).to_string())
-                .or_default() += 1;
-        }
-    }
+fn count_pointers(tree: &GreenNodeData, totals: &mut Totals) {
+    first_line_tokens(tree, SyntaxKind::Pointer, |target| {
+        *totals
+            .pointers
+            .entry(strip_ats(target).to_string())
+            .or_default() += 1;
+    });
 }
 
 /// The warnings gathered across batches, in the order of the whole-file path: per stage, the scope or the
@@ -421,7 +467,7 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
     if !args.quiet {
-        let verb = if args.check {
+        let verb = if args.check || review_diff_mode(args) {
             "would change"
         } else {
             "changed"

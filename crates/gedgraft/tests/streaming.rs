@@ -179,6 +179,39 @@ fn fix_streamed_equals_fix_whole_on_generated_files() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `fix FILE EDITS…` without `-o`: the review diff, made batch by batch (each batch's diff joined to the
+/// file's, context and hunks across cuts), is the whole file's, and so are the summary and the exit status.
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn review_diff_streamed_equals_review_diff_whole_on_the_corpus() {
+    let dir = temp_dir("streaming", "review_corpus");
+    let files = sorted_corpus();
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        // Two edits per file, each edit on a fifth of the corpus or more.
+        for k in [1 + i % (EDITS.len() - 1), 1 + (i + 7) % (EDITS.len() - 1)] {
+            failures.extend(command_difference(&dir, "fix", file, EDITS[k]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn review_diff_streamed_equals_review_diff_whole_on_generated_files() {
+    let dir = temp_dir("streaming", "review_generated");
+    let mut failures = Vec::new();
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for e in EDITS {
+            failures.extend(command_difference(&dir, "fix", &file, e));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]
