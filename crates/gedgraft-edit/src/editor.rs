@@ -155,6 +155,8 @@ pub struct Editor<'p> {
     line_limit: Option<usize>,
     eol: Option<LineBreakConversion>,
     transcode: Option<(Encoding, RawOctets)>,
+    /// Whether the parse is a later batch of a streamed file ([`Editor::later_batch`]).
+    later_batch: bool,
     count: usize,
     xrefs: Option<HashMap<String, u32>>,
     /// The structures per-structure edits claimed, for conflicts found by the call that causes them.
@@ -199,6 +201,7 @@ impl<'p> Editor<'p> {
             line_limit: None,
             eol: None,
             transcode: None,
+            later_batch: false,
             count: 0,
             xrefs: None,
             claims: conflicts::Claims::default(),
@@ -787,6 +790,24 @@ impl<'p> Editor<'p> {
     pub fn transcode(&mut self, to: Encoding, raw: RawOctets) {
         self.new_edit(format!("transcoding to {to}"));
         self.transcode = Some((to, raw));
+    }
+
+    /// Says that the parse is a batch of a streamed file after its first
+    /// ([`RecordStream`](gedgraft_syntax::stream::RecordStream)): the file's start, its byte-order mark and its
+    /// header, are in the first batch. A [`transcode`](Editor::transcode) of this batch then writes its text in
+    /// the new encoding and leaves `HEAD.CHAR` and the byte-order mark to the first batch's edit.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, RawOctets};
+    /// use gedgraft_syntax::encoding::Encoding;
+    /// let batch = gedgraft_syntax::parse("0 @I1@ INDI\n1 NAME Jos\u{e9}\n0 TRLR\n".as_bytes());
+    /// let mut editor = Editor::new(&batch);
+    /// editor.later_batch();
+    /// editor.transcode(Encoding::Ansel, RawOctets::Refuse);
+    /// assert_eq!(editor.apply().unwrap().bytes(), b"0 @I1@ INDI\n1 NAME Jos\xE2e\n0 TRLR\n");
+    /// ```
+    pub fn later_batch(&mut self) {
+        self.later_batch = true;
     }
 }
 

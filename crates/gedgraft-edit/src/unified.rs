@@ -4,6 +4,7 @@
 
 use gedgraft_encoding::Encoding;
 use similar::DiffOp;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// How many lines the hunks `groups` remove.
@@ -125,9 +126,10 @@ pub(crate) fn walk_hunk(group: &[DiffOp], mut emit: impl FnMut(Mark, usize)) {
     flush(&mut minus, &mut plus, &mut emit);
 }
 
-/// The note for the lines of a hunk that changed only in their octets: the replaced lines, paired in order,
-/// whose text and break are the same. Names the first one (1-based, in the new file) with its differing
-/// octets, and how many more there are.
+/// The note for the lines of a hunk that changed only in their octets: in each run of changes, a removed line
+/// and an added line with the same text and break (paired in order) but other octets. Names the first one
+/// (1-based, in the new file) with its differing octets, and how many more there are. The pairs do not depend
+/// on how the run is cut into operations (a whole file's diff and a streamed one cut it differently).
 fn octets_only_note<'l>(
     group: &[DiffOp],
     (old_encoding, new_encoding): (Encoding, Encoding),
@@ -136,25 +138,49 @@ fn octets_only_note<'l>(
 ) -> Option<String> {
     let mut first: Option<(usize, &[u8], &[u8])> = None;
     let mut count = 0usize;
-    for op in group {
-        if let DiffOp::Replace {
-            old_index,
-            old_len,
-            new_index,
-            new_len,
-        } = *op
-        {
-            for k in 0..old_len.min(new_len) {
-                let (Some(a), Some(b)) = (old(old_index + k), new(new_index + k)) else {
-                    continue;
-                };
-                if (a.0, a.1) == (b.0, b.1) && a.2 != b.2 {
-                    count += 1;
-                    first.get_or_insert((new_index + k, a.2, b.2));
+    let (mut removed, mut added): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let mut pair_run = |removed: &mut Vec<usize>, added: &mut Vec<usize>| {
+        // The added lines by text and break, each list in order, taken from the front.
+        let mut by_text: HashMap<(&str, &str), AddedLines<'l>> = HashMap::new();
+        for &l in added.iter() {
+            if let Some((text, line_break, octets)) = new(l) {
+                by_text
+                    .entry((text, line_break))
+                    .or_default()
+                    .1
+                    .push((l, octets));
+            }
+        }
+        for &l in removed.iter() {
+            let Some((text, line_break, octets)) = old(l) else {
+                continue;
+            };
+            let Some((next, queue)) = by_text.get_mut(&(text, line_break)) else {
+                continue;
+            };
+            let Some(&(new_line, new_octets)) = queue.get(*next) else {
+                continue;
+            };
+            *next += 1;
+            if octets != new_octets {
+                count += 1;
+                if first.is_none_or(|f| new_line < f.0) {
+                    first = Some((new_line, octets, new_octets));
                 }
             }
         }
+        removed.clear();
+        added.clear();
+    };
+    for op in group {
+        if let DiffOp::Equal { .. } = op {
+            pair_run(&mut removed, &mut added);
+        } else {
+            removed.extend(op.old_range());
+            added.extend(op.new_range());
+        }
     }
+    pair_run(&mut removed, &mut added);
     let (line, a, b) = first?;
     let (a, b) = differing_octets(a, b);
     let more = match count {
@@ -171,6 +197,10 @@ fn octets_only_note<'l>(
         b
     ))
 }
+
+/// The added lines of a run with one text and break, in order: how many were paired so far, and each line
+/// with its octets.
+type AddedLines<'l> = (usize, Vec<(usize, &'l [u8])>);
 
 /// Octets shown in a note at most.
 const NOTE_OCTETS: usize = 8;

@@ -325,7 +325,20 @@ pub(crate) fn run_stage<'p>(
     stage: &Stage,
     plan: &Plan,
 ) -> Result<Edited<'p>, String> {
+    run_stage_of_batch(parse, stage, plan, false)
+}
+
+/// [`run_stage`] on a batch of a streamed file, `later` if it is not the first ([`Editor::later_batch`]).
+pub(crate) fn run_stage_of_batch<'p>(
+    parse: &'p Parse,
+    stage: &Stage,
+    plan: &Plan,
+    later: bool,
+) -> Result<Edited<'p>, String> {
     let mut editor = Editor::new(parse);
+    if later {
+        editor.later_batch();
+    }
     add_stage(&mut editor, stage, plan.scope.as_ref())?;
     editor.apply_lazily().map_err(edit_error)
 }

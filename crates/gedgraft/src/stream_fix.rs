@@ -2,7 +2,8 @@
 //! in batches of whole records ([`gedgraft_syntax::stream`]), so memory is bounded by the largest batch, not by
 //! the file. The output, the warnings and the summary are those of the whole-file path (tested).
 //!
-//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--set`,
+//! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--to-encoding`
+//! (`HEAD.CHAR` and a byte-order mark in the first batch, [`Editor::later_batch`](gedgraft_edit::Editor::later_batch) for the others), `--set`,
 //! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
 //! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped), or as the review diff
@@ -11,7 +12,7 @@
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--to-encoding`, `--patch`, the repairs, `--check` with `-o` or `--in-place`
+//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--patch`, the repairs, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -19,7 +20,7 @@
 //! batches before it have been written.
 
 use crate::cli::FixArgs;
-use crate::fix::{in_scope, run_stage, Plan, Report, SetValue, Stage};
+use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, StreamedDiff, Warning,
@@ -65,16 +66,28 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     (writes != args.check || review_diff_mode(args))
         && !whole_file_forced()
         && plan.repair.is_none()
+        // A stage after another reads the batch as that one re-parsed it, whose lines count from 1: a stage whose
+        // messages name lines (a re-wrap's warnings, a transcode's errors) streams only as the first.
+        && plan.stages.iter().skip(1).all(|s| {
+            !matches!(
+                s,
+                Stage::Rewrap { .. }
+                    | Stage::Whole {
+                        encoding: Some(_),
+                        ..
+                    }
+            )
+        })
         && plan.stages.iter().all(|s| match s {
             Stage::Delete(_)
             | Stage::Rename(_)
             | Stage::EscapeAt
             | Stage::Rewrap { .. }
-            | Stage::Whole { encoding: None, .. } => true,
+            | Stage::Whole { .. } => true,
             // A payload is local to its structure (a new pointer's target is looked up in a first pass);
             // a new identifier is not: pointers to the old one follow, in any record.
             Stage::Set(sets) => sets.iter().all(|(_, v)| !matches!(v, SetValue::Xref(_))),
-            Stage::Whole { .. } | Stage::FromDataset { .. } => false,
+            Stage::FromDataset { .. } => false,
         })
 }
 
@@ -100,6 +113,41 @@ struct Totals {
     pointers: HashMap<String, usize>,
     /// With `--set-pointer`: every identifier of the file (a first pass), to tell a new pointer's target exists.
     file_ids: Option<HashSet<String>>,
+    /// A transcode's octets that would not come back, summed over the batches ([`Warning::NotReversible`]).
+    not_reversible: Option<Warning>,
+}
+
+/// Where the summed [`Warning::NotReversible`] goes among [`Totals::warnings`].
+const NOT_REVERSIBLE: &str = "\u{0}not reversible";
+
+/// Adds a batch's [`Warning::NotReversible`] to the file's.
+fn add_not_reversible(sum: &mut Option<Warning>, batch: &Warning) {
+    let Warning::NotReversible {
+        octets,
+        moved_marks,
+        ..
+    } = batch
+    else {
+        return;
+    };
+    let Some(Warning::NotReversible {
+        octets: all,
+        moved_marks: all_moved,
+        ..
+    }) = sum
+    else {
+        *sum = Some(batch.clone());
+        return;
+    };
+    *all_moved += moved_marks;
+    for (old, back, n) in octets {
+        match all.iter_mut().find(|(o, b, _)| o == old && b == back) {
+            Some(entry) => entry.2 += n,
+            None => all.push((old.clone(), back.clone(), *n)),
+        }
+    }
+    // In the order the whole file's warning lists them (by octets).
+    all.sort();
 }
 
 /// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
@@ -119,6 +167,20 @@ pub(crate) fn fix_streamed(
         Err(StreamError::Io(e)) => return Err(read_error(&e)),
         Err(_) => return Ok(None),
     };
+    // A transcode of a file whose reading is in doubt is refused, naming the line of the note that says why:
+    // a note the whole file's parse places (the stream's batches do not carry the encoding notes).
+    let transcodes = plan.stages.iter().any(|s| {
+        matches!(
+            s,
+            Stage::Whole {
+                encoding: Some(_),
+                ..
+            }
+        )
+    });
+    if transcodes && stream.detection().doubt().is_some() {
+        return Ok(None);
+    }
     let mut totals = Totals::default();
     if sets_pointers(plan) {
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
@@ -226,7 +288,7 @@ fn edit_batch(
     };
     for stage in earlier {
         let parse = current.as_ref().unwrap_or(batch);
-        let edited = run_stage(parse, stage, plan)?;
+        let edited = run_stage_of_batch(parse, stage, plan, totals.batches > 1)?;
         tally(&edited, stage, totals, &mut changes);
         if edited.is_changed() {
             current = Some(edited.into_parse().with_dialect_of(batch));
@@ -235,7 +297,7 @@ fn edit_batch(
     let base = current.as_ref().unwrap_or(batch);
     let last = match last_stage {
         Some(stage) => {
-            let edited = run_stage(base, stage, plan)?;
+            let edited = run_stage_of_batch(base, stage, plan, totals.batches > 1)?;
             tally(&edited, stage, totals, &mut changes);
             Some(edited)
         }
@@ -270,14 +332,24 @@ fn edit_batch(
 /// Counts one stage's edits of a batch, keeps its warnings and composes its changes with the earlier ones.
 fn tally(edited: &Edited, stage: &Stage, totals: &mut Totals, changes: &mut Option<Vec<Change>>) {
     totals.edits += edited.change_count();
-    if matches!(stage, Stage::Whole { .. }) && totals.batches > 1 {
-        totals.edits -= 1; // a line-break conversion counts one for the file
+    if let (Stage::Whole { eol, encoding }, true) = (stage, totals.batches > 1) {
+        // A line-break conversion and a transcode count one each for the file.
+        let once = usize::from(eol.is_some()) + usize::from(encoding.is_some());
+        totals.edits = totals.edits.saturating_sub(once);
     }
     for w in edited.warnings() {
         let gathered = matches!(
             w,
             Warning::SelectorMatchedNothing { .. } | Warning::DanglingPointers { .. }
         );
+        if let Warning::NotReversible { .. } = w {
+            // One warning for the file, its counts summed over the batches, where the first batch's was.
+            if totals.not_reversible.is_none() {
+                totals.warnings.push(NOT_REVERSIBLE.to_string());
+            }
+            add_not_reversible(&mut totals.not_reversible, w);
+            continue;
+        }
         let text = w.to_string();
         if !gathered && !totals.warnings.contains(&text) {
             totals.warnings.push(text);
@@ -458,8 +530,12 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
 fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
     let mut warnings = gathered_warnings(plan, &totals);
     for w in &totals.warnings {
-        if !warnings.contains(w) {
-            warnings.push(w.clone());
+        let w = match (&totals.not_reversible, w == NOT_REVERSIBLE) {
+            (Some(summed), true) => summed.to_string(),
+            _ => w.clone(),
+        };
+        if !warnings.contains(&w) {
+            warnings.push(w);
         }
     }
     let mut lines: Vec<String> = warnings

@@ -87,6 +87,18 @@ const EDITS: &[&[&str]] = &[
         "--set",
         "@I5@.NAME=x",
     ],
+    // A transcode: `HEAD.CHAR` and a byte-order mark in the first batch only, a summed `not reversible`.
+    &["--to-encoding", "utf-8"],
+    &["--to-encoding", "ansel", "--eol", "crlf"],
+    &["--to-encoding", "utf-16le"],
+    // After another stage, a transcode and a re-wrap take the whole-file path (their messages name lines).
+    &[
+        "--to-encoding",
+        "ascii",
+        "--rewrap=40",
+        "--delete",
+        "INDI.NOTE",
+    ],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {

@@ -175,6 +175,11 @@ impl<'p> Editor<'p> {
         }
         dialect::check_transcode(self.parse, to)?;
         let t = Transcoder::new(self.parse, to, raw)?;
+        if self.later_batch {
+            // The header and the byte-order mark are the first batch's.
+            *bom_encoding = None;
+            return Ok(t);
+        }
         self.charset_splices(to)?;
         splice::resolve_texts(self.parse.green(), &mut self.splices);
         if bom_encoding.is_some() || to.is_utf16() {
