@@ -122,6 +122,8 @@ pub(crate) struct Scanned {
     /// For each point: (line holding it, unclamped; that line's start).
     found: Vec<(usize, usize)>,
     pub(crate) lines: Lines,
+    /// The last lines not kept (at most the context), as the scan ended.
+    pub(crate) tail: Lines,
 }
 
 impl<'a, 'r> Scan<'a, 'r> {
@@ -198,7 +200,13 @@ impl<'a, 'r> Scan<'a, 'r> {
         let count = starts - 1;
         let last_start = scan.last_start;
         scan.lines.count = count;
+        let mut tail = Lines::default();
+        while let Some((l, p)) = scan.recent.pop_front() {
+            tail.push(l, &p, scan.encoding, &mut scan.scratch);
+        }
+        tail.count = count;
         Scanned {
+            tail,
             count,
             end,
             complete: matches!(last, b'\n' | b'\r'),
@@ -431,6 +439,8 @@ pub(crate) struct Flat {
     /// How many lines the old and the new text have.
     pub counts: (usize, usize),
     pub forms: Vec<String>,
+    /// The old text's last [`CONTEXT`] lines (for the context of a change at the start of what follows).
+    pub old_tail: Lines,
 }
 
 impl Flat {
@@ -461,6 +471,10 @@ impl Flat {
             (old_count, new_count),
             false,
         );
+        let mut old_tail = Lines::default();
+        for l in old_count.saturating_sub(CONTEXT)..old_count {
+            let _ = old_tail.copy_line(&old_scan.lines, l) || old_tail.copy_line(&old_scan.tail, l);
+        }
         let mut old_lines = old_scan.lines;
         let mut new_lines = new_scan.lines;
         // Windows merged across unequal gaps may hold lines the scans did not keep.
@@ -500,6 +514,7 @@ impl Flat {
             end: (oi, ni),
             counts: (old_count, new_count),
             forms,
+            old_tail,
         }
     }
 

@@ -154,6 +154,36 @@ impl Lines {
         });
     }
 
+    /// Adds line `l` of `other` as line `l` (after the lines held), if `other` holds it.
+    pub(crate) fn copy_line(&mut self, other: &Lines, l: usize) -> bool {
+        let Some(held) = other.find(l).and_then(|i| other.index.get(i)) else {
+            return false;
+        };
+        let text = other
+            .text
+            .get(held.start as usize..held.end as usize)
+            .unwrap_or("");
+        let octets = other
+            .octets
+            .get(held.octets.0 as usize..held.octets.1 as usize)
+            .unwrap_or(&[]);
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        let octets_start = u32::try_from(self.octets.len()).unwrap_or(u32::MAX);
+        self.text.push_str(text);
+        self.octets.extend_from_slice(octets);
+        self.index.push(Held {
+            start,
+            end: u32::try_from(self.text.len()).unwrap_or(u32::MAX),
+            octets: (
+                octets_start,
+                u32::try_from(self.octets.len()).unwrap_or(u32::MAX),
+            ),
+            ..*held
+        });
+        self.count = self.count.max(l + 1);
+        true
+    }
+
     /// Adds the lines of `other` (another text's, or a batch's) as lines `base` and after.
     pub(crate) fn append_shifted(&mut self, other: &Lines, base: usize) {
         let shift = u32::try_from(self.text.len()).unwrap_or(u32::MAX);

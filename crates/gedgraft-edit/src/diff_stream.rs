@@ -46,8 +46,22 @@ pub struct StreamedDiff {
     after: usize,
     /// An old and a new line number that face each other: where the last batch with a change ends.
     sync: (usize, usize),
-    /// The last batches' old parses with their first line numbers (old, new), newest last.
-    recent: VecDeque<(Parse, usize, usize)>,
+    /// The last batches, newest last.
+    recent: VecDeque<Recent>,
+}
+
+/// A batch kept for the context of a change at the start of the next: its first line numbers (old, new), and
+/// its last lines if its diff read them, else its old parse to scan for them.
+struct Recent {
+    old_base: usize,
+    new_base: usize,
+    last: Last,
+}
+
+/// Where a kept batch's last lines are.
+enum Last {
+    Read(Lines),
+    InParse(Parse),
 }
 
 impl std::fmt::Debug for StreamedDiff {
@@ -89,7 +103,7 @@ impl StreamedDiff {
             let wanted = self.wanted_after();
             let count = self.read_equal(old_side, (old_base, new_base), &wanted);
             self.after = (self.after + count.min(wanted.len())).min(CONTEXT);
-            self.keep_recent(old, old_base, new_base);
+            self.keep_recent(old_base, new_base, Last::InParse(old.clone()));
             return;
         };
         let first_change = batch
@@ -110,6 +124,7 @@ impl StreamedDiff {
             end: (0, 0),
             counts: (0, 0),
             forms: Vec::new(),
+            old_tail: Lines::default(),
         });
         // The lines before the first change that the last batches hold.
         if first_change < CONTEXT {
@@ -140,7 +155,7 @@ impl StreamedDiff {
         all.end = (old_base + batch.end.0, new_base + batch.end.1);
         self.after = batch.counts.0.saturating_sub(batch.end.0).min(CONTEXT);
         self.sync = (old_base + batch.counts.0, new_base + batch.counts.1);
-        self.keep_recent(old, old_base, new_base);
+        self.keep_recent(old_base, new_base, Last::Read(batch.old_tail));
     }
 
     /// The batch's lines (from its first) that the last change still wants after it.
@@ -171,37 +186,52 @@ impl StreamedDiff {
     /// Reads the `n` lines before the batch starting at old line `old_base` (new line `new_base`) that are not
     /// held yet, from the last batches.
     fn read_before(&mut self, old_base: usize, new_base: usize, n: usize) {
-        let Some(all) = &self.flat else {
+        let Some(all) = &mut self.flat else {
             return;
         };
         let from = old_base.saturating_sub(n);
         let missing = all.old.missing(std::iter::once(from..old_base));
         // Newest first: the lines after a batch's last change face each other as at the next batch's start.
         let mut shift_start = (old_base, new_base);
-        let mut reads = Vec::new();
-        for (parse, r_old, r_new) in self.recent.iter().rev() {
+        let mut reads: Vec<(Lines, usize, usize)> = Vec::new();
+        for r in self.recent.iter().rev() {
             let wanted: Vec<usize> = missing
                 .iter()
-                .filter(|&&l| l >= *r_old && l < shift_start.0)
-                .map(|&l| l - r_old)
+                .filter(|&&l| l >= r.old_base && l < shift_start.0)
+                .map(|&l| l - r.old_base)
                 .collect();
             if !wanted.is_empty() {
-                // Line `r_old + k` of the old side is line `r_old + k + (new - old)` of the new side.
-                let new_first = (r_old + shift_start.1).saturating_sub(shift_start.0);
-                reads.push((parse.clone(), *r_old, new_first, wanted));
+                // Line `old_base + k` of the old side is line `old_base + k + (new - old)` of the new side.
+                let new_first = (r.old_base + shift_start.1).saturating_sub(shift_start.0);
+                let found = match &r.last {
+                    Last::Read(tail) => {
+                        let mut found = Lines::default();
+                        for &l in &wanted {
+                            found.copy_line(tail, l);
+                        }
+                        found
+                    }
+                    Last::InParse(parse) => Scan::run(Side::of(parse), &[], &wanted, 0).lines,
+                };
+                reads.push((found, r.old_base, new_first));
             }
-            shift_start = (*r_old, *r_new);
-            if *r_old <= from {
+            shift_start = (r.old_base, r.new_base);
+            if r.old_base <= from {
                 break;
             }
         }
-        for (parse, r_old, new_first, wanted) in reads.into_iter().rev() {
-            self.read_equal(Side::of(&parse), (r_old, new_first), &wanted);
+        for (found, old_first, new_first) in reads.into_iter().rev() {
+            all.old.append_shifted(&found, old_first);
+            all.new.append_shifted(&found, new_first);
         }
     }
 
-    fn keep_recent(&mut self, old: &Parse, old_base: usize, new_base: usize) {
-        self.recent.push_back((old.clone(), old_base, new_base));
+    fn keep_recent(&mut self, old_base: usize, new_base: usize, last: Last) {
+        self.recent.push_back(Recent {
+            old_base,
+            new_base,
+            last,
+        });
         if self.recent.len() > CONTEXT {
             self.recent.pop_front();
         }
