@@ -792,6 +792,27 @@ impl<'p> Editor<'p> {
         self.transcode = Some((to, raw));
     }
 
+    /// Makes the pointers to `old` point to `new` when the batch is applied, as [`set_xref`](Editor::set_xref)
+    /// does for the structure it gives a new identifier: for a batch of a streamed file whose pointers name a
+    /// structure that another batch renumbers. A pointer that follows is not counted as a change of its own.
+    ///
+    /// ```
+    /// let batch = gedgraft_syntax::parse(b"0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n0 TRLR\n");
+    /// let mut editor = gedgraft_edit::Editor::new(&batch);
+    /// editor.follow_identifier("I1", "P1");
+    /// let edited = editor.apply().unwrap();
+    /// assert_eq!(edited.bytes(), b"0 @F1@ FAM\n1 HUSB @P1@\n1 WIFE @I2@\n0 TRLR\n");
+    /// assert_eq!(edited.change_count(), 0);
+    /// ```
+    pub fn follow_identifier(&mut self, old: &str, new: &str) {
+        if self.retarget.contains_key(old) {
+            return;
+        }
+        let edit = self.new_edit(format!("pointers to `@{old}@` following it to `@{new}@`"));
+        self.retarget
+            .insert(old.to_string(), (new.to_string(), edit));
+    }
+
     /// Says that the parse is a batch of a streamed file after its first
     /// ([`RecordStream`](gedgraft_syntax::stream::RecordStream)): the file's start, its byte-order mark and its
     /// header, are in the first batch. A [`transcode`](Editor::transcode) of this batch then writes its text in

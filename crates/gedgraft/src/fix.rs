@@ -98,7 +98,7 @@ fn split_pair<'a>(value: &'a str, option: &str, shape: &str) -> Result<(&'a str,
 
 impl Plan {
     /// Checks every option value before any file is read (exit status 2 on a bad value).
-    fn new(args: &FixArgs) -> Result<Plan, String> {
+    pub(crate) fn new(args: &FixArgs) -> Result<Plan, String> {
         // Edit arguments are checked by a throwaway editor, so that the messages are the library's.
         let probe = gedgraft_syntax::parse(b"0 HEAD\n0 TRLR\n");
         let mut stages = Vec::new();
@@ -325,19 +325,24 @@ pub(crate) fn run_stage<'p>(
     stage: &Stage,
     plan: &Plan,
 ) -> Result<Edited<'p>, String> {
-    run_stage_of_batch(parse, stage, plan, false)
+    run_stage_of_batch(parse, stage, plan, (false, &[]))
 }
 
-/// [`run_stage`] on a batch of a streamed file, `later` if it is not the first ([`Editor::later_batch`]).
+/// [`run_stage`] on a batch of a streamed file, `later` if it is not the first ([`Editor::later_batch`]), its
+/// pointers following the identifiers `follow` (old, new) that other batches change
+/// ([`Editor::follow_identifier`]).
 pub(crate) fn run_stage_of_batch<'p>(
     parse: &'p Parse,
     stage: &Stage,
     plan: &Plan,
-    later: bool,
+    (later, follow): (bool, &[(&str, &str)]),
 ) -> Result<Edited<'p>, String> {
     let mut editor = Editor::new(parse);
     if later {
         editor.later_batch();
+    }
+    for (old, new) in follow {
+        editor.follow_identifier(old, new);
     }
     add_stage(&mut editor, stage, plan.scope.as_ref())?;
     editor.apply_lazily().map_err(edit_error)

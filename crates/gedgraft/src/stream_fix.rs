@@ -5,6 +5,8 @@
 //! What streams: writing back (no edit), `--delete`, `--rename-tag`, `--escape-at`, `--eol`, `--to-encoding`
 //! (`HEAD.CHAR` and a byte-order mark in the first batch, [`Editor::later_batch`](gedgraft_edit::Editor::later_batch) for the others), `--set`,
 //! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
+//! `--set-xref` (a first pass finds the structures that get new identifiers and checks them as the whole-file
+//! path does; pointers to the old ones follow in every batch, [`Editor::follow_identifier`](gedgraft_edit::Editor::follow_identifier)),
 //! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped), or as the review diff
 //! (no `-o`: each batch's diff joined into the file's, [`StreamedDiff`], printed at the end). These edits are local to a record; what is not
@@ -12,7 +14,9 @@
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set-xref` (pointers follow across records), `--patch`, the repairs, `--check` with `-o` or `--in-place`
+//! What falls back to the whole-file path: `--set-xref` with `--delete`, `--set-pointer` or a removed identifier
+//! (their warnings count pointers across the file to identifiers that change), a transcode or a re-wrap after
+//! another stage, `--patch`, the repairs, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths).
@@ -23,7 +27,8 @@ use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, write_atomic_streamed, Change, Edited, LineDiff, Scope, StreamedDiff, Warning,
+    compose_changes, write_atomic_streamed, Change, EditError, Edited, LineDiff, Scope,
+    StreamedDiff, Warning,
 };
 use gedgraft_syntax::internal::green_view::Node;
 use gedgraft_syntax::internal::work::Dropper;
@@ -84,11 +89,27 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
             | Stage::EscapeAt
             | Stage::Rewrap { .. }
             | Stage::Whole { .. } => true,
-            // A payload is local to its structure (a new pointer's target is looked up in a first pass);
-            // a new identifier is not: pointers to the old one follow, in any record.
-            Stage::Set(sets) => sets.iter().all(|(_, v)| !matches!(v, SetValue::Xref(_))),
+            // A payload is local to its structure (a new pointer's target is looked up in a first pass); a
+            // new identifier is not: a first pass finds them all, and pointers to the old one follow in every
+            // batch. Not with deletions, new pointers or removed identifiers, whose warnings count pointers
+            // across the file to identifiers that change.
+            Stage::Set(sets) => {
+                !renumbers(plan)
+                    || (!plan.stages.iter().any(|s| matches!(s, Stage::Delete(_)))
+                        && sets.iter().all(|(_, v)| {
+                            matches!(v, SetValue::Text(_) | SetValue::Xref(Some(_)))
+                        }))
+            }
             Stage::FromDataset { .. } => false,
         })
+}
+
+/// Whether the plan gives structures new identifiers (`--set-xref`).
+fn renumbers(plan: &Plan) -> bool {
+    plan.stages.iter().any(|s| match s {
+        Stage::Set(sets) => sets.iter().any(|(_, v)| matches!(v, SetValue::Xref(_))),
+        _ => false,
+    })
 }
 
 /// Whether `fix` prints the review diff (no output file, no `--in-place`, no `--check`, no `--patch`).
@@ -115,6 +136,8 @@ struct Totals {
     file_ids: Option<HashSet<String>>,
     /// A transcode's octets that would not come back, summed over the batches ([`Warning::NotReversible`]).
     not_reversible: Option<Warning>,
+    /// With `--set-xref`: the identifiers the file's structures get, old → new (a first pass).
+    renumbered: HashMap<String, String>,
 }
 
 /// Where the summed [`Warning::NotReversible`] goes among [`Totals::warnings`].
@@ -184,6 +207,11 @@ pub(crate) fn fix_streamed(
     let mut totals = Totals::default();
     if sets_pointers(plan) {
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
+    }
+    if renumbers(plan) {
+        totals.renumbered = renumbering(path, options, plan)
+            .map_err(|e| read_error(&e))?
+            .map_err(|e| format!("{name}: {e}"))?;
     }
     if review_diff_mode(args) {
         // The batches' diffs joined into the file's (the memory of the lines it prints), printed at the end
@@ -280,6 +308,28 @@ fn edit_batch(
 ) -> Result<Vec<u8>, String> {
     totals.batches += 1;
     gather_selections(batch, plan, totals);
+    // The batch's pointers to identifiers that change (in this batch or another), which follow them.
+    let mut follow: Vec<(String, String)> = Vec::new();
+    if !totals.renumbered.is_empty() {
+        first_line_tokens(batch.green(), SyntaxKind::Pointer, |target| {
+            if let Some((old, new)) = totals.renumbered.get_key_value(strip_ats(target)) {
+                follow.push((old.clone(), new.clone()));
+            }
+        });
+    }
+    let follow: Vec<(&str, &str)> = follow
+        .iter()
+        .map(|(o, n)| (o.as_str(), n.as_str()))
+        .collect();
+    let later = totals.batches > 1;
+    let context = |stage: &Stage| {
+        let follows = if matches!(stage, Stage::Set(_)) {
+            &follow[..]
+        } else {
+            &[]
+        };
+        (later, follows)
+    };
     let mut changes: Option<Vec<Change>> = None;
     let mut current: Option<Parse> = None;
     let (last_stage, earlier) = match plan.stages.split_last() {
@@ -288,7 +338,7 @@ fn edit_batch(
     };
     for stage in earlier {
         let parse = current.as_ref().unwrap_or(batch);
-        let edited = run_stage_of_batch(parse, stage, plan, totals.batches > 1)?;
+        let edited = run_stage_of_batch(parse, stage, plan, context(stage))?;
         tally(&edited, stage, totals, &mut changes);
         if edited.is_changed() {
             current = Some(edited.into_parse().with_dialect_of(batch));
@@ -297,7 +347,7 @@ fn edit_batch(
     let base = current.as_ref().unwrap_or(batch);
     let last = match last_stage {
         Some(stage) => {
-            let edited = run_stage_of_batch(base, stage, plan, totals.batches > 1)?;
+            let edited = run_stage_of_batch(base, stage, plan, context(stage))?;
             tally(&edited, stage, totals, &mut changes);
             Some(edited)
         }
@@ -413,6 +463,67 @@ fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, Stre
         });
     }
     Ok(ids)
+}
+
+/// The first pass of `--set-xref`: the identifiers the file's structures get, old → new, checked as the
+/// whole-file path checks them (`Err`: the edit error): in the order of the `--set-xref` options, then of the
+/// file, no identifier given twice, and none that a structure keeps (O(records) of identifiers).
+fn renumbering(
+    path: &Path,
+    options: &ParseOptions,
+    plan: &Plan,
+) -> Result<Result<HashMap<String, String>, String>, StreamError> {
+    let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
+    let Some(sets) = plan.stages.iter().find_map(|s| match s {
+        Stage::Set(sets) => Some(sets),
+        _ => None,
+    }) else {
+        return Ok(Ok(HashMap::new()));
+    };
+    // Per option: (old identifier, new one) of each structure it picks, in file order.
+    let mut picked: Vec<Vec<(Option<String>, String)>> = vec![Vec::new(); sets.len()];
+    let mut ids = HashSet::new();
+    for batch in RecordStream::new(file, stream_options(options))? {
+        let batch = batch?;
+        let parse = batch.parse();
+        first_line_tokens(parse.green(), SyntaxKind::Xref, |id| {
+            ids.insert(strip_ats(id).to_string());
+        });
+        let document = parse.document();
+        for ((path, value), picked) in sets.iter().zip(&mut picked) {
+            let SetValue::Xref(Some(new)) = value else {
+                continue;
+            };
+            for s in path.select(&document) {
+                if in_scope(plan.scope.as_ref(), &s) {
+                    picked.push((s.xref().map(|x| x.id().to_string()), new.clone()));
+                }
+            }
+        }
+    }
+    let duplicate = |id: &str| EditError::DuplicateXref { id: id.to_string() }.to_string();
+    let (mut given, mut renumbered) = (Vec::new(), HashMap::new());
+    let mut added = HashSet::new();
+    for (old, new) in picked.into_iter().flatten() {
+        if old.as_deref() == Some(new.as_str()) {
+            continue;
+        }
+        if !added.insert(new.clone()) {
+            return Ok(Err(duplicate(&new)));
+        }
+        given.push(new.clone());
+        if let Some(old) = old {
+            renumbered.insert(old, new);
+        }
+    }
+    // Another structure's identifier is free only if that structure gets a new one.
+    if let Some(id) = given
+        .iter()
+        .find(|id| ids.contains(*id) && !renumbered.contains_key(*id))
+    {
+        return Ok(Err(duplicate(id)));
+    }
+    Ok(Ok(renumbered))
 }
 
 /// The text of every token of `kind` on a record's or a structure's first line (not on a continuation line),
@@ -563,5 +674,99 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
     Report {
         changed: totals.changed,
         lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Whether `gedgraft fix ARGS…` streams (the outputs of both paths are compared in `tests/streaming.rs`;
+    /// this says which path they took).
+    fn streams_with(args: &[&str]) -> bool {
+        let cli = crate::cli::Cli::parse_from(["gedgraft", "fix"].iter().chain(args));
+        let crate::cli::Command::Fix(args) = cli.command else {
+            panic!("not fix");
+        };
+        let plan = Plan::new(&args).expect("a plan");
+        streams(&args, &plan)
+    }
+
+    #[test]
+    fn new_identifiers_stream_in_two_passes_unless_warnings_count_pointers_to_them() {
+        assert!(streams_with(&[
+            "f.ged",
+            "-o",
+            "o.ged",
+            "--set-xref",
+            "@I1@=P1"
+        ]));
+        assert!(streams_with(&[
+            "f.ged",
+            "--set-xref",
+            "@I1@=P1",
+            "--set",
+            "@I1@.NOTE=n"
+        ]));
+        assert!(!streams_with(&[
+            "f.ged",
+            "-o",
+            "o.ged",
+            "--set-xref",
+            "@I1@="
+        ]));
+        assert!(!streams_with(&[
+            "f.ged",
+            "--set-xref",
+            "@I1@=P1",
+            "--delete",
+            "FAM"
+        ]));
+        assert!(!streams_with(&[
+            "f.ged",
+            "--set-xref",
+            "@I1@=P1",
+            "--set-pointer",
+            "@I2@.FAMS=F1"
+        ]));
+    }
+
+    #[test]
+    fn a_transcode_streams_as_the_first_stage_only() {
+        assert!(streams_with(&[
+            "f.ged",
+            "-o",
+            "o.ged",
+            "--to-encoding",
+            "ansel"
+        ]));
+        assert!(streams_with(&[
+            "f.ged",
+            "--to-encoding",
+            "ansel",
+            "--eol",
+            "crlf"
+        ]));
+        assert!(!streams_with(&[
+            "f.ged",
+            "--to-encoding",
+            "ansel",
+            "--delete",
+            "FAM"
+        ]));
+        assert!(!streams_with(&[
+            "f.ged",
+            "--rename-tag",
+            "A=B",
+            "--rewrap=40"
+        ]));
+        assert!(streams_with(&["f.ged", "--rewrap=40"]));
+    }
+
+    #[test]
+    fn the_review_diff_streams_but_a_patch_does_not() {
+        assert!(streams_with(&["f.ged", "--rename-tag", "A=B"]));
+        assert!(!streams_with(&["f.ged", "--rename-tag", "A=B", "--patch"]));
     }
 }

@@ -99,6 +99,20 @@ const EDITS: &[&[&str]] = &[
         "--delete",
         "INDI.NOTE",
     ],
+    // New identifiers: a first pass finds them, pointers in every batch follow; swaps, and the errors of an
+    // identifier given twice or kept by another structure. A removal takes the whole-file path.
+    &["--set-xref", "@I1@=P1"],
+    &[
+        "--set-xref",
+        "@I1@=I2",
+        "--set-xref",
+        "@I2@=I1",
+        "--rename-tag",
+        "NAME=_NAME",
+    ],
+    &["--set-xref", "@F1@=I3"],
+    &["--set-xref", "INDI=Q", "--select", "INDI"],
+    &["--set-xref", "@I1@=", "--set", "@I2@.NOTE=n"],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
