@@ -532,22 +532,18 @@ fn fix_file(
         output::write_stdout(stdout, &text)?;
     }
     if let (false, Some((removed, added))) = (args.quiet, counts) {
-        lines.push(if changed {
-            let verb = if args.check || (args.output.is_none() && !args.in_place) {
-                "would change"
-            } else {
-                "changed"
-            };
-            format!(
-                "{name}: {verb}: {} edit{}, -{} +{} lines",
-                tally.edits,
-                if tally.edits == 1 { "" } else { "s" },
-                removed,
-                added
-            )
+        let verb = if args.check || (args.output.is_none() && !args.in_place) {
+            "would change"
         } else {
-            format!("{name}: unchanged")
-        });
+            "changed"
+        };
+        lines.push(crate::words::fix_summary(
+            &name,
+            verb,
+            changed,
+            tally.edits,
+            (removed, added),
+        ));
     }
     Ok(Report { changed, lines })
 }

@@ -84,7 +84,7 @@ fn fmt_file(
             "{name}: not formatted: {} error{} (the first on line {}: {}); the dataset leaves malformed lines \
              out, so fix them first (`gedgraft check {name}`)",
             errors.len(),
-            if errors.len() == 1 { "" } else { "s" },
+            crate::words::s(errors.len()),
             first.location.line,
             first.message
         ));

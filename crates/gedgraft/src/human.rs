@@ -183,7 +183,7 @@ impl<'o> Report<'o> {
                 t.left_out,
                 t.code,
                 t.severity.as_str(),
-                if t.left_out == 1 { "" } else { "s" },
+                crate::words::s(t.left_out),
             );
         }
         if let Some(d) = stopped {
@@ -204,9 +204,9 @@ impl<'o> Report<'o> {
             "{}: {} error{}, {} warning{} (encoding {})",
             path.display(),
             errors,
-            if errors == 1 { "" } else { "s" },
+            crate::words::s(errors),
             warnings,
-            if warnings == 1 { "" } else { "s" },
+            crate::words::s(warnings),
             encoding.name()
         );
         emit(out)

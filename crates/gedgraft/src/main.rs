@@ -18,6 +18,7 @@ mod stream_check;
 mod stream_fix;
 mod stream_lower;
 mod style;
+mod words;
 mod write_cmd;
 
 use clap::Parser;

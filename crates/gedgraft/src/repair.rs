@@ -132,7 +132,7 @@ pub(crate) fn repair_file(
 
 /// What a repair run left undone, as lines for standard error.
 fn leftover_notes(name: &str, which: &Which, left: usize, unwanted_unsafe: usize) -> Vec<String> {
-    let s = |n: usize| if n == 1 { "" } else { "s" };
+    use crate::words::s;
     let mut notes = Vec::new();
     if left > 0 {
         notes.push(format!(
@@ -178,7 +178,7 @@ impl Fixable {
 
     /// `3 diagnostics fixable with `gedgraft fix --repair` (1 more with `--repair-unsafe`)`, or nothing.
     pub(crate) fn summary(&self) -> Option<String> {
-        let n = |k: u64| format!("{k} diagnostic{}", if k == 1 { "" } else { "s" });
+        let n = |k: u64| format!("{k} diagnostic{}", crate::words::s(k));
         match (self.safe, self.unsafe_) {
             (0, 0) => None,
             (0, u) => Some(format!(

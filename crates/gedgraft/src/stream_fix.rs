@@ -659,17 +659,13 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
         } else {
             "changed"
         };
-        lines.push(if totals.changed {
-            format!(
-                "{name}: {verb}: {} edit{}, -{} +{} lines",
-                totals.edits,
-                if totals.edits == 1 { "" } else { "s" },
-                totals.removed,
-                totals.added
-            )
-        } else {
-            format!("{name}: unchanged")
-        });
+        lines.push(crate::words::fix_summary(
+            name,
+            verb,
+            totals.changed,
+            totals.edits,
+            (totals.removed, totals.added),
+        ));
     }
     Report {
         changed: totals.changed,

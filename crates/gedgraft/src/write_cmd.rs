@@ -171,7 +171,7 @@ pub(crate) fn what_write_changes(
         lines.push(format!(
             "{name}: note: {n} character{} written decomposed (NFD): ANSEL has no precomposed letters \
              (R-SERIALISING-LINE-STRINGS-03); the text reads back canonically equivalent",
-            if n == 1 { "" } else { "s" }
+            crate::words::s(n)
         ));
     }
     Ok(lines)
