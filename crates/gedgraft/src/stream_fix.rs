@@ -6,7 +6,8 @@
 //! (`HEAD.CHAR` and a byte-order mark in the first batch, [`Editor::later_batch`](gedgraft_edit::Editor::later_batch) for the others), `--set`,
 //! `--set-pointer` (a first pass gathers the file's identifiers, to warn about targets no structure has),
 //! `--set-xref` (a first pass finds the structures that get new identifiers and checks them as the whole-file
-//! path does; pointers to the old ones follow in every batch, [`Editor::follow_identifier`](gedgraft_edit::Editor::follow_identifier)),
+//! path does; pointers to the old ones follow in every batch, [`Editor::follow_identifier`](gedgraft_edit::Editor::follow_identifier),
+//! and those to a removed one are counted in every batch),
 //! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped), or as the review diff
 //! (no `-o`: each batch's diff joined into the file's, [`StreamedDiff`], printed at the end). These edits are local to a record; what is not
@@ -14,8 +15,8 @@
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
-//! What falls back to the whole-file path: `--set-xref` with `--delete`, `--set-pointer` or a removed identifier
-//! (their warnings count pointers across the file to identifiers that change), a transcode or a re-wrap after
+//! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
+//! pointers across the file to identifiers that change), a transcode or a re-wrap after
 //! another stage, `--patch`, the repairs, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
@@ -91,14 +92,14 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
             | Stage::Whole { .. } => true,
             // A payload is local to its structure (a new pointer's target is looked up in a first pass); a
             // new identifier is not: a first pass finds them all, and pointers to the old one follow in every
-            // batch. Not with deletions, new pointers or removed identifiers, whose warnings count pointers
-            // across the file to identifiers that change.
+            // batch (pointers to a removed one are counted in every batch). Not with deletions or new
+            // pointers, whose warnings count pointers to identifiers that change.
             Stage::Set(sets) => {
                 !renumbers(plan)
                     || (!plan.stages.iter().any(|s| matches!(s, Stage::Delete(_)))
-                        && sets.iter().all(|(_, v)| {
-                            matches!(v, SetValue::Text(_) | SetValue::Xref(Some(_)))
-                        }))
+                        && sets
+                            .iter()
+                            .all(|(_, v)| matches!(v, SetValue::Text(_) | SetValue::Xref(_))))
             }
             Stage::FromDataset { .. } => false,
         })
@@ -136,8 +137,10 @@ struct Totals {
     file_ids: Option<HashSet<String>>,
     /// A transcode's octets that would not come back, summed over the batches ([`Warning::NotReversible`]).
     not_reversible: Option<Warning>,
-    /// With `--set-xref`: the identifiers the file's structures get, old → new (a first pass).
+    /// With `--set-xref`: the identifiers the file's structures get, old → new, and those removed (a first
+    /// pass), with how many pointers name each removed one.
     renumbered: HashMap<String, String>,
+    unnamed: HashMap<String, usize>,
 }
 
 /// Where the summed [`Warning::NotReversible`] goes among [`Totals::warnings`].
@@ -209,9 +212,11 @@ pub(crate) fn fix_streamed(
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
     }
     if renumbers(plan) {
-        totals.renumbered = renumbering(path, options, plan)
+        let (renumbered, removed) = renumbering(path, options, plan)
             .map_err(|e| read_error(&e))?
             .map_err(|e| format!("{name}: {e}"))?;
+        totals.renumbered = renumbered;
+        totals.unnamed = removed.into_iter().map(|id| (id, 0)).collect();
     }
     if review_diff_mode(args) {
         // The batches' diffs joined into the file's (the memory of the lines it prints), printed at the end
@@ -310,10 +315,15 @@ fn edit_batch(
     gather_selections(batch, plan, totals);
     // The batch's pointers to identifiers that change (in this batch or another), which follow them.
     let mut follow: Vec<(String, String)> = Vec::new();
-    if !totals.renumbered.is_empty() {
+    if !totals.renumbered.is_empty() || !totals.unnamed.is_empty() {
+        let (renumbered, removed) = (&totals.renumbered, &mut totals.unnamed);
         first_line_tokens(batch.green(), SyntaxKind::Pointer, |target| {
-            if let Some((old, new)) = totals.renumbered.get_key_value(strip_ats(target)) {
+            let target = strip_ats(target);
+            if let Some((old, new)) = renumbered.get_key_value(target) {
                 follow.push((old.clone(), new.clone()));
+            }
+            if let Some(count) = removed.get_mut(target) {
+                *count += 1;
             }
         });
     }
@@ -465,23 +475,27 @@ fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, Stre
     Ok(ids)
 }
 
-/// The first pass of `--set-xref`: the identifiers the file's structures get, old → new, checked as the
-/// whole-file path checks them (`Err`: the edit error): in the order of the `--set-xref` options, then of the
-/// file, no identifier given twice, and none that a structure keeps (O(records) of identifiers).
+/// What a file's structures get from `--set-xref`: identifiers old → new, and the identifiers removed.
+type Renumbering = (HashMap<String, String>, HashSet<String>);
+
+/// The first pass of `--set-xref`: the identifiers the file's structures get, old → new, and those removed,
+/// checked as the whole-file path checks them (`Err`: the edit error): in the order of the `--set-xref`
+/// options, then of the file, no identifier given twice, and none that a structure keeps (O(records) of
+/// identifiers).
 fn renumbering(
     path: &Path,
     options: &ParseOptions,
     plan: &Plan,
-) -> Result<Result<HashMap<String, String>, String>, StreamError> {
+) -> Result<Result<Renumbering, String>, StreamError> {
     let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
     let Some(sets) = plan.stages.iter().find_map(|s| match s {
         Stage::Set(sets) => Some(sets),
         _ => None,
     }) else {
-        return Ok(Ok(HashMap::new()));
+        return Ok(Ok(Renumbering::default()));
     };
     // Per option: (old identifier, new one) of each structure it picks, in file order.
-    let mut picked: Vec<Vec<(Option<String>, String)>> = vec![Vec::new(); sets.len()];
+    let mut picked: Vec<Vec<(Option<String>, Option<String>)>> = vec![Vec::new(); sets.len()];
     let mut ids = HashSet::new();
     for batch in RecordStream::new(file, stream_options(options))? {
         let batch = batch?;
@@ -491,7 +505,7 @@ fn renumbering(
         });
         let document = parse.document();
         for ((path, value), picked) in sets.iter().zip(&mut picked) {
-            let SetValue::Xref(Some(new)) = value else {
+            let SetValue::Xref(new) = value else {
                 continue;
             };
             for s in path.select(&document) {
@@ -502,9 +516,13 @@ fn renumbering(
         }
     }
     let duplicate = |id: &str| EditError::DuplicateXref { id: id.to_string() }.to_string();
-    let (mut given, mut renumbered) = (Vec::new(), HashMap::new());
+    let (mut given, mut renumbered, mut removed) = (Vec::new(), HashMap::new(), HashSet::new());
     let mut added = HashSet::new();
     for (old, new) in picked.into_iter().flatten() {
+        let Some(new) = new else {
+            removed.extend(old);
+            continue;
+        };
         if old.as_deref() == Some(new.as_str()) {
             continue;
         }
@@ -516,14 +534,14 @@ fn renumbering(
             renumbered.insert(old, new);
         }
     }
-    // Another structure's identifier is free only if that structure gets a new one.
+    // Another structure's identifier is free only if that structure gets a new one or loses it.
     if let Some(id) = given
         .iter()
-        .find(|id| ids.contains(*id) && !renumbered.contains_key(*id))
+        .find(|id| ids.contains(*id) && !renumbered.contains_key(*id) && !removed.contains(*id))
     {
         return Ok(Err(duplicate(id)));
     }
-    Ok(Ok(renumbered))
+    Ok(Ok((renumbered, removed)))
 }
 
 /// The text of every token of `kind` on a record's or a structure's first line (not on a continuation line),
@@ -613,6 +631,16 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
                     count: 1,
                 });
             }
+            // Pointers to an identifier `--set-xref PATH=` removed, in every batch.
+            let mut dangling: Vec<(&String, &usize)> =
+                totals.unnamed.iter().filter(|(_, n)| **n > 0).collect();
+            dangling.sort();
+            for (id, &count) in dangling {
+                warn(Warning::DanglingPointers {
+                    id: id.clone(),
+                    count,
+                });
+            }
         }
         if let Stage::Delete(paths) = stage {
             for (i, path) in paths.iter().enumerate() {
@@ -690,7 +718,8 @@ mod tests {
     }
 
     #[test]
-    fn new_identifiers_stream_in_two_passes_unless_warnings_count_pointers_to_them() {
+    fn new_identifiers_stream_in_two_passes_unless_deletions_or_new_pointers_count_pointers_to_them(
+    ) {
         assert!(streams_with(&[
             "f.ged",
             "-o",
@@ -705,7 +734,7 @@ mod tests {
             "--set",
             "@I1@.NOTE=n"
         ]));
-        assert!(!streams_with(&[
+        assert!(streams_with(&[
             "f.ged",
             "-o",
             "o.ged",

@@ -100,7 +100,8 @@ const EDITS: &[&[&str]] = &[
         "INDI.NOTE",
     ],
     // New identifiers: a first pass finds them, pointers in every batch follow; swaps, and the errors of an
-    // identifier given twice or kept by another structure. A removal takes the whole-file path.
+    // identifier given twice or kept by another structure; removals, whose dangling pointers are counted in
+    // every batch.
     &["--set-xref", "@I1@=P1"],
     &[
         "--set-xref",
@@ -113,6 +114,7 @@ const EDITS: &[&[&str]] = &[
     &["--set-xref", "@F1@=I3"],
     &["--set-xref", "INDI=Q", "--select", "INDI"],
     &["--set-xref", "@I1@=", "--set", "@I2@.NOTE=n"],
+    &["--set-xref", "@F1@=", "--set-xref", "@I2@=F1"],
 ];
 
 fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
