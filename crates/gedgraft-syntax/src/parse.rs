@@ -247,6 +247,24 @@ impl Parse {
         self
     }
 
+    /// This parse, placed at `origin` in its file (the file offset and line of its first octet; the column is
+    /// not used): for the parse of an edited batch of a streamed file, whose lines continue those of the batches
+    /// before it, so that what is said of its lines names the file's.
+    ///
+    /// ```
+    /// use gedgraft_syntax::Location;
+    /// let batch = gedgraft_syntax::parse(b"0 @I1@ INDI\n1 NAME A\n");
+    /// let placed = batch.with_origin(Location { offset: 100, line: 7, column: 1 });
+    /// assert_eq!(placed.locate(12.into()).line, 8);
+    /// ```
+    pub fn with_origin(mut self, origin: Location) -> Parse {
+        self.origin = Origin {
+            offset: origin.offset,
+            lines_before: origin.line.saturating_sub(1),
+        };
+        self
+    }
+
     /// The file location of the parse's first octet: offset 0, line 1, column 1 for a whole file; for a batch of
     /// a streamed file ([`crate::stream`]), where the batch starts. Layers above that locate tree offsets
     /// themselves add it.

@@ -16,11 +16,14 @@
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
-//! pointers across the file to identifiers that change), a transcode or a re-wrap after
-//! another stage, `--patch`, the repairs, `--check` with `-o` or `--in-place`
+//! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
+//! `--patch`, the repairs, `--check` with `-o` or `--in-place`
 //! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
-//! batch size in octets (both for tests that compare the two paths).
+//! batch size in octets (both for tests that compare the two paths). When a plan has several stages, each
+//! stage reads the batch as the stage before re-parsed it, placed at its line in the file that stage made (the
+//! lines the stages before added or removed in earlier batches), and the warnings are given stage by stage, as
+//! the whole-file path words and orders them.
 //! An edit error in a later batch (`--delete TRLR`) leaves an output file untouched; on standard output, the
 //! batches before it have been written.
 
@@ -36,7 +39,7 @@ use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
-use gedgraft_syntax::{Parse, ParseOptions, SyntaxKind};
+use gedgraft_syntax::{Location, Parse, ParseOptions, SyntaxKind};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -72,18 +75,6 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     (writes != args.check || review_diff_mode(args))
         && !whole_file_forced()
         && plan.repair.is_none()
-        // A stage after another reads the batch as that one re-parsed it, whose lines count from 1: a stage whose
-        // messages name lines (a re-wrap's warnings, a transcode's errors) streams only as the first.
-        && plan.stages.iter().skip(1).all(|s| {
-            !matches!(
-                s,
-                Stage::Rewrap { .. }
-                    | Stage::Whole {
-                        encoding: Some(_),
-                        ..
-                    }
-            )
-        })
         && plan.stages.iter().all(|s| match s {
             Stage::Delete(_)
             | Stage::Rename(_)
@@ -126,8 +117,9 @@ struct Totals {
     removed: usize,
     added: usize,
     batches: usize,
-    /// Warnings other than the two kinds gathered below, in order, once each.
-    warnings: Vec<String>,
+    /// Warnings other than the two kinds gathered below, once each, with the index of the stage that gave each
+    /// (the whole-file path gives them stage by stage; the batches, batch by batch).
+    warnings: Vec<(usize, String)>,
     /// Paths (by stage and place) that picked something in some batch.
     matched: HashSet<(usize, Option<usize>)>,
     /// Identifiers of deleted structures, and how many pointers (outside deleted structures) name each target.
@@ -135,45 +127,76 @@ struct Totals {
     pointers: HashMap<String, usize>,
     /// With `--set-pointer`: every identifier of the file (a first pass), to tell a new pointer's target exists.
     file_ids: Option<HashSet<String>>,
-    /// A transcode's octets that would not come back, summed over the batches ([`Warning::NotReversible`]).
-    not_reversible: Option<Warning>,
+    /// The warnings the whole-file path gives once for the file, summed over the batches ([`add_summed`]).
+    summed: Vec<Warning>,
     /// With `--set-xref`: the identifiers the file's structures get, old → new, and those removed (a first
     /// pass), with how many pointers name each removed one.
     renumbered: HashMap<String, String>,
     unnamed: HashMap<String, usize>,
+    /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
+    stage_lines: Vec<isize>,
 }
 
-/// Where the summed [`Warning::NotReversible`] goes among [`Totals::warnings`].
-const NOT_REVERSIBLE: &str = "\u{0}not reversible";
+/// Where a summed warning ([`Totals::summed`]) goes among [`Totals::warnings`]: this, then its index.
+const SUMMED: &str = "\u{0}summed ";
 
-/// Adds a batch's [`Warning::NotReversible`] to the file's.
-fn add_not_reversible(sum: &mut Option<Warning>, batch: &Warning) {
-    let Warning::NotReversible {
-        octets,
-        moved_marks,
-        ..
-    } = batch
-    else {
-        return;
-    };
-    let Some(Warning::NotReversible {
-        octets: all,
-        moved_marks: all_moved,
-        ..
-    }) = sum
-    else {
-        *sum = Some(batch.clone());
-        return;
-    };
-    *all_moved += moved_marks;
-    for (old, back, n) in octets {
-        match all.iter_mut().find(|(o, b, _)| o == old && b == back) {
-            Some(entry) => entry.2 += n,
-            None => all.push((old.clone(), back.clone(), *n)),
+/// Adds a batch's warning to the file's of its kind if the whole-file path gives it once for the file (a
+/// transcode's octets that would not come back; structures not re-wrapped, per reason): `false` for others.
+fn add_summed(
+    summed: &mut Vec<Warning>,
+    warnings: &mut Vec<(usize, String)>,
+    k: usize,
+    w: &Warning,
+) -> bool {
+    let same_kind = |sum: &Warning| match (sum, w) {
+        (Warning::NotReversible { .. }, Warning::NotReversible { .. }) => true,
+        (Warning::NotRewrapped { reason: a, .. }, Warning::NotRewrapped { reason: b, .. }) => {
+            a == b
         }
+        _ => false,
+    };
+    if !matches!(
+        w,
+        Warning::NotReversible { .. } | Warning::NotRewrapped { .. }
+    ) {
+        return false;
     }
-    // In the order the whole file's warning lists them (by octets).
-    all.sort();
+    let Some(sum) = summed.iter_mut().find(|sum| same_kind(sum)) else {
+        // The first of its kind: where the whole-file path gives it (batches come in file order).
+        warnings.push((k, format!("{SUMMED}{}", summed.len())));
+        summed.push(w.clone());
+        return true;
+    };
+    match (sum, w) {
+        (
+            Warning::NotReversible {
+                octets: all,
+                moved_marks: all_moved,
+                ..
+            },
+            Warning::NotReversible {
+                octets,
+                moved_marks,
+                ..
+            },
+        ) => {
+            *all_moved += moved_marks;
+            for (old, back, n) in octets {
+                match all.iter_mut().find(|(o, b, _)| o == old && b == back) {
+                    Some(entry) => entry.2 += n,
+                    None => all.push((old.clone(), back.clone(), *n)),
+                }
+            }
+            // In the order the whole file's warning lists them (by octets).
+            all.sort();
+        }
+        // The first structure's line stays; the others are counted.
+        (Warning::NotRewrapped { more: all, .. }, Warning::NotRewrapped { more, .. }) => {
+            *all += more + 1;
+        }
+        _ => {}
+    }
+    true
 }
 
 /// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
@@ -346,19 +369,47 @@ fn edit_batch(
         Some((last, earlier)) => (Some(last), earlier),
         None => (None, &plan.stages[..]),
     };
-    for stage in earlier {
+    // Each stage reads the file the stages before it made, whose lines the whole-file path names in its
+    // messages: this batch starts there at its own line plus what those stages added and removed in the
+    // batches before it.
+    let origin = batch.origin();
+    let mut shift: isize = 0;
+    let mut deltas = vec![0isize; earlier.len()];
+    for (k, stage) in earlier.iter().enumerate() {
         let parse = current.as_ref().unwrap_or(batch);
         let edited = run_stage_of_batch(parse, stage, plan, context(stage))?;
-        tally(&edited, stage, totals, &mut changes);
+        tally(&edited, (k, stage), totals, &mut changes);
         if edited.is_changed() {
-            current = Some(edited.into_parse().with_dialect_of(batch));
+            let (removed, added) = edited.line_counts();
+            deltas[k] = isize::try_from(added).unwrap_or(isize::MAX)
+                - isize::try_from(removed).unwrap_or(isize::MAX);
         }
+        shift += totals.stage_lines.get(k).copied().unwrap_or(0);
+        let placed = Location {
+            line: origin.line.saturating_add_signed(shift),
+            ..origin
+        };
+        let changed = edited
+            .is_changed()
+            .then(|| edited.into_parse().with_dialect_of(batch));
+        match changed {
+            Some(parse) => current = Some(parse.with_origin(placed)),
+            None if shift != 0 => {
+                let parse = current.take().unwrap_or_else(|| batch.clone());
+                current = Some(parse.with_origin(placed));
+            }
+            None => {}
+        }
+    }
+    totals.stage_lines.resize(deltas.len(), 0);
+    for (sum, delta) in totals.stage_lines.iter_mut().zip(deltas) {
+        *sum += delta;
     }
     let base = current.as_ref().unwrap_or(batch);
     let last = match last_stage {
         Some(stage) => {
             let edited = run_stage_of_batch(base, stage, plan, context(stage))?;
-            tally(&edited, stage, totals, &mut changes);
+            tally(&edited, (earlier.len(), stage), totals, &mut changes);
             Some(edited)
         }
         None => None,
@@ -390,7 +441,12 @@ fn edit_batch(
 }
 
 /// Counts one stage's edits of a batch, keeps its warnings and composes its changes with the earlier ones.
-fn tally(edited: &Edited, stage: &Stage, totals: &mut Totals, changes: &mut Option<Vec<Change>>) {
+fn tally(
+    edited: &Edited,
+    (k, stage): (usize, &Stage),
+    totals: &mut Totals,
+    changes: &mut Option<Vec<Change>>,
+) {
     totals.edits += edited.change_count();
     if let (Stage::Whole { eol, encoding }, true) = (stage, totals.batches > 1) {
         // A line-break conversion and a transcode count one each for the file.
@@ -402,17 +458,12 @@ fn tally(edited: &Edited, stage: &Stage, totals: &mut Totals, changes: &mut Opti
             w,
             Warning::SelectorMatchedNothing { .. } | Warning::DanglingPointers { .. }
         );
-        if let Warning::NotReversible { .. } = w {
-            // One warning for the file, its counts summed over the batches, where the first batch's was.
-            if totals.not_reversible.is_none() {
-                totals.warnings.push(NOT_REVERSIBLE.to_string());
-            }
-            add_not_reversible(&mut totals.not_reversible, w);
+        if add_summed(&mut totals.summed, &mut totals.warnings, k, w) {
             continue;
         }
         let text = w.to_string();
-        if !gathered && !totals.warnings.contains(&text) {
-            totals.warnings.push(text);
+        if !gathered && !totals.warnings.iter().any(|(_, t)| *t == text) {
+            totals.warnings.push((k, text));
         }
     }
     *changes = Some(match changes.take() {
@@ -666,13 +717,14 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
 }
 
 /// The summary and warnings of the file, as the whole-file path words them.
-fn report(name: &str, args: &FixArgs, plan: &Plan, totals: Totals) -> Report {
+fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report {
     let mut warnings = gathered_warnings(plan, &totals);
-    for w in &totals.warnings {
-        let w = match (&totals.not_reversible, w == NOT_REVERSIBLE) {
-            (Some(summed), true) => summed.to_string(),
-            _ => w.clone(),
-        };
+    totals.warnings.sort_by_key(|(k, _)| *k);
+    for (_, w) in &totals.warnings {
+        let summed = (w.strip_prefix(SUMMED))
+            .and_then(|i| i.parse::<usize>().ok())
+            .and_then(|i| totals.summed.get(i));
+        let w = summed.map_or_else(|| w.clone(), Warning::to_string);
         if !warnings.contains(&w) {
             warnings.push(w);
         }
@@ -758,7 +810,7 @@ mod tests {
     }
 
     #[test]
-    fn a_transcode_streams_as_the_first_stage_only() {
+    fn a_transcode_and_a_rewrap_stream_after_other_stages_too() {
         assert!(streams_with(&[
             "f.ged",
             "-o",
@@ -773,14 +825,14 @@ mod tests {
             "--eol",
             "crlf"
         ]));
-        assert!(!streams_with(&[
+        assert!(streams_with(&[
             "f.ged",
             "--to-encoding",
             "ansel",
             "--delete",
             "FAM"
         ]));
-        assert!(!streams_with(&[
+        assert!(streams_with(&[
             "f.ged",
             "--rename-tag",
             "A=B",

@@ -91,7 +91,16 @@ const EDITS: &[&[&str]] = &[
     &["--to-encoding", "utf-8"],
     &["--to-encoding", "ansel", "--eol", "crlf"],
     &["--to-encoding", "utf-16le"],
-    // After another stage, a transcode and a re-wrap take the whole-file path (their messages name lines).
+    &["--to-encoding", "utf-16le", "--rewrap=40"],
+    &[
+        "--rename-tag",
+        "NOTE=_NOTE",
+        "--delete",
+        "SOUR",
+        "--rewrap=25",
+    ],
+    // A transcode and a re-wrap after another stage: each reads the batch placed at its line in the file the
+    // stages before it made, so their messages name the whole-file path's lines.
     &[
         "--to-encoding",
         "ascii",
