@@ -241,32 +241,19 @@ pub(crate) fn fix_streamed(
         totals.renumbered = renumbered;
         totals.unnamed = removed.into_iter().map(|id| (id, 0)).collect();
     }
-    if review_diff_mode(args) {
-        // The batches' diffs joined into the file's (the memory of the lines it prints), printed at the end
-        // like the whole-file path's; the octets are not made.
-        let mut diff = StreamedDiff::new();
-        let dropper = Dropper::new();
-        for batch in stream {
-            let batch = batch.map_err(|e| read_error(&e))?;
-            edit_batch(batch.parse(), plan, &mut totals, false, Some(&mut diff))
-                .map_err(|e| format!("{name}: {e}"))?;
-            dropper.later(batch);
-        }
-        let diff = diff.finish();
-        (totals.removed, totals.added) = (diff.removed(), diff.added());
-        if totals.changed {
-            output::write_stdout(stdout, crate::fix::review_diff(&name, &diff).as_bytes())?;
-        }
-        return Ok(Some(report(&name, args, plan, totals)));
-    }
     // Errors of the edits are kept apart from those of writing, which are reported as such.
     let mut failure: Option<String> = None;
+    // The review diff: the batches' diffs joined into the file's (the memory of the lines it prints), printed at
+    // the end like the whole-file path's; the octets are not made.
+    let reviews = review_diff_mode(args);
+    let mut diff = reviews.then(StreamedDiff::new);
     // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         let dropper = Dropper::new();
+        let count_lines = !args.quiet && !reviews;
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
-            let octets = edit_batch(batch.parse(), plan, &mut totals, !args.quiet, None)
+            let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, diff.as_mut())
                 .map_err(|e| format!("{name}: {e}"))?;
             dropper.later(batch);
             out(&octets)?;
@@ -275,6 +262,16 @@ pub(crate) fn fix_streamed(
     };
     if args.check {
         each(&mut |_| Ok(()))?;
+        return Ok(Some(report(&name, args, plan, totals)));
+    }
+    if reviews {
+        each(&mut |_| Ok(()))?;
+        if let Some(diff) = diff.map(StreamedDiff::finish) {
+            (totals.removed, totals.added) = (diff.removed(), diff.added());
+            if totals.changed {
+                output::write_stdout(stdout, crate::fix::review_diff(&name, &diff).as_bytes())?;
+            }
+        }
         return Ok(Some(report(&name, args, plan, totals)));
     }
     if args.in_place {
