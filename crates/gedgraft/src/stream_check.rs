@@ -1,17 +1,28 @@
-//! `gedgraft check FILE` record by record (DESIGN.md invariant 9), human and JSON: two passes over the file in
-//! batches of whole records ([`gedgraft_syntax::stream`]). The first indexes the cross-reference identifiers
-//! ([`StreamLowering::index_identifiers`]: one entry per identifier, O(records); the batches are parsed but not
-//! lowered, except with `--strict`, which needs to know whether the file has an error: [`StreamLowering::index`]);
-//! the second parses and lowers each batch and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones included, as it
-//! goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass: [`FileWide`]). A file of one
-//! batch (under 256 KiB, [`TWO_PASS_BATCH`], or one record) is parsed once: the first pass keeps it. Memory: the largest batch plus the index. The output is the whole-file path's (tested).
+//! `gedgraft check FILE` record by record (DESIGN.md invariant 9), human and JSON, in batches of whole records
+//! ([`gedgraft_syntax::stream`]): in one pass where one tells what two would, else in two.
 //!
-//! Standard input is read twice through a copy on disk ([`input::open`]). What falls back to the whole-file
-//! path: `--strict` on a file with an error (found by the first pass: it stops at the first error), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding notes need the whole body (a file read as UTF-8 that
-//! is not valid UTF-8, an 8-bit encoding that was not forced: found by the first pass, before anything is
-//! written), a file with a diagnostic whose repair needs the whole file (`lf-cr-line-breaks`,
-//! `declared-encoding-mismatch`, `duplicate-xref`: [`gedgraft_edit::WHOLE_FILE_CODES`], found by the first
-//! pass), and `GEDGRAFT_WHOLE_FILE=1`.
+//! **One pass** ([`one_pass`], [`StreamLowering::one_pass`]): each batch is parsed, its identifiers indexed and
+//! it is lowered, its diagnostics written to a report held until the end. A pointer to an identifier not yet
+//! met is pending; the pass gives up (nothing written) when a pending pointer leads to no record at the end,
+//! or on what the two passes would send to the whole-file path (below), or on a report over
+//! [`ONE_PASS_REPORT`]. Most files are parsed once.
+//!
+//! **Two passes**: the first indexes the cross-reference identifiers ([`StreamLowering::index_identifiers`]:
+//! one entry per identifier, O(records); the batches are parsed but not lowered, except with `--strict`,
+//! which needs to know whether the file has an error: [`StreamLowering::index`]); the second parses and
+//! lowers each batch and writes its diagnostics, the syntax layer's and the lowering's, cross-record ones
+//! included, as it goes (and the one `lf-cr-line-breaks` of the file, counted by the first pass:
+//! [`FileWide`]). A file of one batch (under 256 KiB, [`TWO_PASS_BATCH`], or one record) is parsed once: the
+//! first pass keeps it. `GEDGRAFT_TWO_PASS=1` skips the one-pass attempt (tests compare both paths).
+//!
+//! Memory: the largest batch plus the index (and the held report, in one pass). The output is the whole-file
+//! path's (tested, both ways). Standard input is read twice through a copy on disk ([`input::open`]). What
+//! falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: it stops at
+//! the first error), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
+//! notes need the whole body (a file read as UTF-8 that is not valid UTF-8, an 8-bit encoding that was not
+//! forced: found by the first pass, before anything is written), a file with a diagnostic whose repair needs
+//! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`, `duplicate-xref`:
+//! [`gedgraft_edit::WHOLE_FILE_CODES`], found by the first pass), and `GEDGRAFT_WHOLE_FILE=1`.
 
 use crate::check::{json_diagnostics, json_head, json_tail};
 use crate::cli::{CheckArgs, Format};
@@ -27,7 +38,7 @@ use gedgraft_syntax::{ParseOptions, Severity};
 use std::path::Path;
 
 /// Checks one file streamed: `Some(whether it has an error)` once its report is written, `None` when it
-/// takes the whole-file path (nothing was written).
+/// takes the whole-file path (nothing was written). One pass first ([`one_pass`]); two when it cannot tell.
 pub(crate) fn check_streamed(
     path: &Path,
     args: &CheckArgs,
@@ -37,6 +48,12 @@ pub(crate) fn check_streamed(
 ) -> Result<Option<bool>, String> {
     if whole_file_forced() {
         return Ok(None);
+    }
+    let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();
+    let one = || one_pass(path, args, options, human_options, TWO_PASS_BATCH);
+    if let Some((report, any_error)) = (!two_passes).then(one).flatten() {
+        emit(&report)?;
+        return Ok(Some(any_error));
     }
     let Some(Indexed {
         mut lowering,
@@ -57,55 +74,160 @@ pub(crate) fn check_streamed(
     if args.strict && lowering.has_error() {
         return Ok(None);
     }
-    let mut emit = |text: &str| emit(text);
-    let mut any_error = false;
-    let mut json = String::new();
-    let mut report = human::Report::new(human_options);
-    let (mut head_written, mut first) = (false, true);
+    let mut writer = Writer::new(args.format, human_options);
     let dropper = Dropper::new();
     for batch in stream {
         let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         file_wide.apply(&mut batch);
-        let parse = batch.parse();
-        let lowered = lowering.lower(parse);
+        let lowered = lowering.lower(batch.parse());
+        writer.batch(path, &detection, batch.parse(), &lowered, emit)?;
+        dropper.later((batch, lowered));
+    }
+    writer.finish(path, &detection, emit).map(Some)
+}
+
+/// The most report [`one_pass`] holds before it gives up for two passes (the report of a file with so many
+/// diagnostics is written as it goes).
+const ONE_PASS_REPORT: usize = 8 << 20;
+
+/// The report of one file and whether it has an error, checked in one pass over the file
+/// ([`StreamLowering::one_pass`]), the report held until the end; `None` (nothing written) when one pass
+/// cannot tell what two would: a pointer met before the identifier it names that leads to no record (or
+/// to a substructure), a duplicate identifier, a diagnostic whose repair needs the whole file, line breaks
+/// counted for the whole file (`lf-cr-line-breaks`, `mixed-line-breaks`), an error with `--strict`, or a
+/// report larger than [`ONE_PASS_REPORT`]. Each stops the pass where it is found. Most files have none of
+/// them: they are parsed once instead of twice. The report is the two passes' (tested). Batches of `batch`
+/// octets (unless `GEDGRAFT_BATCH_SIZE` says otherwise).
+fn one_pass(
+    path: &Path,
+    args: &CheckArgs,
+    options: &ParseOptions,
+    human_options: &human::Options,
+    batch: usize,
+) -> Option<(String, bool)> {
+    let file = input::open(path).ok()?;
+    let stream = stream_options_sized(options, batch).with_exact_notes(true);
+    let stream = RecordStream::new(file, stream).ok()?;
+    let detection = stream.detection().clone();
+    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
+    let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+    let mut file_wide = FileWide::default();
+    let mut writer = Writer::new(args.format, human_options);
+    let mut report = String::new();
+    // Past the limit, the report "fails" to be written: the pass stops.
+    let mut hold = |text: &str| {
+        report.push_str(text);
+        match report.len() > ONE_PASS_REPORT {
+            true => Err(String::new()),
+            false => Ok(()),
+        }
+    };
+    let dropper = Dropper::new();
+    for batch in stream {
+        let batch = batch.ok()?;
+        needs_whole.count(batch.parse());
+        file_wide.count(&batch);
+        if needs_whole.found() || !file_wide.codes().is_empty() {
+            return None;
+        }
+        let lowered = lowering.lower(batch.parse());
+        if lowering.has_duplicate_identifier() {
+            return None;
+        }
+        writer
+            .batch(path, &detection, batch.parse(), &lowered, &mut hold)
+            .ok()?;
+        dropper.later((batch, lowered));
+        if args.strict && writer.any_error {
+            return None;
+        }
+    }
+    if lowering.has_unresolved() {
+        return None;
+    }
+    let any_error = writer.finish(path, &detection, &mut hold).ok()?;
+    Some((report, any_error))
+}
+
+/// The report of a streamed file as its batches come, human or JSON.
+struct Writer<'o> {
+    format: Format,
+    json: String,
+    report: human::Report<'o>,
+    head_written: bool,
+    /// Whether no diagnostic was written yet.
+    first: bool,
+    any_error: bool,
+}
+
+impl<'o> Writer<'o> {
+    fn new(format: Format, options: &'o human::Options) -> Writer<'o> {
+        Writer {
+            format,
+            json: String::new(),
+            report: human::Report::new(options),
+            head_written: false,
+            first: true,
+            any_error: false,
+        }
+    }
+
+    /// Writes the diagnostics of one batch (its file-wide ones in place) and its lowering's.
+    fn batch(
+        &mut self,
+        path: &Path,
+        detection: &Detection,
+        parse: &gedgraft_syntax::Parse,
+        lowered: &gedgraft_model::Lowered,
+        emit: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut emit = |text: &str| emit(text);
         let diagnostics = lowered.all_diagnostics(parse);
-        any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
+        self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
         // Files with repairs that need the whole file took the whole-file path.
         let repairs = gedgraft_edit::repairs_of_part(parse, &diagnostics);
-        match args.format {
+        match self.format {
             Format::Json => {
-                if !head_written {
-                    json_head(&mut json, path, &detection, parse.dialect());
-                    head_written = true;
+                if !self.head_written {
+                    json_head(&mut self.json, path, detection, parse.dialect());
+                    self.head_written = true;
                 }
                 json_diagnostics(
-                    &mut json,
+                    &mut self.json,
                     &mut records,
                     (&diagnostics, &repairs),
-                    first,
+                    self.first,
                     &mut emit,
                 )?;
-                first &= diagnostics.is_empty();
+                self.first &= diagnostics.is_empty();
             }
-            Format::Human => report.add(
+            Format::Human => self.report.add(
                 path,
                 (parse, &mut records),
                 (&diagnostics, &repairs),
                 &mut emit,
             )?,
         }
-        drop(records);
-        dropper.later((batch, lowered));
+        Ok(())
     }
-    match args.format {
-        Format::Json => {
-            json_tail(&mut json, None);
-            emit(&json)?;
+
+    /// Writes the end of the report; whether the file has an error.
+    fn finish(
+        mut self,
+        path: &Path,
+        detection: &Detection,
+        emit: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<bool, String> {
+        match self.format {
+            Format::Json => {
+                json_tail(&mut self.json, None);
+                emit(&self.json)?;
+            }
+            Format::Human => (self.report).finish(path, detection.used, None, emit)?,
         }
-        Format::Human => report.finish(path, detection.used, None, emit)?,
+        Ok(self.any_error)
     }
-    Ok(Some(any_error))
 }
 
 /// The batch size of the two-pass commands (`check`, `lower`). Their peak grows with the batch (each batch is
@@ -179,4 +301,77 @@ pub(crate) fn index_pass(
         detection,
         batches,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, or `None` when it
+    /// takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
+    fn in_one_pass(input: &str, args: &[&str]) -> Option<String> {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, input).expect("written");
+        let path_arg = path.to_str().expect("a UTF-8 path");
+        let cli = crate::cli::Cli::parse_from(["gedgraft", "check", path_arg].iter().chain(args));
+        let crate::cli::Command::Check(args) = cli.command else {
+            panic!("not check");
+        };
+        let human = human::Options {
+            no_warnings: false,
+            all: false,
+            palette: crate::style::Palette::new(false),
+        };
+        one_pass(&path, &args, &ParseOptions::default(), &human, 1).map(|(report, _)| report)
+    }
+
+    #[test]
+    fn pointers_to_later_records_are_checked_in_one_pass() {
+        let file = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMS @F1@\n\
+                    0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n";
+        let report = in_one_pass(file, &[]).expect("one pass");
+        assert!(
+            report.ends_with("0 errors, 0 warnings (encoding UTF-8)\n"),
+            "{report}"
+        );
+        let json = in_one_pass(file, &["--format", "json"]).expect("one pass");
+        assert!(json.contains("\"diagnostics\":[]"), "{json}");
+        // A pointer to a substructure met before it is known in one pass.
+        let file = file.replace(
+            "1 HUSB @I1@",
+            "1 HUSB @I1@\n1 @N1@ NOTE x\n0 @I2@ INDI\n1 FAMC @N1@",
+        );
+        let report = in_one_pass(&file, &[]).expect("one pass");
+        assert!(report.contains("--> "), "{report}");
+        assert!(
+            report.ends_with("0 errors, 1 warning (encoding UTF-8)\n"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn what_one_pass_cannot_tell_takes_two() {
+        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+        // A pointer met before its identifier that leads to no record (R-POINTER-CONV-10).
+        let undefined = format!("{head}0 @I1@ INDI\n1 FAMS @F9@\n0 @F1@ FAM\n0 TRLR\n");
+        assert_eq!(in_one_pass(&undefined, &[]), None);
+        // … or to a substructure.
+        let inner = format!("{head}0 @I1@ INDI\n1 FAMS @N1@\n0 @F1@ FAM\n1 @N1@ NOTE x\n0 TRLR\n");
+        assert_eq!(in_one_pass(&inner, &[]), None);
+        // An identifier held twice (`duplicate-xref`, whose repair needs the whole file).
+        let twice = format!("{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
+        assert_eq!(in_one_pass(&twice, &[]), None);
+        // Line breaks counted for the whole file.
+        let mixed = format!("{head}0 @I1@ INDI\r\n0 TRLR\n");
+        assert_eq!(in_one_pass(&mixed, &[]), None);
+        // `--strict` on a file with an error.
+        let error = format!("{head}0 @I1@ INDI\nx y\n0 TRLR\n");
+        assert!(in_one_pass(&error, &[]).is_some());
+        assert_eq!(in_one_pass(&error, &["--strict"]), None);
+        // A pointer back to an earlier record, or to an undefined one met after it is known not to be: one pass.
+        let back = format!("{head}0 @F1@ FAM\n0 @I1@ INDI\n1 FAMS @F1@\n0 TRLR\n");
+        assert!(in_one_pass(&back, &[]).is_some());
+    }
 }

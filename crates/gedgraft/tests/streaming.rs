@@ -11,15 +11,19 @@ use std::path::{Path, PathBuf};
 type Outcome = (Option<i32>, Vec<u8>, Vec<u8>, Option<Vec<u8>>);
 
 fn run(dir: &Path, args: &[&str], whole: bool, out: Option<&Path>) -> Outcome {
+    match whole {
+        true => run_env(dir, args, &[("GEDGRAFT_WHOLE_FILE", "1")], out),
+        false => run_env(dir, args, &[("GEDGRAFT_BATCH_SIZE", "300")], out),
+    }
+}
+
+/// `gedgraft ARGS…` with the environment variables `env`.
+fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)], out: Option<&Path>) -> Outcome {
     if let Some(o) = out {
         let _ = std::fs::remove_file(o);
     }
     let mut command = gedgraft_command(dir, args);
-    if whole {
-        command.env("GEDGRAFT_WHOLE_FILE", "1");
-    } else {
-        command.env("GEDGRAFT_BATCH_SIZE", "300");
-    }
+    command.envs(env.iter().copied());
     let output = command.output().expect("run gedgraft");
     let written = out.and_then(|o| std::fs::read(o).ok());
     (output.status.code(), output.stdout, output.stderr, written)
@@ -280,23 +284,35 @@ fn command_difference(dir: &Path, command: &str, file: &Path, args: &[&str]) -> 
     all.extend_from_slice(args);
     let streamed = run(dir, &all, false, None);
     let whole = run(dir, &all, true, None);
+    outcome_difference(&all, ("streamed", &streamed), &whole)
+}
+
+/// How `got` (what the run `name` gave) differs from the whole-file path's outcome, if it does.
+fn outcome_difference(
+    all: &[&str],
+    (name, got): (&str, &Outcome),
+    whole: &Outcome,
+) -> Option<String> {
     let show = |o: &Outcome| {
         let (out, err) = (String::from_utf8_lossy(&o.1), String::from_utf8_lossy(&o.2));
         format!("{:?}\n{out}\n{err}", o.0)
     };
-    (streamed != whole).then(|| {
-        format!(
-            "{command} {} {args:?}: streamed {}\nvs whole {}",
-            file.display(),
-            show(&streamed),
-            show(&whole)
-        )
-    })
+    (got != whole).then(|| format!("{all:?}: {name} {}\nvs whole {}", show(got), show(whole)))
 }
 
-/// `check FILE ARGS…` streamed and whole; the difference, if any.
+/// `check FILE ARGS…` streamed (in one pass where it can be, and in two: `GEDGRAFT_TWO_PASS`) and whole; the
+/// differences, if any.
 fn check_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
-    command_difference(dir, "check", file, args)
+    let mut all = vec!["check", file.to_str()?];
+    all.extend_from_slice(args);
+    let whole = run(dir, &all, true, None);
+    let streamed = run(dir, &all, false, None);
+    let two = [("GEDGRAFT_BATCH_SIZE", "300"), ("GEDGRAFT_TWO_PASS", "1")];
+    let two_passes = run_env(dir, &all, &two, None);
+    let one = outcome_difference(&all, ("streamed", &streamed), &whole);
+    let two = outcome_difference(&all, ("in two passes", &two_passes), &whole);
+    let both: Vec<String> = one.into_iter().chain(two).collect();
+    (!both.is_empty()).then(|| both.join("\n"))
 }
 
 const CHECKS: &[&[&str]] = &[

@@ -53,6 +53,8 @@ pub struct StreamLowering {
     /// Whether a batch was indexed without its lowering's diagnostics
     /// ([`index_identifiers`](StreamLowering::index_identifiers)).
     unchecked: bool,
+    /// Whether each batch is indexed as it is lowered ([`one_pass`](StreamLowering::one_pass)).
+    one_pass: bool,
 }
 
 impl StreamLowering {
@@ -66,7 +68,49 @@ impl StreamLowering {
             error: false,
             duplicate: false,
             unchecked: false,
+            one_pass: false,
         }
+    }
+
+    /// A lowering in one pass, for a reader that can read the file again (`gedgraft check` takes it first):
+    /// each batch is indexed as it is [`lower`](StreamLowering::lower)ed, with no first pass. A pointer to an
+    /// identifier no batch so far held is *pending*: it gets no diagnostic (and no record). After the last
+    /// batch, the diagnostics were the whole-file lowering's unless
+    /// [`has_unresolved`](StreamLowering::has_unresolved) (a pending pointer leads to no record) or
+    /// [`has_duplicate_identifier`](StreamLowering::has_duplicate_identifier) (a pointer to it may have been
+    /// taken for one to a record); then a lowering in two passes gives them.
+    ///
+    /// ```
+    /// use gedgraft_model::{LowerOptions, StreamLowering};
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let lower = |input: &[u8]| {
+    ///     let options = StreamOptions::default().with_batch_size(1);
+    ///     let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+    ///     let mut codes = Vec::new();
+    ///     for batch in RecordStream::new(input, options).unwrap() {
+    ///         let batch = batch.unwrap();
+    ///         let lowered = lowering.lower(batch.parse());
+    ///         codes.extend(lowered.all_diagnostics(batch.parse()).iter().map(|d| d.code));
+    ///     }
+    ///     (codes, lowering.has_unresolved())
+    /// };
+    /// // @F1@ comes after the pointer to it: pending, then resolved.
+    /// assert_eq!(lower(b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @F1@ FAM\n0 TRLR\n"), (vec![], false));
+    /// // No record @F2@: the pointer was pending and stays unresolved; two passes tell what it is.
+    /// assert_eq!(lower(b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F2@\n0 TRLR\n"), (vec![], true));
+    /// ```
+    pub fn one_pass(options: &LowerOptions) -> StreamLowering {
+        StreamLowering {
+            one_pass: true,
+            ..StreamLowering::new(options)
+        }
+    }
+
+    /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass): whether a pointer
+    /// named an identifier before any batch held it, and the file has no record alone holding it (false
+    /// for a lowering in two passes, which has no pending pointers).
+    pub fn has_unresolved(&self) -> bool {
+        self.index.has_unresolved()
     }
 
     /// First pass: indexes the identifiers of one batch (batches in file order, the header's first), and looks
@@ -121,7 +165,8 @@ impl StreamLowering {
         self.duplicate
     }
 
-    /// Second pass: one batch lowered (batches in file order, each once, after every batch was indexed). The
+    /// Second pass (or the only one, [`one_pass`](StreamLowering::one_pass)): one batch lowered (batches in
+    /// file order, each once, after every batch was indexed). The
     /// dataset holds the batch's records (and, for the first batch, the header's metadata) with their lines in
     /// the file; a pointer to a record of another batch has no [`record`](crate::Pointer::record) in it, one
     /// that leads to no record is `undefined` (its `UNDEF` record comes with
@@ -153,6 +198,9 @@ impl StreamLowering {
             diagnostics.extend(found);
             let global = |local: u32| first.saturating_add(local);
             for &(xref, local, is_record, at) in &holders {
+                if self.one_pass {
+                    self.hold(xref, is_record);
+                }
                 match self.index.meet(xref, holder_line(&part, line_base, local)) {
                     Some(first_line) => {
                         let message = duplicate_message(xref, Some(first_line));
@@ -169,13 +217,18 @@ impl StreamLowering {
         }
         for (part, pointers) in dataset.parts.iter_mut().zip(&lists) {
             for &(local, target, at) in pointers {
-                let count = self.index.count(target);
-                if self.index.is_unique_record(target) {
+                let (count, unique_record) = self.index.holders(target);
+                if unique_record {
                     let to = here.get(target).copied().unwrap_or(NONE);
                     set_pointer(part, local, to, false);
                     continue;
                 }
                 if Some(target) == void {
+                    continue;
+                }
+                if self.one_pass && count.is_none() {
+                    self.index.pend(target);
+                    set_pointer(part, local, NONE, false);
                     continue;
                 }
                 let (code, message) = pointer_problem(target, count);
@@ -257,4 +310,86 @@ fn holder_line(part: &Part, line_base: usize, local: u32) -> u64 {
         .get(local as usize)
         .map_or(0, |s| line_base.saturating_add(s.line as usize));
     line as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StreamLowering;
+    use crate::{to_json, LowerOptions};
+    use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+
+    /// Each batch's lowering (its JSON and its diagnostics) in one pass and in two, in batches of `size`
+    /// octets; `None` when one pass cannot tell (`has_unresolved`, `has_duplicate_identifier`).
+    fn one_and_two_passes(input: &[u8], size: usize) -> Option<(Vec<String>, Vec<String>)> {
+        let stream = || RecordStream::new(input, StreamOptions::default().with_batch_size(size));
+        let options = LowerOptions::default();
+        let mut two = StreamLowering::new(&options);
+        for batch in stream().ok()? {
+            two.index(batch.ok()?.parse());
+        }
+        let mut one = StreamLowering::one_pass(&options);
+        let (mut ones, mut twos) = (Vec::new(), Vec::new());
+        for batch in stream().ok()? {
+            let batch = batch.ok()?;
+            let parse = batch.parse();
+            for (lowering, out) in [(&mut one, &mut ones), (&mut two, &mut twos)] {
+                let lowered = lowering.lower(parse);
+                let found = lowered.all_diagnostics(parse);
+                let found = found.iter().map(|d| (d.code, d.location.line, &d.message));
+                out.push(format!(
+                    "{:?}\n{}",
+                    found.collect::<Vec<_>>(),
+                    to_json("f", parse, &lowered)
+                ));
+            }
+        }
+        (!one.has_unresolved() && !one.has_duplicate_identifier()).then_some((ones, twos))
+    }
+
+    #[test]
+    fn one_pass_lowers_as_two_when_every_pending_pointer_finds_its_record() {
+        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+        // Pointers forward (pending, then met), back, within a batch, to a substructure met before them
+        // (R-POINTER-CONV-10..12: a warning either way).
+        let file = format!(
+            "{head}0 @I1@ INDI\n1 FAMS @F1@\n1 @N1@ NOTE x\n0 @F1@ FAM\n1 HUSB @I1@\n1 CHIL @I2@\n\
+             0 @I2@ INDI\n1 FAMC @F1@\n1 ASSO @N1@\n0 TRLR\n"
+        );
+        for size in [1, 60, 4096] {
+            let (one, two) = one_and_two_passes(file.as_bytes(), size).expect("one pass tells");
+            assert_eq!(one, two, "batches of {size}");
+        }
+        assert!(one_and_two_passes(
+            format!("{head}0 @I1@ INDI\n1 FAMS @F9@\n0 TRLR\n").as_bytes(),
+            1
+        )
+        .is_none());
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(has_corpus),
+        ignore = "corpus missing: see README, Tests and the corpus"
+    )]
+    fn one_pass_lowers_as_two_on_the_corpus() {
+        let corpus = gedgraft_test_support::corpus_dir();
+        let files = gedgraft_test_support::files_under(&corpus);
+        assert!(files.len() > 100, "only {} corpus files", files.len());
+        let mut told = 0;
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap_or_default();
+            for size in [1, 4096] {
+                if let Some((one, two)) = one_and_two_passes(&bytes, size) {
+                    assert_eq!(one, two, "{}, batches of {size}", path.display());
+                    told += 1;
+                }
+            }
+        }
+        // Most files have every pointer lead to a record.
+        assert!(
+            told > files.len(),
+            "one pass told {told} times of {}",
+            2 * files.len()
+        );
+    }
 }

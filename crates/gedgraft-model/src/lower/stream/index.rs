@@ -8,6 +8,9 @@ use crate::dataset::fnv;
 const FLAG: u64 = 1 << 63;
 /// The top bit of [`Entry::count`]: the identifier is listed for an `UNDEF` record.
 const LISTED: u32 = 1 << 31;
+/// The top bit of [`Entry::len`]: a pointer named the identifier before any structure held it (a lowering
+/// in one pass, [`Index::pend`]).
+const PENDING: u32 = 1 << 31;
 
 /// One identifier.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +19,7 @@ struct Entry {
     start: u64,
     /// The line of its first holder, once the second pass met it; [`FLAG`]: that holder is a record.
     line: u64,
+    /// The length of its text, below [`PENDING`], which marks one a pointer named before it was held.
     len: u32,
     /// How many structures hold it (0: only pointers name it), saturating below [`LISTED`], which marks one
     /// listed for an `UNDEF` record.
@@ -58,7 +62,7 @@ impl Index {
             return "";
         };
         let start = usize::try_from(e.start & !FLAG).unwrap_or(usize::MAX);
-        let end = start.saturating_add(e.len as usize);
+        let end = start.saturating_add((e.len & !PENDING) as usize);
         self.arena.get(start..end).unwrap_or("")
     }
 
@@ -80,7 +84,9 @@ impl Index {
         self.entries.push(Entry {
             start,
             line: 0,
-            len: u32::try_from(xref.len()).unwrap_or(u32::MAX),
+            len: u32::try_from(xref.len())
+                .unwrap_or(u32::MAX)
+                .min(PENDING - 1),
             count: 0,
         });
         let e = self.entries.len() - 1;
@@ -132,17 +138,29 @@ impl Index {
         usize::try_from(entry.line & !FLAG).ok()
     }
 
-    /// How many structures hold `xref` (`None`: none).
-    pub fn count(&self, xref: &str) -> Option<u32> {
-        let count = self.entries.get(self.entry(xref)?)?.count();
-        (count > 0).then_some(count)
+    /// How many structures hold `xref` (`None`: none), and whether exactly one does, a record.
+    pub fn holders(&self, xref: &str) -> (Option<u32>, bool) {
+        let Some(e) = self.entry(xref).and_then(|e| self.entries.get(e)) else {
+            return (None, false);
+        };
+        let count = e.count();
+        (
+            (count > 0).then_some(count),
+            count == 1 && e.line & FLAG != 0,
+        )
     }
 
-    /// Whether exactly one structure, a record, holds `xref`.
-    pub fn is_unique_record(&self, xref: &str) -> bool {
-        self.entry(xref)
-            .and_then(|e| self.entries.get(e))
-            .is_some_and(|e| e.count() == 1 && e.line & FLAG != 0)
+    /// A lowering in one pass: a pointer names `xref`, which no structure held so far.
+    pub fn pend(&mut self, xref: &str) {
+        let e = self.entry_or_add(xref);
+        self.entries[e].len |= PENDING;
+    }
+
+    /// Whether an identifier [`pend`](Index::pend) marked is not held by exactly one structure, a record:
+    /// a pointer that named it before it was held leads to no record.
+    pub fn has_unresolved(&self) -> bool {
+        (self.entries.iter())
+            .any(|e| e.len & PENDING != 0 && !(e.count() == 1 && e.line & FLAG != 0))
     }
 
     /// Lists `xref` for an `UNDEF` record, unless it is listed already.
@@ -172,22 +190,43 @@ mod tests {
             assert!(!index.hold(&format!("I{i}"), i % 2 == 0));
         }
         assert!(index.hold("I7", true));
-        assert_eq!(index.count("I4"), Some(1));
-        assert_eq!(index.count("I7"), Some(2));
-        assert_eq!(index.count("X"), None);
-        assert!(index.is_unique_record("I4"));
-        assert!(!index.is_unique_record("I3")); // not a record
-        assert!(!index.is_unique_record("I7")); // two holders
+        assert_eq!(index.holders("I4").0, Some(1));
+        assert_eq!(index.holders("I7").0, Some(2));
+        assert_eq!(index.holders("X").0, None);
+        assert!(index.holders("I4").1);
+        assert!(!index.holders("I3").1); // not a record
+        assert!(!index.holders("I7").1); // two holders
         assert_eq!(index.meet("I7", 8), None);
         assert_eq!(index.meet("I7", 9000), Some(8));
-        assert!(!index.is_unique_record("I7"));
+        assert!(!index.holders("I7").1);
         assert_eq!(index.meet("I4", 5), None);
-        assert!(index.is_unique_record("I4")); // the line does not touch the flag
+        assert!(index.holders("I4").1); // the line does not touch the flag
         index.list_undefined("X");
         index.list_undefined("I7");
         index.list_undefined("X");
         assert_eq!(index.undefined().collect::<Vec<_>>(), ["X", "I7"]);
-        assert_eq!(index.count("X"), None);
-        assert_eq!(index.count("I7"), Some(2));
+        assert_eq!(index.holders("X").0, None);
+        assert_eq!(index.holders("I7").0, Some(2));
+    }
+
+    #[test]
+    fn pending_identifiers_are_resolved_by_one_record_holding_them() {
+        let mut index = Index::default();
+        index.pend("F1");
+        assert!(index.has_unresolved()); // named, held by nothing yet
+        index.hold("F1", true);
+        assert!(!index.has_unresolved());
+        assert_eq!(index.holders("F1").0, Some(1));
+        index.pend("S1");
+        index.hold("S1", false); // held by a substructure: a pointer to it leads to no record
+        assert!(index.has_unresolved());
+        let mut index = Index::default();
+        index.pend("F2");
+        index.hold("F2", true);
+        index.hold("F2", true); // two holders
+        assert!(index.has_unresolved());
+        // The mark does not change the identifier's text.
+        index.list_undefined("F2");
+        assert_eq!(index.undefined().collect::<Vec<_>>(), ["F2"]);
     }
 }
