@@ -29,7 +29,7 @@ use gedgraft_encoding::{Encoding, SourceMap};
 use gedgraft_syntax::line_cursor::LineCursor;
 use gedgraft_syntax::Parse;
 use rowan::GreenNodeData;
-use similar::{Algorithm, DiffOp};
+use similar::DiffOp;
 use std::ops::Range;
 
 /// The line diff of an edit: hunks of removed and added lines with three lines of context.
@@ -498,7 +498,7 @@ impl Flat {
             }
             let a = old_lines.shown_range(wo.clone());
             let b = new_lines.shown_range(wn.clone());
-            for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+            for op in crate::diff_ops::line_ops(&a, &b) {
                 push_op(&mut ops, shift(op, wo.start, wn.start));
             }
             for &(_, line_break, _) in a.iter().chain(&b) {

@@ -81,6 +81,7 @@ mod atomic;
 mod dialect;
 mod diff;
 mod diff_lines;
+mod diff_ops;
 /// The test-only whole-text oracle of the review diff: kept with the tests, compiled into the unit tests only.
 #[cfg(test)]
 #[path = "../tests/support/diff_reference.rs"]
@@ -106,7 +107,7 @@ pub use diff_stream::StreamedDiff;
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
-pub use patch::octet_patch;
+pub use patch::{octet_line_changes, octet_patch};
 pub use repair::{
     apply_repairs, repair_kind, repair_to_fixed_point, repairs, repairs_of_part, Applicability,
     OctetEdit, Repair, Repaired, MAX_PASSES, REPAIR_KINDS, WHOLE_FILE_CODES,

@@ -1,8 +1,8 @@
 //! `gedgraft fmt`: a file in canonical form, its dataset written back (`lower` + `gedgraft_model::write`).
 //!
 //! Shown as `fix` shows its edits (the review diff, `--in-place`, `-o`, `--check`). The diff's changed ranges
-//! come from a line diff of the two files' octets (`similar`, Myers with a deadline, so a file that changes
-//! everywhere still finishes quickly with coarser hunks).
+//! come from a line diff of the two files' octets ([`gedgraft_edit::octet_line_changes`]: the same on every
+//! machine, and about linear in the lines when every line changes).
 
 use crate::cli::FmtArgs;
 use crate::fix::review_diff;
@@ -12,11 +12,9 @@ use gedgraft_edit::{check_replaceable, Change, LineDiff};
 use gedgraft_model::{lower, write_with_report, LineEnding, LowerOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::{parse_with, Parse, ParseOptions, Severity};
-use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 /// Runs `fmt` over every file.
 pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
@@ -147,63 +145,18 @@ fn line_ending_of(text: &str) -> LineEnding {
     }
 }
 
-/// The lines of a file, each with its LF.
-fn lines(octets: &[u8]) -> Vec<&[u8]> {
-    octets.split_inclusive(|&o| o == b'\n').collect()
-}
-
-/// How long the line diff may search for the smallest diff before it settles for a coarser one.
-const DIFF_DEADLINE: Duration = Duration::from_secs(2);
-
 /// The changed octet ranges between two files, line by line (lines end at LF), and how many lines they
 /// remove and add. In UTF-16 an octet `0A` is not a line end: the whole file is one change there.
 fn line_changes(old: &[u8], new: &[u8], utf16: bool) -> (Vec<Change>, usize, usize) {
-    if old == new {
-        return (Vec::new(), 0, 0);
+    if !utf16 || old == new {
+        return gedgraft_edit::octet_line_changes(old, new);
     }
-    let (a, b) = (lines(old), lines(new));
-    if utf16 {
-        let change = Change {
-            input: 0..old.len(),
-            output: 0..new.len(),
-        };
-        return (vec![change], a.len(), b.len());
-    }
-    let ops = capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &a,
-        &b,
-        Some(Instant::now() + DIFF_DEADLINE),
-    );
-    let octets = |lines: &[&[u8]], from: usize, to: usize| -> usize {
-        lines
-            .get(from..to)
-            .map_or(0, |l| l.iter().map(|x| x.len()).sum())
+    let count = |o: &[u8]| o.split_inclusive(|&x| x == b'\n').count();
+    let change = Change {
+        input: 0..old.len(),
+        output: 0..new.len(),
     };
-    let (mut changes, mut removed, mut added) = (Vec::<Change>::new(), 0, 0);
-    let (mut at_old, mut at_new) = (0usize, 0usize);
-    for op in ops {
-        let (old_range, new_range) = (op.old_range(), op.new_range());
-        let old_len = octets(&a, old_range.start, old_range.end);
-        let new_len = octets(&b, new_range.start, new_range.end);
-        if op.tag() != DiffTag::Equal {
-            removed += old_range.len();
-            added += new_range.len();
-            match changes.last_mut() {
-                Some(last) if last.input.end == at_old && last.output.end == at_new => {
-                    last.input.end += old_len;
-                    last.output.end += new_len;
-                }
-                _ => changes.push(Change {
-                    input: at_old..at_old + old_len,
-                    output: at_new..at_new + new_len,
-                }),
-            }
-        }
-        at_old += old_len;
-        at_new += new_len;
-    }
-    (changes, removed, added)
+    (vec![change], count(old), count(new))
 }
 
 #[cfg(test)]
