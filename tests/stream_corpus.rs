@@ -38,7 +38,6 @@ fn difference(bytes: &[u8], size: usize) -> Option<String> {
         .with_exact_notes(true);
     let stream = match RecordStream::new(bytes, options.clone()) {
         Ok(s) => s,
-        Err(StreamError::Utf16) if whole.encoding().is_utf16() => return None,
         Err(StreamError::NeedsWholeFile | StreamError::NotGedcom) => return None,
         Err(e) => return Some(e.to_string()),
     };

@@ -31,6 +31,7 @@ const LOWER: &str = "lower";
 const DUMP: &str = "dump";
 const FIX_O: &str = "fix -o";
 const DELETE_FAM: &str = "fix --delete FAM -o";
+const TO_UTF8: &str = "fix --to-encoding utf-8 -o";
 
 /// One pathological input: a name, a generator for about `n` octets and the commands to run on it.
 struct Case {
@@ -96,6 +97,12 @@ const CASES: &[Case] = &[
         what: "`@` only",
         generate: at_signs,
         commands: &[CHECK, CHECK_JSON, DUMP],
+    },
+    Case {
+        name: "utf16-records",
+        what: "UTF-16LE records, every line changed by a transcode",
+        generate: utf16_records,
+        commands: &[CHECK, LOWER, FIX_O, TO_UTF8],
     },
     Case {
         name: "one-code",
@@ -171,6 +178,13 @@ fn long_line(n: usize) -> Vec<u8> {
     out.resize(n, b'a');
     out.extend_from_slice(b"\xFF\n0 TRLR\n");
     out
+}
+
+fn utf16_records(n: usize) -> Vec<u8> {
+    let text = records(n / 2, |i| format!("0 @I{i}@ INDI\n1 NAME N{i}\n"));
+    let text = String::from_utf8_lossy(&text).replace("CHAR UTF-8", "CHAR UNICODE");
+    let units = std::iter::once(0xFEFF).chain(text.encode_utf16());
+    units.flat_map(u16::to_le_bytes).collect()
 }
 
 fn one_code(n: usize) -> Vec<u8> {

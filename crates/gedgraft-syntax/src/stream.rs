@@ -13,8 +13,8 @@
 //! cut is joined into the diagnostic where it starts (the batch holding it waits for the next one), the
 //! diagnostics of the file's end (`missing-trailer`) come with the last batch.
 //!
-//! What does not stream: UTF-16 (its line starts are not octet patterns the cutter looks for:
-//! [`StreamError::Utf16`]), and, with [`StreamOptions::exact_notes`], inputs whose encoding notes depend on
+//! UTF-16 is cut at the level-0 lines of its text (its code units read as the ASCII octets they are) and its
+//! lines are counted in the text. What does not stream: with [`StreamOptions::exact_notes`], inputs whose encoding notes depend on
 //! statistics of the whole body ([`StreamError::NeedsWholeFile`]): a file read as UTF-8 that is not valid UTF-8, or
 //! read as another 8-bit encoding that was not forced. Without `exact_notes` those inputs stream too, with the
 //! same trees and octets, but without the whole-body notes (`encoding-mismatch`, `declared-encoding-mismatch`
@@ -40,7 +40,7 @@ use crate::diagnostic::Diagnostic;
 use crate::line_breaks::Tally;
 use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
-use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near};
+use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near, starts_near_utf16};
 use crate::{Dialect, SyntaxKind};
 use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
 use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
@@ -96,8 +96,6 @@ impl StreamOptions {
 pub enum StreamError {
     /// Reading failed.
     Io(std::io::Error),
-    /// The input is UTF-16.
-    Utf16,
     /// The encoding notes need the whole body ([`StreamOptions::exact_notes`]).
     NeedsWholeFile,
     /// The input is not GEDCOM at all (it parses whole into one run of text with one diagnostic).
@@ -108,7 +106,6 @@ impl std::fmt::Display for StreamError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StreamError::Io(e) => write!(f, "{e}"),
-            StreamError::Utf16 => f.write_str("UTF-16 input is not streamed"),
             StreamError::NeedsWholeFile => {
                 f.write_str("the encoding notes of this input need the whole file")
             }
@@ -327,17 +324,18 @@ impl<R: Read> RecordStream<R> {
         } else {
             detect_trusting_utf8(&buf, &options.detect)
         };
-        if detection.used.is_utf16() {
-            return Err(StreamError::Utf16);
-        }
         // A file that is not GEDCOM is one run of trailing text with one diagnostic: parsed whole.
         let (head, _) = decode_document_cow(&buf, &detection);
         if not_gedcom::not_gedcom(&head).is_some() {
             return Err(StreamError::NotGedcom);
         }
         drop(head);
-        let whole_body_notes =
-            !eof && detection.used != Encoding::Utf8 && options.detect.force.is_none();
+        // UTF-16 has no notes from statistics (its `declared-encoding-mismatch` is the header's).
+        let used = detection.used;
+        let whole_body_notes = !eof
+            && used != Encoding::Utf8
+            && used.is_ascii_compatible()
+            && options.detect.force.is_none();
         if whole_body_notes {
             if options.exact_notes {
                 return Err(StreamError::NeedsWholeFile);
@@ -390,7 +388,12 @@ impl<R: Read> RecordStream<R> {
         };
         loop {
             if self.buf.len() > target {
-                if let Some(&cut) = starts_near(&self.buf, &[target]).get(1) {
+                let starts = match self.detection.used {
+                    Encoding::Utf16Le => starts_near_utf16(&self.buf, &[target], false),
+                    Encoding::Utf16Be => starts_near_utf16(&self.buf, &[target], true),
+                    _ => starts_near(&self.buf, &[target]),
+                };
+                if let Some(&cut) = starts.get(1) {
                     return Ok(cut);
                 }
             }
@@ -461,6 +464,11 @@ impl<R: Read> RecordStream<R> {
             origin,
             self.dialect,
         );
+        // UTF-16 octets are not the text's: its lines are counted in the text.
+        let lines = match encoding.is_utf16() {
+            true => crate::line_cursor::count_line_breaks(text.as_bytes()),
+            false => crate::line_cursor::count_line_breaks(&self.buf[..cut]),
+        };
         drop(text);
         if first {
             self.dialect = Some(parse.dialect());
@@ -476,7 +484,6 @@ impl<R: Read> RecordStream<R> {
         }
         self.run_goes_on = out.last_diag_on_last_line;
 
-        let lines = crate::line_cursor::count_line_breaks(&self.buf[..cut]);
         self.pending.push_back(Batch {
             parse,
             offset: self.offset,

@@ -18,7 +18,7 @@
 //! Memory: the largest batch plus the index (and the held report, in one pass). The output is the whole-file
 //! path's (tested, both ways). Standard input is read twice through a copy on disk ([`input::open`]). What
 //! falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: it stops at
-//! the first error), UTF-16, a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
+//! the first error), a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
 //! notes need the whole body (a file read as UTF-8 that is not valid UTF-8, an 8-bit encoding that was not
 //! forced: found by the first pass, before anything is written), a file with a diagnostic whose repair needs
 //! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`, `duplicate-xref`:
@@ -248,7 +248,7 @@ pub(crate) struct Indexed {
 }
 
 /// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
-/// file-wide counts; `None` if the file takes the whole-file path (unreadable, UTF-16, not GEDCOM, notes of
+/// file-wide counts; `None` if the file takes the whole-file path (unreadable, not GEDCOM, notes of
 /// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
 /// the first pass rather than read again. With `errors` (`--strict`), the batches are lowered to look for
 /// errors ([`StreamLowering::has_error`]); without, only their identifiers are indexed

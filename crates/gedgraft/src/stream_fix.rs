@@ -17,8 +17,8 @@
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
-//! `--patch`, the repairs, `--check` with `-o` or `--in-place`
-//! and UTF-16 input. Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
+//! `--patch`, the repairs, `--check` with `-o` or `--in-place`, and what the stream refuses (not GEDCOM).
+//! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths). When a plan has several stages, each
 //! stage reads the batch as the stage before re-parsed it, placed at its line in the file that stage made (the
@@ -199,7 +199,7 @@ fn add_summed(
     true
 }
 
-/// Streams `fix` over one file; `None` when the file cannot be streamed (UTF-16): the caller takes the
+/// Streams `fix` over one file; `None` when the file cannot be streamed (not GEDCOM): the caller takes the
 /// whole-file path, nothing having been written.
 pub(crate) fn fix_streamed(
     path: &Path,

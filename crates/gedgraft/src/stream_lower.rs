@@ -7,7 +7,7 @@
 //!
 //! What falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: the
 //! dataset is then empty and the diagnostics stop at the first error; a file without one lowers the same
-//! strict or not, and streams), and what `check` does not stream (UTF-16, not GEDCOM, notes of the whole body,
+//! strict or not, and streams), and what `check` does not stream (not GEDCOM, notes of the whole body,
 //! `GEDGRAFT_WHOLE_FILE=1`).
 
 use crate::cli::LowerArgs;

@@ -159,6 +159,26 @@ pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
     starts
 }
 
+/// [`starts_near`] in UTF-16 octets (`big_endian` or not; `bytes` starting at a code unit), `targets` in
+/// octets: each code unit read as the ASCII octet it is, or as a non-ASCII one, so that the rule of a level-0
+/// line start is the one of every other encoding. The starts are octet offsets (even).
+pub(crate) fn starts_near_utf16(bytes: &[u8], targets: &[usize], big_endian: bool) -> Vec<usize> {
+    let narrow: Vec<u8> = bytes
+        .chunks_exact(2)
+        .map(|u| {
+            let unit = match big_endian {
+                true => u16::from_be_bytes([u[0], u[1]]),
+                false => u16::from_le_bytes([u[0], u[1]]),
+            };
+            u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF)
+        })
+        .collect();
+    let targets: Vec<usize> = targets.iter().map(|t| t.div_ceil(2)).collect();
+    (starts_near(&narrow, &targets).into_iter())
+        .map(|s| s * 2)
+        .collect()
+}
+
 /// What one chunk's parser leaves behind.
 #[derive(Default)]
 pub(crate) struct ChunkOutput {

@@ -19,6 +19,7 @@ pub(crate) use chunks::{
 };
 pub(crate) use chunks::{
     chunks_for, end_of_file_diagnostics, parse_piece, parse_text, parse_utf8_pieces, starts_near,
+    starts_near_utf16,
 };
 
 use crate::after_trailer::{AfterTrailer, Next};

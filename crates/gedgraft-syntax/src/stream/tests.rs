@@ -1,6 +1,6 @@
 //! The streamed batches against the whole-file parse (DESIGN.md invariant 9: same trees, diagnostics, octets).
 
-use super::{FileWide, RecordStream, StreamError, StreamOptions};
+use super::{Batch, FileWide, RecordStream, StreamError, StreamOptions};
 use crate::encoding::{DetectOptions, Encoding};
 use crate::{parse_with, Diagnostic, ParseOptions};
 use proptest::prelude::*;
@@ -52,10 +52,6 @@ fn same_as_whole(input: &[u8], size: usize, detect: DetectOptions) -> Result<(),
         .with_batch_size(size);
     let stream = match RecordStream::new(input, options) {
         Ok(s) => s,
-        Err(StreamError::Utf16) => {
-            prop_assert!(whole.encoding().is_utf16());
-            return Ok(());
-        }
         Err(StreamError::NotGedcom) => {
             prop_assert!(whole.diagnostics().iter().any(|d| d.code == "not-gedcom"));
             return Ok(());
@@ -177,6 +173,20 @@ proptest! {
         );
     }
 
+    /// UTF-16 with and without a byte-order mark, either order, with a lone surrogate or an odd last octet.
+    #[test]
+    fn batches_in_utf16_equal_the_whole_file_parse(
+        input in file(),
+        size in 1usize..200,
+        (big_endian, bom) in (any::<bool>(), any::<bool>()),
+        junk in prop_oneof![Just(&[][..]), Just(&[0x00, 0xD8][..]), Just(&[0xD8, 0x00][..]), Just(&[0x41][..])],
+    ) {
+        let mut input = utf16(&input, big_endian, bom);
+        let at = (input.len() / 2).min(40) & !1;
+        input.splice(at..at, junk.iter().copied());
+        same_as_whole(&input, size, DetectOptions::default())?;
+    }
+
     #[test]
     fn batches_in_a_forced_8_bit_encoding_equal_the_whole_file_parse(input in file(), size in 1usize..100) {
         for force in [Encoding::Ansel, Encoding::Windows1252, Encoding::Ascii] {
@@ -254,13 +264,45 @@ fn large_inputs_equal_the_whole_file_parse() {
     }
 }
 
+/// UTF-16 streams too: the cuts are at level-0 lines of the text, the lines counted in the text (R-LINES-01:
+/// a line break is a code unit `000A` or `000D` there, not the octet).
 #[test]
-fn utf16_is_not_streamed() {
-    let input = b"\xFF\xFE0\x00 \x00H\x00E\x00A\x00D\x00\n\x00";
-    assert!(matches!(
-        RecordStream::new(&input[..], StreamOptions::default()),
-        Err(StreamError::Utf16)
-    ));
+fn utf16_is_cut_at_its_level_0_lines() {
+    let text =
+        "0 HEAD\n1 CHAR UNICODE\n0 @I1@ INDI\n1 NAME \u{0A0D}\u{0D0A}\n0 @I2@ INDI\r\n0 TRLR\n";
+    for big_endian in [false, true] {
+        let input = utf16(text.as_bytes(), big_endian, true);
+        let stream = RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1));
+        let batches: Vec<Batch> = stream
+            .expect("streams")
+            .map(|b| b.expect("a batch"))
+            .collect();
+        let at: Vec<(u64, u64)> = batches
+            .iter()
+            .map(|b| (b.offset(), b.first_line()))
+            .collect();
+        // U+0A0D and U+0D0A hold the octets of line breaks and are none: the mark and 22 units, 22, 13.
+        assert_eq!(
+            at,
+            [(0, 1), (46, 3), (90, 5), (116, 6)],
+            "big endian: {big_endian}"
+        );
+        for size in [1, 7, 64, 4096] {
+            same_as_whole(&input, size, DetectOptions::default()).expect("the whole file's parse");
+        }
+    }
+}
+
+/// `input` (lossily UTF-8) in UTF-16, with a byte-order mark if `bom`.
+fn utf16(input: &[u8], big_endian: bool, bom: bool) -> Vec<u8> {
+    let text = String::from_utf8_lossy(input);
+    let units = bom.then_some(0xFEFF).into_iter().chain(text.encode_utf16());
+    units
+        .flat_map(|u| match big_endian {
+            true => u.to_be_bytes(),
+            false => u.to_le_bytes(),
+        })
+        .collect()
 }
 
 /// A proptest find: blank lines on either side of an LF CR gap are one run in both parses.
