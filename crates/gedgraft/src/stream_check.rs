@@ -3,9 +3,10 @@
 //!
 //! **One pass** ([`one_pass`], [`StreamLowering::one_pass`]): each batch is parsed, its identifiers indexed and
 //! it is lowered, its diagnostics written to a report held until the end. A pointer to an identifier not yet
-//! met is pending; the pass gives up (nothing written) when a pending pointer leads to no record at the end,
-//! or on what the two passes would send to the whole-file path (below), or on a report over
-//! [`ONE_PASS_REPORT`]. Most files are parsed once.
+//! met is pending; when a pending pointer leads to no record at the end, the report is dropped and the second
+//! pass below follows with the index this pass made ([`StreamLowering::into_second_pass`]); the pass gives up
+//! for two (nothing written) on what the two passes would send to the whole-file path (below), or on a
+//! report over [`ONE_PASS_REPORT`]. Most files are parsed once, files with dangling pointers twice.
 //!
 //! **Two passes**: the first indexes the cross-reference identifiers ([`StreamLowering::index_identifiers`]:
 //! one entry per identifier, O(records); the batches are parsed but not lowered, except with `--strict`,
@@ -50,30 +51,47 @@ pub(crate) fn check_streamed(
         return Ok(None);
     }
     let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();
-    let one = || one_pass(path, args, options, human_options, TWO_PASS_BATCH);
-    if let Some((report, any_error)) = (!two_passes).then(one).flatten() {
-        emit(&report)?;
-        return Ok(Some(any_error));
-    }
-    let Some(Indexed {
-        mut lowering,
-        mut file_wide,
-        detection,
-        batches: stream,
-        needs_whole_file,
-    }) = index_pass(path, options, &LowerOptions::default(), args.strict)
-    else {
-        return Ok(None);
+    let first = match two_passes {
+        true => OnePass::Cannot,
+        false => one_pass(path, args, options, human_options, TWO_PASS_BATCH),
     };
-    // A diagnostic whose repair needs the whole file: the whole-file path, so the report is the same.
-    if needs_whole_file {
-        return Ok(None);
-    }
-    // `--strict` stops at the first error: a file with one takes the whole-file path; one without checks the
-    // same either way.
-    if args.strict && lowering.has_error() {
-        return Ok(None);
-    }
+    let (mut lowering, mut file_wide, detection, stream) = match first {
+        OnePass::Checked(report, any_error) => {
+            emit(&report)?;
+            return Ok(Some(any_error));
+        }
+        // The index is complete: the second pass only.
+        OnePass::Unresolved(found) => {
+            let (lowering, file_wide, detection) = *found;
+            let Some(stream) = open_batches(path, options) else {
+                return Ok(None);
+            };
+            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = Box::new(stream);
+            (lowering.into_second_pass(), file_wide, detection, stream)
+        }
+        OnePass::Cannot => {
+            let Some(Indexed {
+                lowering,
+                file_wide,
+                detection,
+                batches,
+                needs_whole_file,
+            }) = index_pass(path, options, &LowerOptions::default(), args.strict)
+            else {
+                return Ok(None);
+            };
+            // A diagnostic whose repair needs the whole file: the whole-file path, so the report is the same.
+            if needs_whole_file {
+                return Ok(None);
+            }
+            // `--strict` stops at the first error: a file with one takes the whole-file path; one without
+            // checks the same either way.
+            if args.strict && lowering.has_error() {
+                return Ok(None);
+            }
+            (lowering, file_wide, detection, batches)
+        }
+    };
     let mut writer = Writer::new(args.format, human_options);
     let dropper = Dropper::new();
     for batch in stream {
@@ -87,27 +105,43 @@ pub(crate) fn check_streamed(
 }
 
 /// The most report [`one_pass`] holds before it gives up for two passes (the report of a file with so many
-/// diagnostics is written as it goes).
-const ONE_PASS_REPORT: usize = 8 << 20;
+/// diagnostics is written as it goes). Small: what is held adds to the peak of the passes after it (`cargo
+/// xtask stress`, `one-code`: 8 MiB took `check --format json` from 73 to 96 MiB on 2 MB).
+const ONE_PASS_REPORT: usize = 1 << 20;
 
-/// The report of one file and whether it has an error, checked in one pass over the file
-/// ([`StreamLowering::one_pass`]), the report held until the end; `None` (nothing written) when one pass
-/// cannot tell what two would: a pointer met before the identifier it names that leads to no record (or
-/// to a substructure), a duplicate identifier, a diagnostic whose repair needs the whole file, line breaks
-/// counted for the whole file (`lf-cr-line-breaks`, `mixed-line-breaks`), an error with `--strict`, or a
-/// report larger than [`ONE_PASS_REPORT`]. Each stops the pass where it is found. Most files have none of
-/// them: they are parsed once instead of twice. The report is the two passes' (tested). Batches of `batch`
-/// octets (unless `GEDGRAFT_BATCH_SIZE` says otherwise).
+/// What one pass over a file found ([`one_pass`]).
+enum OnePass {
+    /// The report, and whether the file has an error.
+    Checked(String, bool),
+    /// A pointer met before the identifier it names leads to no record (or to a substructure): the report
+    /// is the second pass's, whose index this pass made.
+    Unresolved(Box<(StreamLowering, FileWide, Detection)>),
+    /// What two passes (or the whole file) have to tell.
+    Cannot,
+}
+
+/// One file checked in one pass ([`StreamLowering::one_pass`]), the report held until the end; nothing
+/// written. [`OnePass::Cannot`] when one pass cannot tell what two would: a duplicate identifier, a
+/// diagnostic whose repair needs the whole file, line breaks counted for the whole file
+/// (`lf-cr-line-breaks`, `mixed-line-breaks`), an error with `--strict`, or a report larger than
+/// [`ONE_PASS_REPORT`] (each stops the pass where it is found); [`OnePass::Unresolved`] when a pending
+/// pointer leads to no record. Most files have none of them: they are parsed once instead of twice. The
+/// report is the two passes' (tested). Batches of `batch` octets (unless `GEDGRAFT_BATCH_SIZE` says
+/// otherwise).
 fn one_pass(
     path: &Path,
     args: &CheckArgs,
     options: &ParseOptions,
     human_options: &human::Options,
     batch: usize,
-) -> Option<(String, bool)> {
-    let file = input::open(path).ok()?;
+) -> OnePass {
+    let Ok(file) = input::open(path) else {
+        return OnePass::Cannot;
+    };
     let stream = stream_options_sized(options, batch).with_exact_notes(true);
-    let stream = RecordStream::new(file, stream).ok()?;
+    let Ok(stream) = RecordStream::new(file, stream) else {
+        return OnePass::Cannot;
+    };
     let detection = stream.detection().clone();
     let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
     let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
@@ -124,29 +158,31 @@ fn one_pass(
     };
     let dropper = Dropper::new();
     for batch in stream {
-        let batch = batch.ok()?;
+        let Ok(batch) = batch else {
+            return OnePass::Cannot;
+        };
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
         if needs_whole.found() || !file_wide.codes().is_empty() {
-            return None;
+            return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
-        if lowering.has_duplicate_identifier() {
-            return None;
-        }
-        writer
-            .batch(path, &detection, batch.parse(), &lowered, &mut hold)
-            .ok()?;
+        let written = writer.batch(path, &detection, batch.parse(), &lowered, &mut hold);
         dropper.later((batch, lowered));
-        if args.strict && writer.any_error {
-            return None;
+        if written.is_err()
+            || lowering.has_duplicate_identifier()
+            || (args.strict && writer.any_error)
+        {
+            return OnePass::Cannot;
         }
     }
     if lowering.has_unresolved() {
-        return None;
+        return OnePass::Unresolved(Box::new((lowering, file_wide, detection)));
     }
-    let any_error = writer.finish(path, &detection, &mut hold).ok()?;
-    Some((report, any_error))
+    match writer.finish(path, &detection, &mut hold) {
+        Ok(any_error) => OnePass::Checked(report, any_error),
+        Err(_) => OnePass::Cannot,
+    }
 }
 
 /// The report of a streamed file as its batches come, human or JSON.
@@ -247,6 +283,13 @@ pub(crate) struct Indexed {
     pub needs_whole_file: bool,
 }
 
+/// The batches of a file (standard input through its copy, [`input::open`]) for `check` and `lower`.
+fn open_batches(path: &Path, options: &ParseOptions) -> Option<RecordStream<std::fs::File>> {
+    let file = input::open(path).ok()?;
+    let stream = stream_options_sized(options, TWO_PASS_BATCH);
+    RecordStream::new(file, stream.with_exact_notes(true)).ok()
+}
+
 /// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
 /// file-wide counts; `None` if the file takes the whole-file path (unreadable, not GEDCOM, notes of
 /// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
@@ -259,11 +302,7 @@ pub(crate) fn index_pass(
     lower: &LowerOptions,
     errors: bool,
 ) -> Option<Indexed> {
-    let open = || -> Option<RecordStream<std::fs::File>> {
-        let file = input::open(path).ok()?;
-        let stream = stream_options_sized(options, TWO_PASS_BATCH);
-        RecordStream::new(file, stream.with_exact_notes(true)).ok()
-    };
+    let open = || open_batches(path, options);
     let mut lowering = StreamLowering::new(lower);
     let mut file_wide = FileWide::default();
     let stream = open()?;
@@ -308,8 +347,8 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, or `None` when it
-    /// takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
+    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, `unresolved` when
+    /// the second pass follows, or `None` when it takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
     fn in_one_pass(input: &str, args: &[&str]) -> Option<String> {
         let dir = tempfile::tempdir().expect("a directory");
         let path = dir.path().join("f.ged");
@@ -324,7 +363,11 @@ mod tests {
             all: false,
             palette: crate::style::Palette::new(false),
         };
-        one_pass(&path, &args, &ParseOptions::default(), &human, 1).map(|(report, _)| report)
+        match one_pass(&path, &args, &ParseOptions::default(), &human, 1) {
+            OnePass::Checked(report, _) => Some(report),
+            OnePass::Unresolved(..) => Some("unresolved".into()),
+            OnePass::Cannot => None,
+        }
     }
 
     #[test]
@@ -355,11 +398,13 @@ mod tests {
     fn what_one_pass_cannot_tell_takes_two() {
         let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
         // A pointer met before its identifier that leads to no record (R-POINTER-CONV-10).
+        // Its index is complete: the second pass follows.
         let undefined = format!("{head}0 @I1@ INDI\n1 FAMS @F9@\n0 @F1@ FAM\n0 TRLR\n");
-        assert_eq!(in_one_pass(&undefined, &[]), None);
+        let unresolved = Some("unresolved".to_string());
+        assert_eq!(in_one_pass(&undefined, &[]), unresolved);
         // … or to a substructure.
         let inner = format!("{head}0 @I1@ INDI\n1 FAMS @N1@\n0 @F1@ FAM\n1 @N1@ NOTE x\n0 TRLR\n");
-        assert_eq!(in_one_pass(&inner, &[]), None);
+        assert_eq!(in_one_pass(&inner, &[]), unresolved);
         // An identifier held twice (`duplicate-xref`, whose repair needs the whole file).
         let twice = format!("{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
         assert_eq!(in_one_pass(&twice, &[]), None);

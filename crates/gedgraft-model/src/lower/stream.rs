@@ -106,6 +106,16 @@ impl StreamLowering {
         }
     }
 
+    /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass) that
+    /// [`has_unresolved`](StreamLowering::has_unresolved) pointers: the lowering of a second pass over the
+    /// file, whose index is complete (the first pass is not needed again). The batches lowered by it are the
+    /// two-pass lowering's.
+    pub fn into_second_pass(mut self) -> StreamLowering {
+        self.index.forget_meetings();
+        self.one_pass = false;
+        self
+    }
+
     /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass): whether a pointer
     /// named an identifier before any batch held it, and the file has no record alone holding it (false
     /// for a lowering in two passes, which has no pending pointers).
@@ -346,6 +356,66 @@ mod tests {
         (!one.has_unresolved() && !one.has_duplicate_identifier()).then_some((ones, twos))
     }
 
+    /// Each batch's lowering (JSON and diagnostics) by a second pass after one pass
+    /// ([`StreamLowering::into_second_pass`]) and by two passes, in batches of `size` octets.
+    fn second_pass_and_two_passes(input: &[u8], size: usize) -> Option<(Vec<String>, Vec<String>)> {
+        let stream = || RecordStream::new(input, StreamOptions::default().with_batch_size(size));
+        let options = LowerOptions::default();
+        let mut one = StreamLowering::one_pass(&options);
+        let mut two = StreamLowering::new(&options);
+        for batch in stream().ok()? {
+            let batch = batch.ok()?;
+            one.lower(batch.parse());
+            two.index(batch.parse());
+        }
+        let mut second = one.into_second_pass();
+        let (mut seconds, mut twos) = (Vec::new(), Vec::new());
+        for batch in stream().ok()? {
+            let batch = batch.ok()?;
+            let parse = batch.parse();
+            for (lowering, out) in [(&mut second, &mut seconds), (&mut two, &mut twos)] {
+                let lowered = lowering.lower(parse);
+                let found = lowered.all_diagnostics(parse);
+                let found = found.iter().map(|d| (d.code, d.location.line, &d.message));
+                out.push(format!(
+                    "{:?}\n{}",
+                    found.collect::<Vec<_>>(),
+                    to_json("f", parse, &lowered)
+                ));
+            }
+        }
+        let undef = |l: &StreamLowering| {
+            format!(
+                "{:?}",
+                l.undefined_records()
+                    .records()
+                    .map(|r| r.xref())
+                    .collect::<Vec<_>>()
+            )
+        };
+        seconds.push(undef(&second));
+        twos.push(undef(&two));
+        Some((seconds, twos))
+    }
+
+    #[test]
+    fn a_second_pass_after_one_lowers_as_two_passes() {
+        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+        // Pointers to no record (before and after one is known not to be), to a substructure, a duplicate.
+        let file = format!(
+            "{head}0 @I1@ INDI\n1 FAMS @F9@\n1 FAMC @N1@\n0 @F1@ FAM\n1 @N1@ NOTE x\n1 CHIL @F9@\n\
+             0 @I2@ INDI\n1 FAMC @F1@\n0 @I2@ INDI\n0 TRLR\n"
+        );
+        for size in [1, 60, 4096] {
+            let (second, two) = second_pass_and_two_passes(file.as_bytes(), size).expect("lowered");
+            assert_eq!(second, two, "batches of {size}");
+            assert!(
+                two.iter().any(|b| b.contains("undefined-pointer")),
+                "{two:?}"
+            );
+        }
+    }
+
     #[test]
     fn one_pass_lowers_as_two_when_every_pending_pointer_finds_its_record() {
         let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
@@ -382,6 +452,14 @@ mod tests {
                 if let Some((one, two)) = one_and_two_passes(&bytes, size) {
                     assert_eq!(one, two, "{}, batches of {size}", path.display());
                     told += 1;
+                }
+                if let Some((second, two)) = second_pass_and_two_passes(&bytes, size) {
+                    assert_eq!(
+                        second,
+                        two,
+                        "{}, second pass, batches of {size}",
+                        path.display()
+                    );
                 }
             }
         }

@@ -163,6 +163,18 @@ impl Index {
             .any(|e| e.len & PENDING != 0 && !(e.count() == 1 && e.line & FLAG != 0))
     }
 
+    /// After a lowering in one pass: the index of a first pass (every holder counted, none met, nothing
+    /// pending or listed).
+    pub fn forget_meetings(&mut self) {
+        for e in &mut self.entries {
+            e.start &= !FLAG;
+            e.line &= FLAG;
+            e.len &= !PENDING;
+            e.count &= !LISTED;
+        }
+        self.undefined.clear();
+    }
+
     /// Lists `xref` for an `UNDEF` record, unless it is listed already.
     pub fn list_undefined(&mut self, xref: &str) {
         let e = self.entry_or_add(xref);
