@@ -1,6 +1,6 @@
 //! The fresh-process part of `cargo xtask bench`: wall time and peak resident set (GNU `/usr/bin/time`) of the
 //! release `gedgraft` as users run it (`fix FILE -o OUT`, `fix --rename-tag CHAN=_CHN`, `check`,
-//! `lower > /dev/null`), of the line-split baseline (`xtask bench-child baseline`) and of the gedcomkit
+//! `lower > /dev/null`, `lower > OUT.json`), of the line-split baseline (`xtask bench-child baseline`) and of the gedcomkit
 //! reference (`bench-gedcomkit/`: gedcomkit 0.1.19 parse + `to_bytes`, a crate of its own outside the workspace,
 //! GPL-3.0-or-later, built here into `target/bench-gedcomkit`). The commands alternate, round after round, so
 //! that a slow spell of a shared machine falls on all of them; each row gives the median and the range, and
@@ -118,6 +118,7 @@ pub(crate) fn measure(sample: &Path, alternations: usize) -> Result<Vec<ProcessR
     let dir = crate::bench::target_dir().join("xtask");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let out = dir.join("bench-out.ged");
+    let json_out = dir.join("bench-out.json");
     let (file, out_s) = (sample.display().to_string(), out.display().to_string());
     let null = Path::new("/dev/null");
     type Job<'a> = (&'static str, &'a Path, Vec<&'a str>, Option<&'a Path>);
@@ -166,6 +167,12 @@ pub(crate) fn measure(sample: &Path, alternations: usize) -> Result<Vec<ProcessR
             vec!["lower", &file],
             Some(null),
         ),
+        (
+            "gedgraft lower > OUT.json (one pass)",
+            &gedgraft,
+            vec!["lower", &file],
+            Some(&json_out),
+        ),
     ];
     let mut rows: Vec<ProcessRow> = jobs
         .iter()
@@ -183,6 +190,7 @@ pub(crate) fn measure(sample: &Path, alternations: usize) -> Result<Vec<ProcessR
         }
     }
     let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&json_out);
     Ok(rows)
 }
 

@@ -284,7 +284,10 @@ pub(crate) struct Indexed {
 }
 
 /// The batches of a file (standard input through its copy, [`input::open`]) for `check` and `lower`.
-fn open_batches(path: &Path, options: &ParseOptions) -> Option<RecordStream<std::fs::File>> {
+pub(crate) fn open_batches(
+    path: &Path,
+    options: &ParseOptions,
+) -> Option<RecordStream<std::fs::File>> {
     let file = input::open(path).ok()?;
     let stream = stream_options_sized(options, TWO_PASS_BATCH);
     RecordStream::new(file, stream.with_exact_notes(true)).ok()

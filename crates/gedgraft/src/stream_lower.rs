@@ -1,9 +1,20 @@
-//! `gedgraft lower FILE` record by record (DESIGN.md invariant 9): two passes over the file in batches of whole
-//! records ([`gedgraft_syntax::stream`]), as `check` makes them ([`index_pass`]): the first indexes the
-//! identifiers, the second lowers each batch and writes its records' JSON as it goes. The diagnostics come
-//! after the records in the document: they are gathered aside (in memory up to [`SPILL`], then in an anonymous
-//! temporary file) and written at the end, after the `UNDEF` records. Memory: the largest batch plus the index
-//! (O(records)). The output and the exit status are the whole-file path's (tested on the corpus).
+//! `gedgraft lower FILE` record by record (DESIGN.md invariant 9), in batches of whole records
+//! ([`gedgraft_syntax::stream`]), its JSON written as it goes.
+//!
+//! **One pass** when standard output is a regular file written from its end (`> out.json`: [`Rewind`]):
+//! each batch is indexed as it is lowered ([`StreamLowering::one_pass`]); a pointer to an identifier not yet
+//! met is pending, written as one to a record. If a pending pointer leads to no record at the end (its JSON
+//! would have needed `"undefined": true`), what was written is taken back (the file cut where it was) and the
+//! second pass below writes the document, with the index the one pass made; on a duplicate identifier, line
+//! breaks counted for the whole file, or `--strict` with an error, it is taken back where found and the two
+//! passes write it. Into a pipe or a device nothing can be taken back: two passes.
+//!
+//! **Two passes**, as `check` makes them ([`index_pass`]): the first indexes the identifiers, the second
+//! lowers each batch and writes its records' JSON as it goes. The diagnostics come after the records in the
+//! document: they are gathered aside (in memory up to [`SPILL`], then in an anonymous temporary file) and
+//! written at the end, after the `UNDEF` records. Memory: the largest batch plus the index (O(records)). The
+//! output and the exit status are the whole-file path's (tested on the corpus, into a pipe, a new file, a
+//! file with text before, and in two passes: `GEDGRAFT_TWO_PASS=1`).
 //!
 //! What falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: the
 //! dataset is then empty and the diagnostics stop at the first error; a file without one lowers the same
@@ -12,12 +23,14 @@
 
 use crate::cli::LowerArgs;
 use crate::input;
-use crate::stream_check::{index_pass, Indexed};
+use crate::stream_check::{index_pass, open_batches, Indexed};
 use crate::stream_fix::whole_file_forced;
-use gedgraft_model::{JsonStream, LowerOptions};
+use gedgraft_model::{JsonStream, LowerOptions, StreamLowering};
 use gedgraft_syntax::internal::work::Dropper;
-use gedgraft_syntax::Severity;
+use gedgraft_syntax::stream::{Batch, FileWide, StreamError};
+use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::{Read, Seek, Write};
+use std::path::Path;
 
 /// Diagnostics' JSON beyond this many octets goes to a temporary file.
 const SPILL: usize = 4 << 20;
@@ -33,9 +46,26 @@ pub(crate) fn lower_streamed(
         return Ok(None);
     }
     let options = input::options(&args.input)?;
+    let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();
+    if let Some(out) = Rewind::stdout().filter(|_| !two_passes) {
+        match one_pass(args, &options, lower)? {
+            OnePass::Lowered(any_error) => return Ok(Some(any_error)),
+            OnePass::Unresolved(found) => {
+                out.rewind()?;
+                let (lowering, file_wide) = *found;
+                let Some(batches) = open_batches(path, &options) else {
+                    return Ok(None);
+                };
+                let mut lowering = lowering.into_second_pass();
+                return write_batches(path, &mut lowering, file_wide, Box::new(batches), None)
+                    .map(Some);
+            }
+            OnePass::Cannot => out.rewind()?,
+        }
+    }
     let Some(Indexed {
         mut lowering,
-        mut file_wide,
+        file_wide,
         batches,
         ..
     }) = index_pass(path, &options, lower, args.strict)
@@ -47,6 +77,74 @@ pub(crate) fn lower_streamed(
     if args.strict && lowering.has_error() {
         return Ok(None);
     }
+    write_batches(path, &mut lowering, file_wide, batches, None).map(Some)
+}
+
+/// What a lowering in one pass ([`one_pass`]) did.
+enum OnePass {
+    /// The JSON is written; whether the file has an error.
+    Lowered(bool),
+    /// A pointer met before the identifier it names leads to no record: the JSON written must be taken back
+    /// and written by the second pass, with the index the one pass made.
+    Unresolved(Box<(StreamLowering, FileWide)>),
+    /// The JSON written must be taken back and written by two passes (or the whole-file path).
+    Cannot,
+}
+
+/// Why a lowering in one pass stops: the first batch whose lowering it cannot tell.
+struct Stop;
+
+/// Lowers a file in one pass ([`StreamLowering::one_pass`]), writing its JSON as it goes: its output is the
+/// two passes' unless a pointer met before its identifier leads to no record, an identifier is held twice
+/// (a pointer to it may have been taken for one to a record), the file's line breaks need its whole count, or
+/// `--strict` meets an error; then the caller takes the JSON back ([`Rewind`]).
+fn one_pass(
+    args: &LowerArgs,
+    options: &ParseOptions,
+    lower: &LowerOptions,
+) -> Result<OnePass, String> {
+    let Some(batches) = open_batches(&args.file, options) else {
+        return Ok(OnePass::Cannot);
+    };
+    let mut lowering = StreamLowering::one_pass(lower);
+    let mut file_wide = FileWide::default();
+    let strict = args.strict;
+    let mut stop = |batch: &Batch, lowering: &StreamLowering, error: bool| {
+        file_wide.count(batch);
+        let cannot = !file_wide.codes().is_empty() || lowering.has_duplicate_identifier();
+        (cannot || (strict && error)).then_some(Stop)
+    };
+    let batches = Box::new(batches);
+    match write_batches(
+        &args.file,
+        &mut lowering,
+        FileWide::default(),
+        batches,
+        Some(&mut stop),
+    ) {
+        Err(e) if e.is_empty() => Ok(OnePass::Cannot),
+        Err(e) => Err(e),
+        Ok(_) if lowering.has_unresolved() => {
+            Ok(OnePass::Unresolved(Box::new((lowering, file_wide))))
+        }
+        Ok(any_error) => Ok(OnePass::Lowered(any_error)),
+    }
+}
+
+/// What says, after each batch is lowered, whether a lowering in one pass stops (given the batch, the
+/// lowering, and whether the batch has an error).
+type Stopper<'s> = &'s mut dyn FnMut(&Batch, &StreamLowering, bool) -> Option<Stop>;
+
+/// Writes the JSON of a file's `batches` lowered by `lowering`, the file-wide diagnostics put in place by
+/// `file_wide` (counted by a first pass); whether the file has an error. With `stop`, an empty error when it
+/// says so.
+fn write_batches(
+    path: &Path,
+    lowering: &mut StreamLowering,
+    mut file_wide: FileWide,
+    batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
+    mut stop: Option<Stopper<'_>>,
+) -> Result<bool, String> {
     let mut writer = JsonStream::new(&path.display().to_string());
     let (mut json, mut diagnostics) = (String::new(), Diagnostics::default());
     let mut any_error = false;
@@ -56,10 +154,16 @@ pub(crate) fn lower_streamed(
         file_wide.apply(&mut batch);
         let parse = batch.parse();
         let lowered = lowering.lower(parse);
-        any_error |= lowered
+        let error = lowered
             .all_diagnostics(parse)
             .iter()
             .any(|d| d.severity() == Severity::Error);
+        any_error |= error;
+        if let Some(stop) = stop.as_mut() {
+            if let Some(Stop) = stop(&batch, lowering, error) {
+                return Err(String::new());
+            }
+        }
         let mut sink = |part: &mut String| {
             let written = crate::output::emit(part);
             part.clear();
@@ -70,6 +174,9 @@ pub(crate) fn lower_streamed(
         diagnostics.spill_if_large()?;
         dropper.later((batch, lowered));
     }
+    if stop.is_some() && lowering.has_unresolved() {
+        return Ok(any_error);
+    }
     writer.end_records(&lowering.undefined_records(), &mut json);
     crate::output::emit(&json)?;
     json.clear();
@@ -78,7 +185,51 @@ pub(crate) fn lower_streamed(
     // The whole-file path ends the document with a line break of its own too.
     json.push('\n');
     crate::output::emit(&json)?;
-    Ok(Some(any_error))
+    Ok(any_error)
+}
+
+/// Standard output when it is a regular file written from its end (`> out.json`; not `>>` onto a file
+/// with text, where the position is not yet the end): what a lowering in one pass wrote there can be taken
+/// back.
+struct Rewind {
+    #[cfg(unix)]
+    file: std::fs::File,
+    #[cfg(unix)]
+    start: u64,
+}
+
+impl Rewind {
+    #[cfg(unix)]
+    fn stdout() -> Option<Rewind> {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+        let mut file = std::fs::File::from(fd);
+        let meta = file.metadata().ok()?;
+        let start = file.stream_position().ok()?;
+        (meta.is_file() && start == meta.len()).then_some(Rewind { file, start })
+    }
+
+    #[cfg(not(unix))]
+    fn stdout() -> Option<Rewind> {
+        None
+    }
+
+    /// Takes back what was written since: the file is cut where it was, and written from there again.
+    #[cfg(unix)]
+    fn rewind(mut self) -> Result<(), String> {
+        let error = |e: std::io::Error| crate::output::write_error("standard output", &e);
+        std::io::stdout().flush().map_err(error)?;
+        self.file.set_len(self.start).map_err(error)?;
+        self.file
+            .seek(std::io::SeekFrom::Start(self.start))
+            .map_err(error)?;
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    fn rewind(self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The diagnostics' JSON gathered while the records are written: in memory, and in a temporary file past

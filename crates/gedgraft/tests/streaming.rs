@@ -437,9 +437,54 @@ fn fix_in_place_streamed_equals_fix_in_place_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `gedgraft ARGS…` with `env`, its standard output a file holding `before` (opened to append to it, as
+/// `>>` does; `before` empty: a new file, as `>` makes): what the file holds after `before`.
+fn run_into_file(dir: &Path, args: &[&str], env: &[(&str, &str)], before: &[u8]) -> Outcome {
+    let out = dir.join("stdout.json");
+    std::fs::write(&out, before).expect("written");
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&out)
+        .expect("opened");
+    let mut command = gedgraft_command(dir, args);
+    command.envs(env.iter().copied()).stdout(file);
+    let output = command.output().expect("run gedgraft");
+    let written = std::fs::read(&out).expect("read back");
+    let Some(after) = written.strip_prefix(before) else {
+        return (
+            output.status.code(),
+            b"(what was there is lost)".to_vec(),
+            output.stderr,
+            None,
+        );
+    };
+    (output.status.code(), after.to_vec(), output.stderr, None)
+}
+
 /// `lower FILE ARGS…` streamed and whole: the same JSON document and exit status; the difference, if any.
+/// Streamed into a pipe (two passes), into a new file (one pass, taken back when it cannot tell), into a file
+/// with text before (`>>`: two passes), and into a new file in two passes (`GEDGRAFT_TWO_PASS`).
 fn lower_difference(dir: &Path, file: &Path, args: &[&str]) -> Option<String> {
-    command_difference(dir, "lower", file, args)
+    let mut all = vec!["lower", file.to_str()?];
+    all.extend_from_slice(args);
+    let whole = run(dir, &all, true, None);
+    let batches = ("GEDGRAFT_BATCH_SIZE", "300");
+    let runs = [
+        ("streamed", run(dir, &all, false, None)),
+        ("into a file", run_into_file(dir, &all, &[batches], b"")),
+        (
+            "after text",
+            run_into_file(dir, &all, &[batches], b"text\n"),
+        ),
+        (
+            "in two passes",
+            run_into_file(dir, &all, &[batches, ("GEDGRAFT_TWO_PASS", "1")], b""),
+        ),
+    ];
+    let found: Vec<String> = (runs.iter())
+        .filter_map(|(name, got)| outcome_difference(&all, (name, got), &whole))
+        .collect();
+    (!found.is_empty()).then(|| found.join("\n"))
 }
 
 /// `lower` streams (records written batch by batch, `UNDEF` records and diagnostics after them) and gives the
