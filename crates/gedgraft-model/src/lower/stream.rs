@@ -328,6 +328,17 @@ mod tests {
     use crate::{to_json, LowerOptions};
     use gedgraft_syntax::stream::{RecordStream, StreamOptions};
 
+    /// One batch lowered: its diagnostics (code, line, message) and its JSON.
+    fn lowered_batch(lowering: &mut StreamLowering, parse: &gedgraft_syntax::Parse) -> String {
+        let lowered = lowering.lower(parse);
+        let found = lowered.all_diagnostics(parse);
+        let found: Vec<_> = found
+            .iter()
+            .map(|d| (d.code, d.location.line, &d.message))
+            .collect();
+        format!("{found:?}\n{}", to_json("f", parse, &lowered))
+    }
+
     /// Each batch's lowering (its JSON and its diagnostics) in one pass and in two, in batches of `size`
     /// octets; `None` when one pass cannot tell (`has_unresolved`, `has_duplicate_identifier`).
     fn one_and_two_passes(input: &[u8], size: usize) -> Option<(Vec<String>, Vec<String>)> {
@@ -342,16 +353,8 @@ mod tests {
         for batch in stream().ok()? {
             let batch = batch.ok()?;
             let parse = batch.parse();
-            for (lowering, out) in [(&mut one, &mut ones), (&mut two, &mut twos)] {
-                let lowered = lowering.lower(parse);
-                let found = lowered.all_diagnostics(parse);
-                let found = found.iter().map(|d| (d.code, d.location.line, &d.message));
-                out.push(format!(
-                    "{:?}\n{}",
-                    found.collect::<Vec<_>>(),
-                    to_json("f", parse, &lowered)
-                ));
-            }
+            ones.push(lowered_batch(&mut one, parse));
+            twos.push(lowered_batch(&mut two, parse));
         }
         (!one.has_unresolved() && !one.has_duplicate_identifier()).then_some((ones, twos))
     }
@@ -373,16 +376,8 @@ mod tests {
         for batch in stream().ok()? {
             let batch = batch.ok()?;
             let parse = batch.parse();
-            for (lowering, out) in [(&mut second, &mut seconds), (&mut two, &mut twos)] {
-                let lowered = lowering.lower(parse);
-                let found = lowered.all_diagnostics(parse);
-                let found = found.iter().map(|d| (d.code, d.location.line, &d.message));
-                out.push(format!(
-                    "{:?}\n{}",
-                    found.collect::<Vec<_>>(),
-                    to_json("f", parse, &lowered)
-                ));
-            }
+            seconds.push(lowered_batch(&mut second, parse));
+            twos.push(lowered_batch(&mut two, parse));
         }
         let undef = |l: &StreamLowering| {
             format!(
