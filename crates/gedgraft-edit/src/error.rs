@@ -272,6 +272,73 @@ pub enum Warning {
     },
 }
 
+impl Warning {
+    /// Adds `later`, the same warning of a later part of one file (a file edited batch by batch, in order),
+    /// to this one, as an edit of the whole file gives it once: a transcode's octets that would not come back
+    /// (each kind counted, in order of its octets, and the moved marks), and structures not re-wrapped for one
+    /// reason (the first structure's line stays, the others are counted). Whether it was added: `false` for
+    /// warnings of other kinds, and for two of these that differ in kind or reason.
+    ///
+    /// ```
+    /// use gedgraft_edit::Warning;
+    /// let skipped = |line, more| Warning::NotRewrapped { line, more, reason: "a long word" };
+    /// let mut file = skipped(3, 0);
+    /// assert!(file.absorb(&skipped(900, 2)));
+    /// assert_eq!(file, skipped(3, 3));
+    /// assert!(!file.absorb(&Warning::NotRewrapped { line: 4, more: 0, reason: "another" }));
+    /// ```
+    pub fn absorb(&mut self, later: &Warning) -> bool {
+        match (self, later) {
+            (
+                Warning::NotReversible {
+                    octets: all,
+                    moved_marks: all_moved,
+                    ..
+                },
+                Warning::NotReversible {
+                    octets,
+                    moved_marks,
+                    ..
+                },
+            ) => {
+                *all_moved += moved_marks;
+                for (old, back, n) in octets {
+                    match all.iter_mut().find(|(o, b, _)| o == old && b == back) {
+                        Some(entry) => entry.2 += n,
+                        None => all.push((old.clone(), back.clone(), *n)),
+                    }
+                }
+                // In the order the whole file's warning lists them (by octets).
+                all.sort();
+                true
+            }
+            (
+                Warning::NotRewrapped {
+                    more: all,
+                    reason: a,
+                    ..
+                },
+                Warning::NotRewrapped {
+                    more, reason: b, ..
+                },
+            ) if a == b => {
+                *all += more + 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether an edit of a whole file gives this warning once, for the whole file (batches of it are summed
+    /// with [`absorb`](Warning::absorb)).
+    pub fn is_file_wide(&self) -> bool {
+        matches!(
+            self,
+            Warning::NotReversible { .. } | Warning::NotRewrapped { .. }
+        )
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -140,61 +140,21 @@ struct Totals {
 /// Where a summed warning ([`Totals::summed`]) goes among [`Totals::warnings`]: this, then its index.
 const SUMMED: &str = "\u{0}summed ";
 
-/// Adds a batch's warning to the file's of its kind if the whole-file path gives it once for the file (a
-/// transcode's octets that would not come back; structures not re-wrapped, per reason): `false` for others.
+/// Adds a batch's warning to the file's of its kind if the whole-file path gives it once for the file
+/// ([`Warning::is_file_wide`], summed by [`Warning::absorb`]): `false` for others.
 fn add_summed(
     summed: &mut Vec<Warning>,
     warnings: &mut Vec<(usize, String)>,
     k: usize,
     w: &Warning,
 ) -> bool {
-    let same_kind = |sum: &Warning| match (sum, w) {
-        (Warning::NotReversible { .. }, Warning::NotReversible { .. }) => true,
-        (Warning::NotRewrapped { reason: a, .. }, Warning::NotRewrapped { reason: b, .. }) => {
-            a == b
-        }
-        _ => false,
-    };
-    if !matches!(
-        w,
-        Warning::NotReversible { .. } | Warning::NotRewrapped { .. }
-    ) {
+    if !w.is_file_wide() {
         return false;
     }
-    let Some(sum) = summed.iter_mut().find(|sum| same_kind(sum)) else {
+    if !summed.iter_mut().any(|sum| sum.absorb(w)) {
         // The first of its kind: where the whole-file path gives it (batches come in file order).
         warnings.push((k, format!("{SUMMED}{}", summed.len())));
         summed.push(w.clone());
-        return true;
-    };
-    match (sum, w) {
-        (
-            Warning::NotReversible {
-                octets: all,
-                moved_marks: all_moved,
-                ..
-            },
-            Warning::NotReversible {
-                octets,
-                moved_marks,
-                ..
-            },
-        ) => {
-            *all_moved += moved_marks;
-            for (old, back, n) in octets {
-                match all.iter_mut().find(|(o, b, _)| o == old && b == back) {
-                    Some(entry) => entry.2 += n,
-                    None => all.push((old.clone(), back.clone(), *n)),
-                }
-            }
-            // In the order the whole file's warning lists them (by octets).
-            all.sort();
-        }
-        // The first structure's line stays; the others are counted.
-        (Warning::NotRewrapped { more: all, .. }, Warning::NotRewrapped { more, .. }) => {
-            *all += more + 1;
-        }
-        _ => {}
     }
     true
 }
@@ -516,11 +476,16 @@ fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, Stre
     let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
     let mut ids = HashSet::new();
     for batch in RecordStream::new(file, stream_options(options))? {
-        first_line_tokens(batch?.parse().green(), SyntaxKind::Xref, |id| {
-            ids.insert(strip_ats(id).to_string());
-        });
+        add_ids(batch?.parse(), &mut ids);
     }
     Ok(ids)
+}
+
+/// Adds the identifiers the structures of `batch` hold to `ids` (without their `@`s).
+fn add_ids(batch: &Parse, ids: &mut HashSet<String>) {
+    first_line_tokens(batch.green(), SyntaxKind::Xref, |id| {
+        ids.insert(strip_ats(id).to_string());
+    });
 }
 
 /// What a file's structures get from `--set-xref`: identifiers old → new, and the identifiers removed.
@@ -548,9 +513,7 @@ fn renumbering(
     for batch in RecordStream::new(file, stream_options(options))? {
         let batch = batch?;
         let parse = batch.parse();
-        first_line_tokens(parse.green(), SyntaxKind::Xref, |id| {
-            ids.insert(strip_ats(id).to_string());
-        });
+        add_ids(parse, &mut ids);
         let document = parse.document();
         for ((path, value), picked) in sets.iter().zip(&mut picked) {
             let SetValue::Xref(new) = value else {
