@@ -281,15 +281,21 @@ impl Parse {
         &mut self.diagnostics
     }
 
-    /// Locates `d` (a run whose last problem is on file line `last_line`) and puts it after the diagnostics
-    /// that start where it starts or before, for the stream to add a diagnostic of the whole file.
+    /// Locates `d` (a run whose last problem is on file line `last_line`) and puts it where a whole-file parse
+    /// has it, for the stream to add a diagnostic of the whole file: after the diagnostics that start before
+    /// it and the parser's that start where it starts, before the encoding notes that start there (a
+    /// whole-file parse adds the notes after the parser's diagnostics, then sorts by start, stably).
     pub(crate) fn insert_diagnostic(&mut self, mut d: Diagnostic, last_line: usize) {
         let start = d.range.start();
         d.location = self.locate(start);
         d.end_offset = (self.source_map.file_offset(usize::from(d.range.end())))
             .saturating_add(self.origin.offset);
         d.last_line = last_line.max(d.location.line);
-        let at = (self.diagnostics).partition_point(|e| e.range.start() <= start);
+        let before = |e: &Diagnostic| {
+            let first = e.range.start();
+            first < start || (first == start && !EncodingNote::ALL.contains(&e.code))
+        };
+        let at = (self.diagnostics).partition_point(before);
         self.diagnostics.insert(at, d);
     }
 

@@ -293,6 +293,22 @@ fn utf16_is_cut_at_its_level_0_lines() {
     }
 }
 
+/// A `cargo fuzz` find (`stream_whole`): read as UTF-16BE, the file's first minority line break is the unit
+/// `00 0A` whose NUL octet the detection notes (`nul-octet`, at the same offset): the stream put its
+/// `mixed-line-breaks` after the note, the whole-file parse before it.
+#[test]
+fn mixed_line_breaks_come_before_an_encoding_note_at_the_same_offset() {
+    let input = b"\x34\x09\x00\x0A\xE0\xFF\xD2\xD6\x8C\x02\xEF\xFF\xFF\x0D\x00\x0D\x00\x37\x00\x0D\x00\xFF\xFF\xFF\
+                  \x00\x02\xEF\xFF\xFF\x0D\x00\x0D\x00\x37\x00\x0D\x00\xFF\xFF\xFF\xFF\xFE\xFF";
+    let detect = DetectOptions {
+        force: Some(Encoding::Utf16Be),
+        default_encoding: None,
+    };
+    for size in [1, 53, 4096] {
+        same_as_whole(input, size, detect).expect("the whole file's parse");
+    }
+}
+
 /// `input` (lossily UTF-8) in UTF-16, with a byte-order mark if `bom`.
 fn utf16(input: &[u8], big_endian: bool, bom: bool) -> Vec<u8> {
     let text = String::from_utf8_lossy(input);
