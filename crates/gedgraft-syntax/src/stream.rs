@@ -40,7 +40,7 @@ use crate::diagnostic::Diagnostic;
 use crate::line_breaks::Tally;
 use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
-use crate::parser::{end_of_file_diagnostics, parse_piece, starts_near, starts_near_utf16};
+use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
 use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
 use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
@@ -388,12 +388,12 @@ impl<R: Read> RecordStream<R> {
         };
         loop {
             if self.buf.len() > target {
-                let starts = match self.detection.used {
-                    Encoding::Utf16Le => starts_near_utf16(&self.buf, &[target], false),
-                    Encoding::Utf16Be => starts_near_utf16(&self.buf, &[target], true),
-                    _ => starts_near(&self.buf, &[target]),
+                let cut = match self.detection.used {
+                    Encoding::Utf16Le => next_start_utf16(&self.buf, target, false),
+                    Encoding::Utf16Be => next_start_utf16(&self.buf, target, true),
+                    _ => starts_near(&self.buf, &[target]).get(1).copied(),
                 };
-                if let Some(&cut) = starts.get(1) {
+                if let Some(cut) = cut {
                     return Ok(cut);
                 }
             }

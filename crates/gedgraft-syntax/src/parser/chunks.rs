@@ -159,24 +159,39 @@ pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
     starts
 }
 
-/// [`starts_near`] in UTF-16 octets (`big_endian` or not; `bytes` starting at a code unit), `targets` in
-/// octets: each code unit read as the ASCII octet it is, or as a non-ASCII one, so that the rule of a level-0
-/// line start is the one of every other encoding. The starts are octet offsets (even).
-pub(crate) fn starts_near_utf16(bytes: &[u8], targets: &[usize], big_endian: bool) -> Vec<usize> {
-    let narrow: Vec<u8> = bytes
-        .chunks_exact(2)
-        .map(|u| {
-            let unit = match big_endian {
-                true => u16::from_be_bytes([u[0], u[1]]),
-                false => u16::from_le_bytes([u[0], u[1]]),
-            };
-            u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF)
-        })
-        .collect();
-    let targets: Vec<usize> = targets.iter().map(|t| t.div_ceil(2)).collect();
-    (starts_near(&narrow, &targets).into_iter())
-        .map(|s| s * 2)
-        .collect()
+/// The first level-0 line start at or after octet `target` of UTF-16 octets (`big_endian` or not; `bytes`
+/// starting at a code unit), as [`starts_near`] finds one: each code unit read as the ASCII octet it is, or as
+/// a non-ASCII one, so that the rule of a level-0 line start is the one of every other encoding. An octet
+/// offset (even), or `None` if there is none. Only a window after `target` is read, doubled until a start is
+/// found: the cost follows the batch, not what is buffered after it.
+pub(crate) fn next_start_utf16(bytes: &[u8], target: usize, big_endian: bool) -> Option<usize> {
+    let units = bytes.len() / 2;
+    let from = target.div_ceil(2).min(units);
+    let mut window = 4096;
+    loop {
+        let to = from.saturating_add(window).min(units);
+        let narrow: Vec<u8> = bytes[from * 2..to * 2]
+            .chunks_exact(2)
+            .map(|u| {
+                let unit = match big_endian {
+                    true => u16::from_be_bytes([u[0], u[1]]),
+                    false => u16::from_le_bytes([u[0], u[1]]),
+                };
+                u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF)
+            })
+            .collect();
+        // A start found before the window's end is one the whole narrowed input has (the line it ends is
+        // read whole); one at the very end might be cut short (`0` without its space yet).
+        if let Some(&s) = starts_near(&narrow, &[0]).get(1) {
+            if s + 2 <= narrow.len() || to == units {
+                return Some((from + s) * 2);
+            }
+        }
+        if to == units {
+            return None;
+        }
+        window = window.saturating_mul(2);
+    }
 }
 
 /// What one chunk's parser leaves behind.

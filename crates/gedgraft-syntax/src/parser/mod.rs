@@ -18,8 +18,8 @@ pub(crate) use chunks::{
     work_starts,
 };
 pub(crate) use chunks::{
-    chunks_for, end_of_file_diagnostics, parse_piece, parse_text, parse_utf8_pieces, starts_near,
-    starts_near_utf16,
+    chunks_for, end_of_file_diagnostics, next_start_utf16, parse_piece, parse_text,
+    parse_utf8_pieces, starts_near,
 };
 
 use crate::after_trailer::{AfterTrailer, Next};

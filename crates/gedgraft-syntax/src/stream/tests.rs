@@ -309,6 +309,42 @@ fn mixed_line_breaks_come_before_an_encoding_note_at_the_same_offset() {
     }
 }
 
+/// The UTF-16 cut search reads a window after its target and doubles it: on text of lines of random length
+/// (up to twice the first window, CR LF, LF and CR breaks, `0 `, `0\t`, `0` and `00` line starts), every
+/// target finds the start a search over the whole narrowed text finds, in both orders.
+#[test]
+fn the_utf16_cut_search_finds_what_a_search_of_everything_finds() {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut text = String::new();
+    while text.len() < 40_000 {
+        let start = ["0 ", "0\t", "0", "00", "1 ", "é"][next(6) as usize];
+        let len = if next(8) == 0 { next(9000) } else { next(40) };
+        text.push_str(start);
+        text.extend((0..len).map(|i| if i % 7 == 3 { 'ü' } else { 'x' }));
+        text.push_str(["\r\n", "\n", "\r"][next(3) as usize]);
+    }
+    let narrow: Vec<u8> = text
+        .chars()
+        .map(|c| if c.is_ascii() { c as u8 } else { 0xFF })
+        .collect();
+    for big_endian in [false, true] {
+        let octets = utf16(text.as_bytes(), big_endian, false);
+        for target in (0..octets.len() + 3).step_by(61) {
+            let whole = crate::parser::starts_near(&narrow, &[target.div_ceil(2)])
+                .get(1)
+                .map(|s| s * 2);
+            let found = crate::parser::next_start_utf16(&octets, target, big_endian);
+            assert_eq!(found, whole, "target {target}, big endian {big_endian}");
+        }
+    }
+}
+
 /// `input` (lossily UTF-8) in UTF-16, with a byte-order mark if `bom`.
 fn utf16(input: &[u8], big_endian: bool, bom: bool) -> Vec<u8> {
     let text = String::from_utf8_lossy(input);
