@@ -62,6 +62,19 @@ fn gcd(a: usize, b: usize) -> usize {
 impl SourceMapBuilder {
     /// Records `count` units, each `text_unit` text bytes decoded from `file_unit` file octets.
     pub fn push(&mut self, text_unit: usize, file_unit: usize, count: usize) {
+        // The run goes on with the units it was made of (stored in lowest terms): no reduction to make.
+        // Decoders push one character at a time, so this is most calls.
+        let map = &mut self.map;
+        if let Some(r) = map.runs.last() {
+            if r.file_unit != 0
+                && usize::from(r.text_unit) == text_unit
+                && usize::from(r.file_unit) == file_unit
+            {
+                map.text_len += text_unit * count;
+                map.file_len += file_unit * count;
+                return;
+            }
+        }
         if count == 0 || (text_unit == 0 && file_unit == 0) {
             return;
         }
