@@ -54,7 +54,8 @@ use std::io::Read;
 pub struct StreamOptions {
     /// How to choose the encoding (`force` overrides detection), as for a whole-file parse.
     pub detect: DetectOptions,
-    /// About how many octets a batch holds (a batch is at least one record): 1 MiB by default.
+    /// About how many octets a batch holds (a batch is at least one record): 1 MiB by default. Twice as many
+    /// in UTF-16, whose text is about half its octets.
     pub batch_size: usize,
     /// Refuse ([`StreamError::NeedsWholeFile`]) inputs whose encoding notes only the whole body can give.
     pub exact_notes: bool,
@@ -384,7 +385,10 @@ impl<R: Read> RecordStream<R> {
         let target = if self.batches == 0 {
             1
         } else {
-            self.options.batch_size.max(1)
+            // UTF-16 text is about half its octets: twice as many octets make a batch of the same text, which
+            // the parser splits for the machine's cores as it splits other batches.
+            let units = if self.detection.used.is_utf16() { 2 } else { 1 };
+            self.options.batch_size.max(1).saturating_mul(units)
         };
         loop {
             if self.buf.len() > target {
