@@ -380,9 +380,10 @@ impl<R: Read> RecordStream<R> {
     }
 
     /// Where the next batch ends: the first level-0 line start after its target size (the header's batch:
-    /// after its first line), or the end of the input.
+    /// after its first line that is not blank, so that it holds the file's first record, which is the header
+    /// if any is: a byte-order mark and blank lines may come before it), or the end of the input.
     fn next_cut(&mut self) -> Result<usize, StreamError> {
-        let target = if self.batches == 0 {
+        let mut target = if self.batches == 0 {
             1
         } else {
             // UTF-16 text is about half its octets: twice as many octets make a batch of the same text, which
@@ -397,8 +398,15 @@ impl<R: Read> RecordStream<R> {
                     Encoding::Utf16Be => next_start_utf16(&self.buf, target, true),
                     _ => starts_near(&self.buf, &[target]).get(1).copied(),
                 };
-                if let Some(cut) = cut {
-                    return Ok(cut);
+                match cut {
+                    Some(cut)
+                        if self.batches == 0 && blank(&self.buf[..cut], self.detection.used) =>
+                    {
+                        target = cut + 1;
+                        continue;
+                    }
+                    Some(cut) => return Ok(cut),
+                    None => {}
                 }
             }
             if self.eof {
@@ -613,6 +621,26 @@ impl<R: Read> Iterator for RecordStream<R> {
         // Counts are final now: a run of `not-a-character` that went on into the next batch is kept.
         drop_shadowed_by_nul(batch.parse.diagnostics_mut());
         Some(Ok(batch))
+    }
+}
+
+/// Whether `octets` in `encoding` are only a byte-order mark, spaces, tabs and line breaks.
+fn blank(octets: &[u8], encoding: Encoding) -> bool {
+    let white = |c: u16| matches!(c, 0x20 | 0x09 | 0x0A | 0x0D);
+    match encoding {
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            let unit = |u: &[u8]| match encoding {
+                Encoding::Utf16Be => u16::from_be_bytes([u[0], u[1]]),
+                _ => u16::from_le_bytes([u[0], u[1]]),
+            };
+            let mut units = octets.chunks_exact(2).map(unit);
+            let first_ok = units.next().is_none_or(|u| u == 0xFEFF || white(u));
+            first_ok && units.all(white) && octets.len().is_multiple_of(2)
+        }
+        _ => {
+            let rest = octets.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(octets);
+            rest.iter().all(|&o| white(u16::from(o)))
+        }
     }
 }
 

@@ -47,7 +47,7 @@ pub(crate) fn check_streamed(
     human_options: &human::Options,
     emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
-    if whole_file_forced() {
+    if whole_file_forced() || crate::stream_lower::writes_into_itself(path) {
         return Ok(None);
     }
     let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();

@@ -42,7 +42,7 @@ pub(crate) fn lower_streamed(
     lower: &LowerOptions,
 ) -> Result<Option<bool>, String> {
     let path = &args.file;
-    if whole_file_forced() {
+    if whole_file_forced() || writes_into_itself(path) {
         return Ok(None);
     }
     let options = input::options(&args.input)?;
@@ -78,6 +78,13 @@ pub(crate) fn lower_streamed(
         return Ok(None);
     }
     write_batches(path, &mut lowering, file_wide, batches, None).map(Some)
+}
+
+/// Whether standard output is the file `path` itself (`lower f.ged >> f.ged`): streamed, the command would
+/// read what it writes; the whole-file path reads the file before it writes, as `cat` refuses to.
+pub(crate) fn writes_into_itself(path: &Path) -> bool {
+    !input::is_stdin(path)
+        && crate::output::stream_named(path) == Some(crate::output::Stream::Stdout)
 }
 
 /// What a lowering in one pass ([`one_pass`]) did.
@@ -150,7 +157,13 @@ fn write_batches(
     let mut any_error = false;
     let dropper = Dropper::new();
     for batch in batches {
-        let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut batch = match batch {
+            Ok(batch) => batch,
+            // In one pass, a batch the stream cannot give (an encoding note that needs the whole file, a
+            // read error): taken back, the two passes or the whole-file path tell.
+            Err(_) if stop.is_some() => return Err(String::new()),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
         file_wide.apply(&mut batch);
         let parse = batch.parse();
         let lowered = lowering.lower(parse);

@@ -509,6 +509,82 @@ fn lower_streamed_equals_lower_whole_on_the_corpus() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Found by a user's test: `lower` into a file, in one pass, met a batch the stream refuses (not UTF-8 in a file
+/// read as UTF-8: its notes need the whole file) and gave up with half the JSON written; and a byte-order mark
+/// and a blank line before `0 HEAD` left the header out of the stream's first batch (the header read as a
+/// record). Each way `lower` and `check` run gives the whole file's output.
+#[test]
+fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_lines() {
+    let dir = temp_dir("streaming", "lower_found");
+    let clean = String::from_utf8(generated("5.5.1")).expect("UTF-8");
+    let mut bad_late = clean.clone().into_bytes();
+    let at = bad_late.len() - 200;
+    bad_late.splice(at..at, [0xFF]);
+    let utf16_after_blank: Vec<u8> = "\u{FEFF}\n"
+        .encode_utf16()
+        .chain(clean.encode_utf16())
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let files: [(&str, Vec<u8>); 4] = [
+        ("bad-late.ged", bad_late),
+        (
+            "bom-blank.ged",
+            [&b"\xEF\xBB\xBF\n"[..], clean.as_bytes()].concat(),
+        ),
+        (
+            "blank-lines.ged",
+            [&b"\n\r\n  \n"[..], clean.as_bytes()].concat(),
+        ),
+        ("utf16-bom-blank.ged", utf16_after_blank),
+    ];
+    let mut failures = Vec::new();
+    for (name, bytes) in files {
+        let file = write(&dir, name, &bytes);
+        failures.extend(lower_difference(&dir, &file, &[]));
+        failures.extend(check_difference(&dir, &file, &[]));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Standard output the input itself (`lower f >> f`): the file is read before anything is written to it.
+    // Past the stream's first read (64 KiB), so that it reads the file while the JSON is written to it.
+    let mut original = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..8000 {
+        original.extend(format!("0 @I{i}@ INDI\n1 NAME N{i} /X/\n").bytes());
+    }
+    original.extend(b"0 TRLR\n");
+    let file = write(&dir, "self.ged", &original);
+    let expected = run(&dir, &["lower", "self.ged"], true, None);
+    let batches = [("GEDGRAFT_BATCH_SIZE", "300")];
+    let got = run_into_file_named(&dir, &["lower", "self.ged"], &batches, &file);
+    assert_eq!(
+        got.0,
+        expected.0,
+        "exit status: {}",
+        String::from_utf8_lossy(&got.2)
+    );
+    let written = std::fs::read(&file).expect("read back");
+    assert_eq!(
+        &written[..original.len()],
+        &original[..],
+        "the input is kept"
+    );
+    assert!(
+        written[original.len()..] == expected.1[..],
+        "the JSON of the input alone"
+    );
+}
+
+/// `gedgraft ARGS…` with `env`, its standard output appended to `file` (as `>>` does).
+fn run_into_file_named(dir: &Path, args: &[&str], env: &[(&str, &str)], file: &Path) -> Outcome {
+    let out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(file)
+        .expect("opened");
+    let mut command = gedgraft_command(dir, args);
+    command.envs(env.iter().copied()).stdout(out);
+    let output = command.output().expect("run gedgraft");
+    (output.status.code(), Vec::new(), output.stderr, None)
+}
+
 /// R-POINTER-CONV-10..12 across batches: pointers to records in other batches, to none (one `UNDEF` record per
 /// identifier, after every record), duplicates; `--strict` takes the whole-file path and agrees too.
 #[test]

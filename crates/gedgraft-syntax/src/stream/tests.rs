@@ -345,6 +345,39 @@ fn the_utf16_cut_search_finds_what_a_search_of_everything_finds() {
     }
 }
 
+/// The header's batch holds the file's first record even after a byte-order mark and blank lines (a user's
+/// find: the header was cut into the second batch and lowered as a record).
+#[test]
+fn the_first_batch_holds_the_first_record_after_blank_lines() {
+    let text = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n";
+    for before in ["\u{FEFF}\n", "\u{FEFF}", "\n\r\n \t\n", ""] {
+        let input = format!("{before}{text}");
+        let utf8 = input.as_bytes().to_vec();
+        for (octets, name) in [
+            (utf8, "UTF-8"),
+            (utf16(input.as_bytes(), false, false), "UTF-16LE"),
+        ] {
+            let options = StreamOptions::default().with_batch_size(1);
+            let first = RecordStream::new(&octets[..], options)
+                .expect("streams")
+                .next()
+                .expect("a batch")
+                .expect("read");
+            let heads = first
+                .parse()
+                .green()
+                .children()
+                .filter(|c| c.to_string().contains("HEAD"))
+                .count();
+            assert_eq!(heads, 1, "{name} after {before:?}");
+            for size in [1, 30, 4096] {
+                same_as_whole(&octets, size, DetectOptions::default())
+                    .expect("the whole file's parse");
+            }
+        }
+    }
+}
+
 /// `input` (lossily UTF-8) in UTF-16, with a byte-order mark if `bom`.
 fn utf16(input: &[u8], big_endian: bool, bom: bool) -> Vec<u8> {
     let text = String::from_utf8_lossy(input);
