@@ -1,7 +1,8 @@
 //! `gedgraft lower FILE` record by record (DESIGN.md invariant 9), in batches of whole records
 //! ([`gedgraft_syntax::stream`]), its JSON written as it goes.
 //!
-//! **One pass** when standard output is a regular file written from its end (`> out.json`: [`Rewind`]):
+//! **One pass** when standard output is a regular file written from its end, not to append (`> out.json`;
+//! not `>>`, which other writers may share: [`Rewind`]):
 //! each batch is indexed as it is lowered ([`StreamLowering::one_pass`]); a pointer to an identifier not yet
 //! met is pending, written as one to a record. If a pending pointer leads to no record at the end (its JSON
 //! would have needed `"undefined": true`), what was written is taken back (the file cut where it was) and the
@@ -201,9 +202,9 @@ fn write_batches(
     Ok(any_error)
 }
 
-/// Standard output when it is a regular file written from its end (`> out.json`; not `>>` onto a file
-/// with text, where the position is not yet the end): what a lowering in one pass wrote there can be taken
-/// back.
+/// Standard output when it is a regular file written from its end and not opened to append (`> out.json`;
+/// not `>>`, where another process may append while this one writes, and taking back would cut its text):
+/// what a lowering in one pass wrote there can be taken back.
 struct Rewind {
     #[cfg(unix)]
     file: std::fs::File,
@@ -219,7 +220,9 @@ impl Rewind {
         let mut file = std::fs::File::from(fd);
         let meta = file.metadata().ok()?;
         let start = file.stream_position().ok()?;
-        (meta.is_file() && start == meta.len()).then_some(Rewind { file, start })
+        let appends =
+            rustix::fs::fcntl_getfl(&file).map_or(true, |f| f.contains(rustix::fs::OFlags::APPEND));
+        (meta.is_file() && start == meta.len() && !appends).then_some(Rewind { file, start })
     }
 
     #[cfg(not(unix))]

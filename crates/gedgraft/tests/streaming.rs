@@ -438,14 +438,17 @@ fn fix_in_place_streamed_equals_fix_in_place_whole() {
 }
 
 /// `gedgraft ARGS…` with `env`, its standard output a file holding `before` (opened to append to it, as
-/// `>>` does; `before` empty: a new file, as `>` makes): what the file holds after `before`.
+/// `>>` does; `before` empty: a new file, as `>` makes, the one `lower` writes in one pass): what the file
+/// holds after `before`.
 fn run_into_file(dir: &Path, args: &[&str], env: &[(&str, &str)], before: &[u8]) -> Outcome {
     let out = dir.join("stdout.json");
     std::fs::write(&out, before).expect("written");
-    let file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&out)
-        .expect("opened");
+    let mut open = std::fs::OpenOptions::new();
+    match before.is_empty() {
+        true => open.write(true).truncate(true),
+        false => open.append(true),
+    };
+    let file = open.open(&out).expect("opened");
     let mut command = gedgraft_command(dir, args);
     command.envs(env.iter().copied()).stdout(file);
     let output = command.output().expect("run gedgraft");
