@@ -506,15 +506,9 @@ enum Stage {
 fn scan_header(body: &[u8], detected: Option<Encoding>) -> Scan {
     match detected {
         Some(e @ (Encoding::Utf16Le | Encoding::Utf16Be)) => {
-            let units = body.chunks_exact(2).enumerate().map(move |(i, pair)| {
-                let two = [pair[0], pair[1]];
-                let unit = if e == Encoding::Utf16Be {
-                    u16::from_be_bytes(two)
-                } else {
-                    u16::from_le_bytes(two)
-                };
-                (2 * i, u32::from(unit))
-            });
+            let big_endian = e == Encoding::Utf16Be;
+            let units = (crate::codec::utf16::units(body, big_endian).enumerate())
+                .map(|(i, unit)| (2 * i, u32::from(unit)));
             scan_units(body, units, 2, detected)
         }
         _ => scan_units(
@@ -637,13 +631,7 @@ fn provisional_decode(octets: &[u8], detected: Option<Encoding>) -> String {
     match detected {
         None => octets.iter().map(|&b| char::from(b)).collect(),
         Some(e @ (Encoding::Utf16Le | Encoding::Utf16Be)) => {
-            let units = octets.chunks_exact(2).map(|p| {
-                if e == Encoding::Utf16Be {
-                    u16::from_be_bytes([p[0], p[1]])
-                } else {
-                    u16::from_le_bytes([p[0], p[1]])
-                }
-            });
+            let units = crate::codec::utf16::units(octets, e == Encoding::Utf16Be);
             char::decode_utf16(units)
                 .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
                 .collect()

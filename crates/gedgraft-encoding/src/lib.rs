@@ -40,6 +40,7 @@ pub use source_map::{SourceMap, SourceMapBuilder};
 /// **Not part of the API**: hidden from the documentation, and free to change in any release.
 #[doc(hidden)]
 pub mod internal {
+    pub use crate::codec::utf16::units as utf16_units;
     pub use crate::detect::{decode_document_cow, detect_trusting_utf8};
 }
 

@@ -42,7 +42,7 @@ use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
-use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
+use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8, utf16_units};
 use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
 use rowan::GreenNode;
 use std::collections::VecDeque;
@@ -629,11 +629,7 @@ fn blank(octets: &[u8], encoding: Encoding) -> bool {
     let white = |c: u16| matches!(c, 0x20 | 0x09 | 0x0A | 0x0D);
     match encoding {
         Encoding::Utf16Le | Encoding::Utf16Be => {
-            let unit = |u: &[u8]| match encoding {
-                Encoding::Utf16Be => u16::from_be_bytes([u[0], u[1]]),
-                _ => u16::from_le_bytes([u[0], u[1]]),
-            };
-            let mut units = octets.chunks_exact(2).map(unit);
+            let mut units = utf16_units(octets, encoding == Encoding::Utf16Be);
             let first_ok = units.next().is_none_or(|u| u == 0xFEFF || white(u));
             first_ok && units.all(white) && octets.len().is_multiple_of(2)
         }

@@ -8,6 +8,14 @@
 use crate::raw;
 use crate::source_map::SourceMapBuilder;
 
+/// The code units of UTF-16 `octets` (`big_endian` or little endian), in order; an odd last octet is left out.
+pub fn units(octets: &[u8], big_endian: bool) -> impl Iterator<Item = u16> + '_ {
+    octets.chunks_exact(2).map(move |p| match big_endian {
+        true => u16::from_be_bytes([p[0], p[1]]),
+        false => u16::from_le_bytes([p[0], p[1]]),
+    })
+}
+
 /// Decodes UTF-16 (`big_endian` or little endian) losslessly.
 pub(crate) fn decode_into(
     bytes: &[u8],

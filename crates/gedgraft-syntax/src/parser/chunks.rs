@@ -10,6 +10,7 @@ use crate::line_breaks::Tally;
 use crate::line_checks;
 use crate::line_cursor::{line_end, LineEnd};
 use crate::work::{on_workers, workers_for};
+use gedgraft_encoding::internal::utf16_units;
 use gedgraft_encoding::{raw, Encoding};
 use rowan::GreenNode;
 
@@ -170,15 +171,8 @@ pub(crate) fn next_start_utf16(bytes: &[u8], target: usize, big_endian: bool) ->
     let mut window = 4096;
     loop {
         let to = from.saturating_add(window).min(units);
-        let narrow: Vec<u8> = bytes[from * 2..to * 2]
-            .chunks_exact(2)
-            .map(|u| {
-                let unit = match big_endian {
-                    true => u16::from_be_bytes([u[0], u[1]]),
-                    false => u16::from_le_bytes([u[0], u[1]]),
-                };
-                u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF)
-            })
+        let narrow: Vec<u8> = utf16_units(&bytes[from * 2..to * 2], big_endian)
+            .map(|unit| u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF))
             .collect();
         // A start found before the window's end is one the whole narrowed input has (the line it ends is
         // read whole); one at the very end might be cut short (`0` without its space yet).
