@@ -81,6 +81,12 @@ pub fn stream_named(path: &Path) -> Option<Stream> {
     None
 }
 
+/// Whether standard output is the file `path` itself (`lower f.ged >> f.ged`; `-` is standard input there):
+/// a streamed command would read what it writes, so the whole-file path reads the file before it writes.
+pub fn stdout_is(path: &Path) -> bool {
+    !crate::input::is_stdin(path) && stream_named(path) == Some(Stream::Stdout)
+}
+
 /// Writes `bytes` to `stream` (`stdout` is the locked standard output).
 pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Result<(), String> {
     match stream {

@@ -30,7 +30,7 @@ use crate::cli::{CheckArgs, Format};
 use crate::human;
 use crate::input;
 use crate::record::Records;
-use crate::stream_fix::{stream_options_sized, whole_file_forced};
+use crate::stream_fix::{stream_options_sized, two_passes_forced, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
 use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::internal::work::Dropper;
@@ -47,11 +47,10 @@ pub(crate) fn check_streamed(
     human_options: &human::Options,
     emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<bool>, String> {
-    if whole_file_forced() || crate::stream_lower::writes_into_itself(path) {
+    if whole_file_forced() || crate::output::stdout_is(path) {
         return Ok(None);
     }
-    let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();
-    let first = match two_passes {
+    let first = match two_passes_forced() {
         true => OnePass::Cannot,
         false => one_pass(path, args, options, human_options, TWO_PASS_BATCH),
     };

@@ -49,6 +49,12 @@ pub(crate) fn whole_file_forced() -> bool {
     std::env::var_os("GEDGRAFT_WHOLE_FILE").is_some()
 }
 
+/// Whether `GEDGRAFT_TWO_PASS` is set: `check` and `lower` take two passes without trying one (for tests that
+/// compare the paths).
+pub(crate) fn two_passes_forced() -> bool {
+    std::env::var_os("GEDGRAFT_TWO_PASS").is_some()
+}
+
 /// The stream options of the command line: detection as asked for, batches of `GEDGRAFT_BATCH_SIZE` octets if
 /// set (tests), else the library's default.
 pub(crate) fn stream_options(options: &ParseOptions) -> StreamOptions {

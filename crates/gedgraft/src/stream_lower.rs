@@ -25,7 +25,7 @@
 use crate::cli::LowerArgs;
 use crate::input;
 use crate::stream_check::{index_pass, open_batches, Indexed};
-use crate::stream_fix::whole_file_forced;
+use crate::stream_fix::{two_passes_forced, whole_file_forced};
 use gedgraft_model::{JsonStream, LowerOptions, StreamLowering};
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::stream::{Batch, FileWide, StreamError};
@@ -43,12 +43,11 @@ pub(crate) fn lower_streamed(
     lower: &LowerOptions,
 ) -> Result<Option<bool>, String> {
     let path = &args.file;
-    if whole_file_forced() || writes_into_itself(path) {
+    if whole_file_forced() || crate::output::stdout_is(path) {
         return Ok(None);
     }
     let options = input::options(&args.input)?;
-    let two_passes = std::env::var_os("GEDGRAFT_TWO_PASS").is_some();
-    if let Some(out) = Rewind::stdout().filter(|_| !two_passes) {
+    if let Some(out) = Rewind::stdout().filter(|_| !two_passes_forced()) {
         match one_pass(args, &options, lower)? {
             OnePass::Lowered(any_error) => return Ok(Some(any_error)),
             OnePass::Unresolved(found) => {
@@ -58,8 +57,9 @@ pub(crate) fn lower_streamed(
                     return Ok(None);
                 };
                 let mut lowering = lowering.into_second_pass();
-                return write_batches(path, &mut lowering, file_wide, Box::new(batches), None)
-                    .map(Some);
+                let written =
+                    write_batches(path, &mut lowering, file_wide, Box::new(batches), None);
+                return written.map(|stopped| stopped.map(|(error, _)| error));
             }
             OnePass::Cannot => out.rewind()?,
         }
@@ -78,14 +78,8 @@ pub(crate) fn lower_streamed(
     if args.strict && lowering.has_error() {
         return Ok(None);
     }
-    write_batches(path, &mut lowering, file_wide, batches, None).map(Some)
-}
-
-/// Whether standard output is the file `path` itself (`lower f.ged >> f.ged`): streamed, the command would
-/// read what it writes; the whole-file path reads the file before it writes, as `cat` refuses to.
-pub(crate) fn writes_into_itself(path: &Path) -> bool {
-    !input::is_stdin(path)
-        && crate::output::stream_named(path) == Some(crate::output::Stream::Stdout)
+    let written = write_batches(path, &mut lowering, file_wide, batches, None);
+    written.map(|stopped| stopped.map(|(error, _)| error))
 }
 
 /// What a lowering in one pass ([`one_pass`]) did.
@@ -98,9 +92,6 @@ enum OnePass {
     /// The JSON written must be taken back and written by two passes (or the whole-file path).
     Cannot,
 }
-
-/// Why a lowering in one pass stops: the first batch whose lowering it cannot tell.
-struct Stop;
 
 /// Lowers a file in one pass ([`StreamLowering::one_pass`]), writing its JSON as it goes: its output is the
 /// two passes' unless a pointer met before its identifier leads to no record, an identifier is held twice
@@ -120,39 +111,38 @@ fn one_pass(
     let mut stop = |batch: &Batch, lowering: &StreamLowering, error: bool| {
         file_wide.count(batch);
         let cannot = !file_wide.codes().is_empty() || lowering.has_duplicate_identifier();
-        (cannot || (strict && error)).then_some(Stop)
+        cannot || (strict && error)
     };
     let batches = Box::new(batches);
-    match write_batches(
+    let written = write_batches(
         &args.file,
         &mut lowering,
         FileWide::default(),
         batches,
         Some(&mut stop),
-    ) {
-        Err(e) if e.is_empty() => Ok(OnePass::Cannot),
-        Err(e) => Err(e),
-        Ok(_) if lowering.has_unresolved() => {
-            Ok(OnePass::Unresolved(Box::new((lowering, file_wide))))
-        }
-        Ok(any_error) => Ok(OnePass::Lowered(any_error)),
-    }
+    )?;
+    Ok(match written {
+        None => OnePass::Cannot,
+        Some((_, false)) => OnePass::Unresolved(Box::new((lowering, file_wide))),
+        Some((any_error, true)) => OnePass::Lowered(any_error),
+    })
 }
 
-/// What says, after each batch is lowered, whether a lowering in one pass stops (given the batch, the
-/// lowering, and whether the batch has an error).
-type Stopper<'s> = &'s mut dyn FnMut(&Batch, &StreamLowering, bool) -> Option<Stop>;
+/// What says, after each batch is lowered, whether a lowering in one pass stops there (given the batch,
+/// the lowering, and whether the batch has an error).
+type Stopper<'s> = &'s mut dyn FnMut(&Batch, &StreamLowering, bool) -> bool;
 
 /// Writes the JSON of a file's `batches` lowered by `lowering`, the file-wide diagnostics put in place by
-/// `file_wide` (counted by a first pass); whether the file has an error. With `stop`, an empty error when it
-/// says so.
+/// `file_wide` (counted by a first pass): whether the file has an error, and whether the document was
+/// finished. With `stop` (a lowering in one pass): `None` when it stops, or when a batch cannot be read; the
+/// document is not finished when a pending pointer leads to no record.
 fn write_batches(
     path: &Path,
     lowering: &mut StreamLowering,
     mut file_wide: FileWide,
     batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
     mut stop: Option<Stopper<'_>>,
-) -> Result<bool, String> {
+) -> Result<Option<(bool, bool)>, String> {
     let mut writer = JsonStream::new(&path.display().to_string());
     let (mut json, mut diagnostics) = (String::new(), Diagnostics::default());
     let mut any_error = false;
@@ -162,7 +152,7 @@ fn write_batches(
             Ok(batch) => batch,
             // In one pass, a batch the stream cannot give (an encoding note that needs the whole file, a
             // read error): taken back, the two passes or the whole-file path tell.
-            Err(_) if stop.is_some() => return Err(String::new()),
+            Err(_) if stop.is_some() => return Ok(None),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
         file_wide.apply(&mut batch);
@@ -173,10 +163,11 @@ fn write_batches(
             .iter()
             .any(|d| d.severity() == Severity::Error);
         any_error |= error;
-        if let Some(stop) = stop.as_mut() {
-            if let Some(Stop) = stop(&batch, lowering, error) {
-                return Err(String::new());
-            }
+        if stop
+            .as_mut()
+            .is_some_and(|stop| stop(&batch, lowering, error))
+        {
+            return Ok(None);
         }
         let mut sink = |part: &mut String| {
             let written = crate::output::emit(part);
@@ -189,7 +180,7 @@ fn write_batches(
         dropper.later((batch, lowered));
     }
     if stop.is_some() && lowering.has_unresolved() {
-        return Ok(any_error);
+        return Ok(Some((any_error, false)));
     }
     writer.end_records(&lowering.undefined_records(), &mut json);
     crate::output::emit(&json)?;
@@ -199,7 +190,7 @@ fn write_batches(
     // The whole-file path ends the document with a line break of its own too.
     json.push('\n');
     crate::output::emit(&json)?;
-    Ok(any_error)
+    Ok(Some((any_error, true)))
 }
 
 /// Standard output when it is a regular file written from its end and not opened to append (`> out.json`;
