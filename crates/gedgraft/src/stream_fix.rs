@@ -125,7 +125,7 @@ struct Totals {
     batches: usize,
     /// Warnings other than the two kinds gathered below, once each, with the index of the stage that gave each
     /// (the whole-file path gives them stage by stage; the batches, batch by batch).
-    warnings: Vec<(usize, String)>,
+    warnings: Vec<(usize, Told)>,
     /// Paths (by stage and place) that picked something in some batch.
     matched: HashSet<(usize, Option<usize>)>,
     /// Identifiers of deleted structures, and how many pointers (outside deleted structures) name each target.
@@ -133,8 +133,6 @@ struct Totals {
     pointers: HashMap<String, usize>,
     /// With `--set-pointer`: every identifier of the file (a first pass), to tell a new pointer's target exists.
     file_ids: Option<HashSet<String>>,
-    /// The warnings the whole-file path gives once for the file, summed over the batches ([`add_summed`]).
-    summed: Vec<Warning>,
     /// With `--set-xref`: the identifiers the file's structures get, old → new, and those removed (a first
     /// pass), with how many pointers name each removed one.
     renumbered: HashMap<String, String>,
@@ -143,25 +141,29 @@ struct Totals {
     stage_lines: Vec<isize>,
 }
 
-/// Where a summed warning ([`Totals::summed`]) goes among [`Totals::warnings`]: this, then its index.
-const SUMMED: &str = "\u{0}summed ";
+/// A warning of the batches as the file's report gives it.
+enum Told {
+    /// As the batch worded it (given once).
+    Text(String),
+    /// One the whole-file path gives once for the file, summed over the batches ([`add_summed`]).
+    Summed(Warning),
+}
 
 /// Adds a batch's warning to the file's of its kind if the whole-file path gives it once for the file
 /// ([`Warning::is_file_wide`], summed by [`Warning::absorb`]): `false` for others.
-fn add_summed(
-    summed: &mut Vec<Warning>,
-    warnings: &mut Vec<(usize, String)>,
-    k: usize,
-    w: &Warning,
-) -> bool {
+fn add_summed(warnings: &mut Vec<(usize, Told)>, k: usize, w: &Warning) -> bool {
     if !w.is_file_wide() {
         return false;
     }
-    if !summed.iter_mut().any(|sum| sum.absorb(w)) {
-        // The first of its kind: where the whole-file path gives it (batches come in file order).
-        warnings.push((k, format!("{SUMMED}{}", summed.len())));
-        summed.push(w.clone());
+    for (_, told) in warnings.iter_mut() {
+        if let Told::Summed(sum) = told {
+            if sum.absorb(w) {
+                return true;
+            }
+        }
     }
+    // The first of its kind: where the whole-file path gives it (batches come in file order).
+    warnings.push((k, Told::Summed(w.clone())));
     true
 }
 
@@ -421,12 +423,13 @@ fn tally(
             w,
             Warning::SelectorMatchedNothing { .. } | Warning::DanglingPointers { .. }
         );
-        if add_summed(&mut totals.summed, &mut totals.warnings, k, w) {
+        if add_summed(&mut totals.warnings, k, w) {
             continue;
         }
         let text = w.to_string();
-        if !gathered && !totals.warnings.iter().any(|(_, t)| *t == text) {
-            totals.warnings.push((k, text));
+        let told = |(_, t): &(usize, Told)| matches!(t, Told::Text(x) if *x == text);
+        if !gathered && !totals.warnings.iter().any(told) {
+            totals.warnings.push((k, Told::Text(text)));
         }
     }
     *changes = Some(match changes.take() {
@@ -686,11 +689,11 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
 fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report {
     let mut warnings = gathered_warnings(plan, &totals);
     totals.warnings.sort_by_key(|(k, _)| *k);
-    for (_, w) in &totals.warnings {
-        let summed = (w.strip_prefix(SUMMED))
-            .and_then(|i| i.parse::<usize>().ok())
-            .and_then(|i| totals.summed.get(i));
-        let w = summed.map_or_else(|| w.clone(), Warning::to_string);
+    for (_, told) in &totals.warnings {
+        let w = match told {
+            Told::Text(text) => text.clone(),
+            Told::Summed(summed) => summed.to_string(),
+        };
         if !warnings.contains(&w) {
             warnings.push(w);
         }
