@@ -14,6 +14,7 @@ pub fn stream(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Resu
     if CLOSED.load(Ordering::Relaxed) {
         return Ok(());
     }
+    writable()?;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     settle(write(&mut out).and_then(|()| out.flush()))
 }
@@ -27,10 +28,38 @@ pub fn emit(text: &str) -> Result<(), String> {
 /// Writes `bytes` to `out`, the locked standard output, and flushes it, with [`emit`]'s rule for a closed pipe
 /// (`gedgraft fix … | head`).
 pub fn write_stdout(out: &mut impl Write, bytes: &[u8]) -> Result<(), String> {
-    if CLOSED.load(Ordering::Relaxed) {
+    if CLOSED.load(Ordering::Relaxed) || bytes.is_empty() {
         return Ok(());
     }
+    writable()?;
     settle(out.write_all(bytes).and_then(|()| out.flush()))
+}
+
+/// Whether standard output can be written, asked once, before the first output. Rust's standard output takes
+/// a closed descriptor for a sink (what is written to it vanishes, and so would a read-only descriptor's
+/// writes): a command run with `>&-` or `1<file` would exit 0 having written nothing. Like `cat` and `sed`,
+/// it fails instead (exit status 2).
+fn writable() -> Result<(), String> {
+    static WRITABLE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    WRITABLE.get_or_init(stdout_writable).clone()
+}
+
+#[cfg(unix)]
+fn stdout_writable() -> Result<(), String> {
+    use rustix::fs::OFlags;
+    use std::os::fd::AsFd;
+    match rustix::fs::fcntl_getfl(std::io::stdout().as_fd()) {
+        Err(e) => Err(write_error("to standard output", &e.into())),
+        Ok(flags) if !flags.intersects(OFlags::WRONLY | OFlags::RDWR) => {
+            Err("cannot write to standard output: it is open for reading only".to_string())
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn stdout_writable() -> Result<(), String> {
+    Ok(())
 }
 
 /// The outcome of a write to standard output: a closed pipe is remembered and is not an error; other errors

@@ -330,6 +330,42 @@ fn case_2e_output_dev_stdout_writes_through_standard_output() {
     assert_eq!(entries(d), ["a.ged", "log"]);
 }
 
+/// Standard output open for reading only (`1<file`): Rust's standard output would take the failed writes for
+/// a sink, and every command would exit 0 having written nothing. Each says it cannot write (exit 2), as `cat`
+/// does; a command with nothing for standard output (`--in-place`) is not concerned.
+#[test]
+fn standard_output_open_for_reading_only_is_an_error() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::write(d.join("ro"), b"").expect("write");
+    for args in [
+        &["lower", "a.ged"][..],
+        &["check", "--format", "json", "a.ged"],
+        &["dump", "a.ged"],
+        &["fix", "--escape-at", "a.ged"],
+        &["fix", "--escape-at", "a.ged", "-o", "-"],
+        &["fmt", "a.ged"],
+    ] {
+        let out = common::gedgraft_command(d, args)
+            .stdout(Stdio::from(fs::File::open(d.join("ro")).expect("open")))
+            .output()
+            .expect("run");
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("cannot write to standard output: it is open for reading only"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = fix_command(d, &["--escape-at", "a.ged", "--in-place"])
+        .stdout(Stdio::from(fs::File::open(d.join("ro")).expect("open")))
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged")).expect("file"), ESCAPED);
+}
+
 // 3. `--in-place` keeps owner and group, or refuses.
 
 #[test]
