@@ -4,7 +4,10 @@
 //! whole input. It detects the encoding on the head of the input with the rules of [`parse_with`](crate::parse_with)
 //! ([`DetectOptions`]), then cuts the input at level-0 line starts into [`Batch`]es of whole records: the
 //! header first, then batches of about [`StreamOptions::batch_size`] octets (1 MiB), and the trailer batch, which runs to
-//! the end of the input (what follows a trailer is read as a whole, as the whole-file parser reads it).
+//! the end of the input (what follows a trailer is read as a whole, as the whole-file parser reads it). A batch
+//! begins at a record's first line, never at a malformed level-0 line (`0 @`): that line is left out of the
+//! dataset with any left-out lines before it, as one run (R-RECOVER-06), so it stays in their batch (lines of
+//! such a run make one batch however long it is, as a record does).
 //!
 //! Each batch is a [`Parse`] of its records (a `DOCUMENT` node holding them), with its file offset and first line;
 //! its diagnostics are located in the file. A level-0 line closes every open structure, so each batch starts
@@ -37,6 +40,7 @@
 
 use crate::codes;
 use crate::diagnostic::Diagnostic;
+use crate::lexer::{lex_line, LineShape};
 use crate::line_breaks::Tally;
 use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
@@ -379,7 +383,7 @@ impl<R: Read> RecordStream<R> {
         self.notes_left_out
     }
 
-    /// Where the next batch ends: the first level-0 line start after its target size (the header's batch:
+    /// Where the next batch ends: the first record's first line after its target size (the header's batch:
     /// after its first line that is not blank, so that it holds the file's first record, which is the header
     /// if any is: a byte-order mark and blank lines may come before it), or the end of the input.
     fn next_cut(&mut self) -> Result<usize, StreamError> {
@@ -405,7 +409,17 @@ impl<R: Read> RecordStream<R> {
                         target = cut + 1;
                         continue;
                     }
-                    Some(cut) => return Ok(cut),
+                    Some(cut) => match self.record_starts_at(cut) {
+                        Some(true) => return Ok(cut),
+                        // A malformed level-0 line (`0 @`) is left out of the dataset with the left-out lines
+                        // before it, as one run: a batch never begins with one.
+                        Some(false) => {
+                            target = cut + 1;
+                            continue;
+                        }
+                        None if self.eof => return Ok(cut),
+                        None => {}
+                    },
                     None => {}
                 }
             }
@@ -415,6 +429,32 @@ impl<R: Read> RecordStream<R> {
             let want = self.buf.len().max(target).saturating_mul(2);
             self.eof = fill(&mut self.reader, &mut self.buf, want)?;
         }
+    }
+
+    /// Whether the level-0 line starting at octet `cut` is the first line of a record as the parser reads it
+    /// (lexed by its rule: a well-formed line), and not a malformed line; `None` if its end is not buffered yet.
+    /// Only a window after `cut` is read: a first line longer than that is taken for a record's.
+    fn record_starts_at(&self, cut: usize) -> Option<bool> {
+        const WINDOW: usize = 4096;
+        let end = cut.saturating_add(WINDOW).min(self.buf.len());
+        let end = if self.detection.used.is_utf16() {
+            cut + (end - cut) / 2 * 2
+        } else {
+            end
+        };
+        let mut detection = self.detection.clone();
+        detection.bom = None;
+        let (text, _) = decode_document_cow(self.buf.get(cut..end)?, &detection);
+        let line = match text.find(['\n', '\r']) {
+            Some(n) => &text[..n],
+            None if cut.saturating_add(WINDOW) <= self.buf.len() => return Some(true),
+            None if self.eof => &text[..],
+            None => return None,
+        };
+        Some(matches!(
+            lex_line(line, &mut Vec::new()),
+            LineShape::Line(_)
+        ))
     }
 
     /// Parses the next batch and adds it to `pending`.

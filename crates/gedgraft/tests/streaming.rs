@@ -576,6 +576,37 @@ fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_l
     );
 }
 
+/// A run of lines left out of the dataset (R-RECOVER-06) that goes on past a level-0 line: `4 X` (a level jump)
+/// then `0 @` (a malformed level-0 line) and what is nested in it are one run, one `lines-left-out` note, in the
+/// whole file. Batches used to be cut before any level-0 line, `0 @` too, and the streamed `lower` then gave
+/// the run as two notes; a batch now begins only at a record's first line. The runs come at every offset of
+/// the 300-octet batches.
+#[test]
+fn a_left_out_run_across_a_level_0_line_is_one_note_streamed_as_whole() {
+    let dir = temp_dir("streaming", "left_out_run");
+    let mut text = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..40 {
+        let pad = "a".repeat(i % 17);
+        text.extend(
+            format!(
+                "0 @I{i}@ INDI\n1 NAME A{pad} /B/\n1 BIRT\n2 DATE 1900\n4 X\n0 @\n1 NOTE y\n0 @ \n"
+            )
+            .bytes(),
+        );
+    }
+    text.extend(b"0 TRLR\n");
+    let file = write(&dir, "left-out.ged", &text);
+    let whole = run(&dir, &["lower", "left-out.ged"], true, None);
+    let notes = String::from_utf8_lossy(&whole.1)
+        .matches("\"lines-left-out\"")
+        .count();
+    assert_eq!(notes, 40, "one note per run in the whole file");
+    let mut failures: Vec<String> = lower_difference(&dir, &file, &[]).into_iter().collect();
+    failures.extend(check_difference(&dir, &file, &["--format", "json"]));
+    failures.extend(command_difference(&dir, "dump", &file, &[]));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `gedgraft ARGS…` with `env`, its standard output appended to `file` (as `>>` does).
 fn run_into_file_named(dir: &Path, args: &[&str], env: &[(&str, &str)], file: &Path) -> Outcome {
     let out = std::fs::OpenOptions::new()
