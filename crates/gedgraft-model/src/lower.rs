@@ -581,12 +581,6 @@ impl<'p> Builder<'p> {
         stack.push((line.rest, Some(root_owner)));
         while let Some((elements, owner)) = stack.last_mut() {
             let Some((element, start)) = elements.next() else {
-                if let Some(owner) = owner {
-                    let end = self.part.len_u32();
-                    if let Some(s) = self.part.structures.get_mut(owner.id as usize) {
-                        s.end = end;
-                    }
-                }
                 stack.pop();
                 continue;
             };
@@ -635,10 +629,38 @@ impl<'p> Builder<'p> {
                 Some(lowered)
             };
             self.line += usize::from(line.line_break);
+            // A frame with nothing left to walk gives its place to its last element's: a chain of last
+            // substructures (a record nested 400 000 levels deep, #12) takes one frame, not one per level. The
+            // ends of the structures are found after the walk.
+            if stack
+                .last()
+                .is_some_and(|(elements, _)| elements.len() == 0)
+            {
+                stack.pop();
+            }
             stack.push((line.rest, lowered));
         }
         self.stack = stack;
+        self.set_ends(root_id);
         root_id
+    }
+
+    /// Sets the end of the structures lowered from `first` on (`first` and its descendants, in pre-order): the
+    /// id after a structure's last descendant is the greatest end of its substructures, or its own id's next.
+    fn set_ends(&mut self, first: u32) {
+        let structures = self
+            .part
+            .structures
+            .get_mut(first as usize..)
+            .unwrap_or_default();
+        for i in (1..structures.len()).rev() {
+            let (end, parent) = (structures[i].end, structures[i].parent);
+            if let Some(p) = parent.checked_sub(first) {
+                if let Some(s) = structures.get_mut(p as usize) {
+                    s.end = s.end.max(end);
+                }
+            }
+        }
     }
 
     /// If `node` is a leaf structure lowered before (the syntax layer shares the green node of a repeated
@@ -691,7 +713,7 @@ impl<'p> Builder<'p> {
     /// Adds a structure to the part. Once the room reserved for the run is full, it grows by what the rest of
     /// the run needs at the density of structures so far (and an eighth more), rather than doubling: a grown
     /// vector hands its old buffer back to the allocator, which keeps it a while (mimalloc purges after a
-    /// second), so each doubling of a large run's vector costs its size again in peak memory (a record of
+    /// delay), so each doubling of a large run's vector costs its size again in peak memory (a record of
     /// 400 000 lines nested one in the other, #12).
     fn push_structure(&mut self, structure: Structure) {
         let structures = &mut self.part.structures;

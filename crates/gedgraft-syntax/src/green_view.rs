@@ -76,7 +76,13 @@ impl<'g> Iterator for Elements<'g> {
         };
         Some((element, start))
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.children.size_hint()
+    }
 }
+
+impl ExactSizeIterator for Elements<'_> {}
 
 impl Elements<'_> {
     /// The start of the next element.
