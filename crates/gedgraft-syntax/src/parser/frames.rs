@@ -84,11 +84,12 @@ impl Parser<'_> {
         while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level() >= level {
             self.close_top();
             // Closing deep nesting builds a node per level: the stack gives its room back as it goes, so that
-            // the frames and the nodes replacing them are not held at once. Halving at a quarter keeps this
-            // amortised constant per frame.
+            // the frames and the nodes replacing them are not held at once. Shrinking to twice what is left once
+            // under a quarter is used keeps this amortised constant per frame, and asks for less than half the
+            // block: an allocator may keep a block that is asked to shrink by half or less (mimalloc does).
             let (len, capacity) = (self.stack.len(), self.stack.capacity());
             if capacity >= MIN_SHRUNK_STACK && len < capacity / 4 {
-                self.stack.shrink_to(capacity / 2);
+                self.stack.shrink_to(len.saturating_mul(2));
             }
         }
     }
