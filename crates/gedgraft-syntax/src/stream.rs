@@ -46,7 +46,7 @@ use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
-use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8, utf16_units};
+use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
 use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
 use rowan::GreenNode;
 use std::collections::VecDeque;
@@ -383,9 +383,10 @@ impl<R: Read> RecordStream<R> {
         self.notes_left_out
     }
 
-    /// Where the next batch ends: the first record's first line after its target size (the header's batch:
-    /// after its first line that is not blank, so that it holds the file's first record, which is the header
-    /// if any is: a byte-order mark and blank lines may come before it), or the end of the input.
+    /// Where the next batch ends: the first record's first line after its target size, or the end of the
+    /// input. The header's batch holds the file's first record, which is the header if any is (the whole-file
+    /// lowering takes the first record for it): a byte-order mark, blank lines and malformed lines may come
+    /// before it.
     fn next_cut(&mut self) -> Result<usize, StreamError> {
         let mut target = if self.batches == 0 {
             1
@@ -395,6 +396,8 @@ impl<R: Read> RecordStream<R> {
             let units = if self.detection.used.is_utf16() { 2 } else { 1 };
             self.options.batch_size.max(1).saturating_mul(units)
         };
+        // Whether a record starts before the cut: past the header's batch, always; in it, once one is met.
+        let mut record_before = (self.batches != 0).then_some(true);
         loop {
             if self.buf.len() > target {
                 let cut = match self.detection.used {
@@ -402,15 +405,19 @@ impl<R: Read> RecordStream<R> {
                     Encoding::Utf16Be => next_start_utf16(&self.buf, target, true),
                     _ => starts_near(&self.buf, &[target]).get(1).copied(),
                 };
-                match cut {
-                    Some(cut)
-                        if self.batches == 0 && blank(&self.buf[..cut], self.detection.used) =>
-                    {
-                        target = cut + 1;
-                        continue;
-                    }
-                    Some(cut) => match self.record_starts_at(cut) {
-                        Some(true) => return Ok(cut),
+                if record_before.is_none() {
+                    let first = self.detection.bom.map_or(0, |b| b.len);
+                    record_before = self.record_starts_at(first).or(self.eof.then_some(false));
+                }
+                if let (Some(cut), Some(before)) = (cut, record_before) {
+                    match self.record_starts_at(cut) {
+                        Some(true) if before => return Ok(cut),
+                        // The header's batch goes on past its first record.
+                        Some(true) => {
+                            record_before = Some(true);
+                            target = cut + 1;
+                            continue;
+                        }
                         // A malformed level-0 line (`0 @`) is left out of the dataset with the left-out lines
                         // before it, as one run: a batch never begins with one.
                         Some(false) => {
@@ -419,8 +426,7 @@ impl<R: Read> RecordStream<R> {
                         }
                         None if self.eof => return Ok(cut),
                         None => {}
-                    },
-                    None => {}
+                    }
                 }
             }
             if self.eof {
@@ -431,8 +437,8 @@ impl<R: Read> RecordStream<R> {
         }
     }
 
-    /// Whether the level-0 line starting at octet `cut` is the first line of a record as the parser reads it
-    /// (lexed by its rule: a well-formed line), and not a malformed line; `None` if its end is not buffered yet.
+    /// Whether the line starting at octet `cut` is the first line of a record as the parser reads it (lexed by
+    /// its rule: a well-formed line of level 0), and not a malformed line; `None` if its end is not buffered yet.
     /// Only a window after `cut` is read: a first line longer than that is taken for a record's.
     fn record_starts_at(&self, cut: usize) -> Option<bool> {
         const WINDOW: usize = 4096;
@@ -451,10 +457,7 @@ impl<R: Read> RecordStream<R> {
             None if self.eof => &text[..],
             None => return None,
         };
-        Some(matches!(
-            lex_line(line, &mut Vec::new()),
-            LineShape::Line(_)
-        ))
+        Some(matches!(lex_line(line, &mut Vec::new()), LineShape::Line(f) if f.level == 0))
     }
 
     /// Parses the next batch and adds it to `pending`.
@@ -661,22 +664,6 @@ impl<R: Read> Iterator for RecordStream<R> {
         // Counts are final now: a run of `not-a-character` that went on into the next batch is kept.
         drop_shadowed_by_nul(batch.parse.diagnostics_mut());
         Some(Ok(batch))
-    }
-}
-
-/// Whether `octets` in `encoding` are only a byte-order mark, spaces, tabs and line breaks.
-fn blank(octets: &[u8], encoding: Encoding) -> bool {
-    let white = |c: u16| matches!(c, 0x20 | 0x09 | 0x0A | 0x0D);
-    match encoding {
-        Encoding::Utf16Le | Encoding::Utf16Be => {
-            let mut units = utf16_units(octets, encoding == Encoding::Utf16Be);
-            let first_ok = units.next().is_none_or(|u| u == 0xFEFF || white(u));
-            first_ok && units.all(white) && octets.len().is_multiple_of(2)
-        }
-        _ => {
-            let rest = octets.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(octets);
-            rest.iter().all(|&o| white(u16::from(o)))
-        }
     }
 }
 

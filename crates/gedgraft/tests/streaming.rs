@@ -514,8 +514,8 @@ fn lower_streamed_equals_lower_whole_on_the_corpus() {
 
 /// Found by a user's test: `lower` into a file, in one pass, met a batch the stream refuses (not UTF-8 in a file
 /// read as UTF-8: its notes need the whole file) and gave up with half the JSON written; and a byte-order mark
-/// and a blank line before `0 HEAD` left the header out of the stream's first batch (the header read as a
-/// record). Each way `lower` and `check` run gives the whole file's output.
+/// and a blank line (or any line that is not a record's) before `0 HEAD` left the header out of the stream's
+/// first batch (the header read as a record). Each way `lower` and `check` run gives the whole file's output.
 #[test]
 fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_lines() {
     let dir = temp_dir("streaming", "lower_found");
@@ -528,8 +528,23 @@ fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_l
         .chain(clean.encode_utf16())
         .flat_map(u16::to_le_bytes)
         .collect();
-    let files: [(&str, Vec<u8>); 4] = [
+    let files: [(&str, Vec<u8>); 8] = [
         ("bad-late.ged", bad_late),
+        // Found by the `stream_lower` fuzz target: a line before the header that is not blank (here an
+        // undecodable octet after a byte-order mark) ended the stream's first batch before the header.
+        ("fuzz-junk-head.ged", b"\xEF\xBB\xBF\xBF\n0 HEAD".to_vec()),
+        (
+            "junk-before-head.ged",
+            [&b"\xEF\xBB\xBF\xBF\n"[..], clean.as_bytes()].concat(),
+        ),
+        (
+            "malformed-before-head.ged",
+            [&b"0 @\nstray text\n"[..], clean.as_bytes()].concat(),
+        ),
+        (
+            "level-1-before-head.ged",
+            [&b"1 NOTE x\n"[..], clean.as_bytes()].concat(),
+        ),
         (
             "bom-blank.ged",
             [&b"\xEF\xBB\xBF\n"[..], clean.as_bytes()].concat(),
