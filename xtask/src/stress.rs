@@ -105,6 +105,12 @@ const CASES: &[Case] = &[
         commands: &[CHECK, LOWER, FIX_O, TO_UTF8],
     },
     Case {
+        name: "colliding-ids",
+        what: "identifiers whose FNV-1a hashes share their low 20 bits",
+        generate: colliding_ids,
+        commands: &[CHECK, LOWER, FIX_O],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -185,6 +191,48 @@ fn utf16_records(n: usize) -> Vec<u8> {
     let text = String::from_utf8_lossy(&text).replace("CHAR UTF-8", "CHAR UNICODE");
     let units = std::iter::once(0xFEFF).chain(text.encode_utf16());
     units.flat_map(u16::to_le_bytes).collect()
+}
+
+/// Records with identifiers made to collide under FNV-1a (the fixed hash the identifier tables used, #12), each
+/// with a pointer to itself: the low bits of the hash follow from the low bits before each octet, so a pair of
+/// three-letter blocks with the same low 20 bits from a common state, found at each stage, doubles the
+/// identifiers that collide.
+fn colliding_ids(n: usize) -> Vec<u8> {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let fnv = |h: u64, text: &[u8]| {
+        text.iter()
+            .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+    };
+    let letters: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut ids: Vec<Vec<u8>> = vec![b"I".to_vec()];
+    // About 70 octets a record.
+    while ids.len() < n / 70 {
+        let state = fnv(0xcbf2_9ce4_8422_2325, &ids[0]);
+        let mut seen = std::collections::HashMap::new();
+        let blocks = (letters.iter()).flat_map(|&a| {
+            (letters.iter()).flat_map(move |&b| letters.iter().map(move |&c| [a, b, c]))
+        });
+        let Some((x, y)) = blocks
+            .filter_map(|block| {
+                seen.insert(fnv(state, &block) & 0xF_FFFF, block)
+                    .map(|x| (x, block))
+            })
+            .next()
+        else {
+            break;
+        };
+        ids = (ids.iter())
+            .flat_map(|id| [[&id[..], &x[..]].concat(), [&id[..], &y[..]].concat()])
+            .collect();
+    }
+    let ids: Vec<String> = ids
+        .into_iter()
+        .map(|id| String::from_utf8_lossy(&id).into_owned())
+        .collect();
+    records(n, |i| {
+        let id = &ids[i % ids.len()];
+        format!("0 @{id}@ INDI\n1 FAMC @{id}@\n")
+    })
 }
 
 fn one_code(n: usize) -> Vec<u8> {

@@ -12,8 +12,8 @@
 
 use crate::codes;
 use crate::dataset::{
-    fnv, Dataset, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex, NONE,
-    TOMBSTONE,
+    Dataset, HashKey, Metadata, Part, Stored, Str, Structure, StructureId, Version, XrefIndex,
+    NONE, TOMBSTONE,
 };
 use crate::locate::locate_sorted;
 use crate::trailers::header_and_trailers;
@@ -26,7 +26,6 @@ use gedgraft_syntax::internal::walk_depth;
 use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::{codes as syntax_codes, Class, Diagnostic, Parse, Severity, SyntaxKind};
-use rustc_hash::FxHashMap;
 use text_size::{TextRange, TextSize};
 
 mod assemble;
@@ -356,8 +355,9 @@ struct Builder<'p> {
     parse: &'p Parse,
     finishing: Finishing,
     part: Part,
-    /// Tags, stored once in the part's text.
-    tags: FxHashMap<&'p str, Str>,
+    /// Tags, stored once in the part's text. Keyed by the file's text: the standard library's keyed hash, which no
+    /// file can make collide (#12).
+    tags: std::collections::HashMap<&'p str, Str>,
     /// Tags by the address of their token (0: an empty slot).
     tag_cache: [(usize, Str); TAG_CACHE],
     /// Leaf structures by the address of their green node ([`Builder::reuse_leaf`]).
@@ -454,7 +454,7 @@ impl<'p> Builder<'p> {
             parse,
             finishing,
             part: Part::default(),
-            tags: FxHashMap::default(),
+            tags: std::collections::HashMap::default(),
             tag_cache: [(0, Str::EMPTY); TAG_CACHE],
             leaves: vec![NO_LEAF; 1 << LEAF_CACHE_BITS],
             default_language,

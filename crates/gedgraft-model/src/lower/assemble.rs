@@ -78,7 +78,8 @@ pub(crate) fn assemble(
             resolve(shared, part, pointers)
         });
     // The others go to an UNDEF record per distinct identifier, in file order.
-    let mut undefined: FxHashMap<&str, u32> = FxHashMap::default();
+    // Keyed by the file's identifiers: the standard library's keyed hash, which no file can make collide.
+    let mut undefined: std::collections::HashMap<&str, u32> = std::collections::HashMap::default();
     let mut undefined_targets: Vec<&str> = Vec::new();
     let void = dialect_rules::null_pointer(dataset.metadata.dialect);
     for (part, left) in dataset.parts.iter_mut().zip(unresolved) {
@@ -219,6 +220,7 @@ struct Holders<'p> {
     /// A power-of-two number of slots: 0 for an empty one, else an index in `entries` + 1.
     slots: Vec<u32>,
     entries: Vec<Holder<'p>>,
+    key: HashKey,
 }
 
 /// An identifier, its first holder (a global id), how many structures have it, whether the first is a
@@ -237,13 +239,14 @@ impl<'p> Holders<'p> {
         Holders {
             slots: vec![0; size],
             entries: Vec::with_capacity(n),
+            key: HashKey::random(),
         }
     }
 
     /// The slot of `xref`: its entry's, or the empty one where it would go.
     fn slot(&self, xref: &str) -> usize {
         let mask = self.slots.len() - 1;
-        let mut i = fnv(xref) as usize & mask;
+        let mut i = self.key.hash(xref) as usize & mask;
         loop {
             match self.slots[i] {
                 0 => return i,
@@ -304,6 +307,10 @@ impl<'p> Holders<'p> {
                 };
             }
         }
-        XrefIndex { ids, slots }
+        XrefIndex {
+            ids,
+            slots,
+            key: self.key,
+        }
     }
 }

@@ -194,7 +194,8 @@ impl StreamLowering {
         let mut next_id = 0u32;
         let mut lists = Vec::with_capacity(fragments.len());
         // The records of this batch that alone have their identifier in the file, by identifier.
-        let mut here: FxHashMap<&str, u32> = FxHashMap::default();
+        // Keyed by the file's identifiers: the standard library's keyed hash, which no file can make collide.
+        let mut here: std::collections::HashMap<&str, u32> = std::collections::HashMap::default();
         for (fragment, line_base) in fragments {
             let Fragment {
                 mut part,
