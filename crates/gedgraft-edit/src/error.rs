@@ -243,6 +243,9 @@ pub enum Warning {
         more: usize,
         /// Why.
         reason: &'static str,
+        /// Whether the edit was [`join_conc`](crate::Editor::join_conc) (else [`rewrap`](crate::Editor::rewrap)):
+        /// the two may skip the same structures, and their warnings are summed apart.
+        joining: bool,
     },
     /// A transcode whose output cannot be transcoded back to the input's octets: some input octets stand for
     /// characters that other octets also stand for (ANSEL's `F8` and `F1` both give U+0328, `C7` and `CF` both
@@ -281,11 +284,13 @@ impl Warning {
     ///
     /// ```
     /// use gedgraft_edit::Warning;
-    /// let skipped = |line, more| Warning::NotRewrapped { line, more, reason: "a long word" };
+    /// let skipped = |line, more| Warning::NotRewrapped { line, more, reason: "a long word", joining: false };
     /// let mut file = skipped(3, 0);
     /// assert!(file.absorb(&skipped(900, 2)));
     /// assert_eq!(file, skipped(3, 3));
-    /// assert!(!file.absorb(&Warning::NotRewrapped { line: 4, more: 0, reason: "another" }));
+    /// assert!(!file.absorb(&Warning::NotRewrapped { line: 4, more: 0, reason: "another", joining: false }));
+    /// // `--join-conc`'s skips are not `--rewrap`'s.
+    /// assert!(!file.absorb(&Warning::NotRewrapped { line: 4, more: 0, reason: "a long word", joining: true }));
     /// ```
     pub fn absorb(&mut self, later: &Warning) -> bool {
         match (self, later) {
@@ -316,12 +321,16 @@ impl Warning {
                 Warning::NotRewrapped {
                     more: all,
                     reason: a,
+                    joining: j,
                     ..
                 },
                 Warning::NotRewrapped {
-                    more, reason: b, ..
+                    more,
+                    reason: b,
+                    joining: k,
+                    ..
                 },
-            ) if a == b => {
+            ) if a == b && j == k => {
                 *all += more + 1;
                 true
             }
@@ -351,7 +360,9 @@ impl fmt::Display for Warning {
                 if *count == 1 { "" } else { "s" },
                 if *count == 1 { "s" } else { "" }
             ),
-            Warning::NotRewrapped { line, more, reason } => {
+            Warning::NotRewrapped {
+                line, more, reason, ..
+            } => {
                 write!(f, "line {line}: not re-wrapped: {reason}")?;
                 if *more > 0 {
                     write!(

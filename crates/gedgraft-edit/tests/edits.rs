@@ -697,7 +697,8 @@ fn rewrap_leaves_needed_splits_and_warns_about_bare_at_signs() {
         [Warning::NotRewrapped {
             line: 4,
             more: 0,
-            reason: "it holds a bare `@`; escape it first (an `@` next to a new join or split could start an escape)"
+            reason: "it holds a bare `@`; escape it first (an `@` next to a new join or split could start an escape)",
+            joining: true,
         }]
     );
     let mut editor = Editor::new(&parse);
@@ -731,7 +732,8 @@ fn rewrap_leaves_serialisation_metadata_whole() {
             line: 6,
             more: 0,
             reason:
-                "serialisation metadata cannot have continuation lines (2019 § Header metadata)"
+                "serialisation metadata cannot have continuation lines (2019 § Header metadata)",
+            joining: false,
         }]
     );
 }

@@ -591,6 +591,32 @@ fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_l
     );
 }
 
+/// Found by a user's test: `--rewrap --join-conc` both skip a structure with a malformed line between its
+/// continuation lines. The whole file gives each edit's warning, and one that reads as the other's once; the
+/// batches summed the two edits' skips into one warning ("and 1 more structure"). Each edit's are summed apart.
+#[test]
+fn rewrap_and_join_conc_warnings_are_summed_apart_across_batches() {
+    let dir = temp_dir("streaming", "rewrap_join");
+    let mut text = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..30 {
+        text.extend(format!("0 @N{i}@ NOTE a\n1 CONT b\nstray\n1 CONT c\n").bytes());
+        if i % 3 == 0 {
+            text.extend(format!("0 @N{i}x@ NOTE a word that is long enough to be wrapped somewhere\n").bytes());
+        }
+    }
+    text.extend(b"0 TRLR\n");
+    let file = write(&dir, "skips.ged", &text);
+    let mut failures = Vec::new();
+    for edits in [
+        &["--rewrap", "--join-conc"][..],
+        &["--rewrap=40", "--join-conc"],
+        &["--join-conc", "--rewrap=40"],
+    ] {
+        failures.extend(fix_difference(&dir, &file, edits));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A run of lines left out of the dataset (R-RECOVER-06) that goes on past a level-0 line: `4 X` (a level jump)
 /// then `0 @` (a malformed level-0 line) and what is nested in it are one run, one `lines-left-out` note, in the
 /// whole file. Batches used to be cut before any level-0 line, `0 @` too, and the streamed `lower` then gave

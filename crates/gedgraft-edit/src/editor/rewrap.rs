@@ -142,8 +142,12 @@ impl Editor<'_> {
             }
         }
         for (reason, line, more) in skipped {
-            self.warnings
-                .push(Warning::NotRewrapped { line, more, reason });
+            self.warnings.push(Warning::NotRewrapped {
+                line,
+                more,
+                reason,
+                joining: mode == Mode::Join,
+            });
         }
         self.count += rewritten;
         Ok(rewritten)
