@@ -443,7 +443,8 @@ impl<R: Read> RecordStream<R> {
     fn record_starts_at(&self, cut: usize) -> Option<bool> {
         const WINDOW: usize = 4096;
         let end = cut.saturating_add(WINDOW).min(self.buf.len());
-        let end = if self.detection.used.is_utf16() {
+        // Whole code units, but to the end of the input with an odd octet there: it belongs to the last line.
+        let end = if self.detection.used.is_utf16() && end < self.buf.len() {
             cut + (end - cut) / 2 * 2
         } else {
             end
