@@ -111,6 +111,13 @@ const CASES: &[Case] = &[
         commands: &[CHECK, LOWER, FIX_O],
     },
     Case {
+        name: "bad-level-0",
+        what:
+            "UTF-16LE, a malformed level-0 line (`0 @`) on every line: a batch cut refused on each",
+        generate: bad_level_0,
+        commands: &[CHECK, LOWER, FIX_O],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -233,6 +240,15 @@ fn colliding_ids(n: usize) -> Vec<u8> {
         let id = &ids[i % ids.len()];
         format!("0 @{id}@ INDI\n1 FAMC @{id}@\n")
     })
+}
+
+fn bad_level_0(n: usize) -> Vec<u8> {
+    let mut text = "0 HEAD\n1 CHAR UNICODE\n".to_string();
+    while text.len() * 2 < n {
+        text.push_str("0 @\n");
+    }
+    text.push_str("0 TRLR\n");
+    text.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 
 fn one_code(n: usize) -> Vec<u8> {

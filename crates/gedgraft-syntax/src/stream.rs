@@ -46,7 +46,7 @@ use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
-use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8};
+use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8, utf16_units};
 use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote};
 use rowan::GreenNode;
 use std::collections::VecDeque;
@@ -439,26 +439,31 @@ impl<R: Read> RecordStream<R> {
 
     /// Whether the line starting at octet `cut` is the first line of a record as the parser reads it (lexed by
     /// its rule: a well-formed line of level 0), and not a malformed line; `None` if its end is not buffered yet.
-    /// Only a window after `cut` is read: a first line longer than that is taken for a record's.
+    /// Only the line is read (a file of malformed level-0 lines is a candidate cut on every line), and only up
+    /// to [`LONGEST_FIRST_LINE`] octets: a longer first line is taken for a record's.
     fn record_starts_at(&self, cut: usize) -> Option<bool> {
-        const WINDOW: usize = 4096;
-        let end = cut.saturating_add(WINDOW).min(self.buf.len());
-        // Whole code units, but to the end of the input with an odd octet there: it belongs to the last line.
-        let end = if self.detection.used.is_utf16() && end < self.buf.len() {
-            cut + (end - cut) / 2 * 2
-        } else {
-            end
+        let rest = self.buf.get(cut..)?;
+        let limit = rest.len().min(LONGEST_FIRST_LINE);
+        let end = match self.detection.used {
+            Encoding::Utf16Le | Encoding::Utf16Be => {
+                let big_endian = self.detection.used == Encoding::Utf16Be;
+                utf16_units(&rest[..limit & !1], big_endian)
+                    .position(|unit| unit == 0x0A || unit == 0x0D)
+                    .map(|units| units * 2)
+            }
+            _ => memchr::memchr2(b'\n', b'\r', &rest[..limit]),
+        };
+        let line = match end {
+            Some(n) => &rest[..n],
+            None if rest.len() >= LONGEST_FIRST_LINE => return Some(true),
+            // The last line of the input (in UTF-16, an odd octet at the end is part of it).
+            None if self.eof => rest,
+            None => return None,
         };
         let mut detection = self.detection.clone();
         detection.bom = None;
-        let (text, _) = decode_document_cow(self.buf.get(cut..end)?, &detection);
-        let line = match text.find(['\n', '\r']) {
-            Some(n) => &text[..n],
-            None if cut.saturating_add(WINDOW) <= self.buf.len() => return Some(true),
-            None if self.eof => &text[..],
-            None => return None,
-        };
-        Some(matches!(lex_line(line, &mut Vec::new()), LineShape::Line(f) if f.level == 0))
+        let (text, _) = decode_document_cow(line, &detection);
+        Some(matches!(lex_line(&text, &mut Vec::new()), LineShape::Line(f) if f.level == 0))
     }
 
     /// Parses the next batch and adds it to `pending`.
@@ -667,6 +672,9 @@ impl<R: Read> Iterator for RecordStream<R> {
         Some(Ok(batch))
     }
 }
+
+/// The longest first line [`RecordStream::record_starts_at`] reads to tell a record's from a malformed one.
+const LONGEST_FIRST_LINE: usize = 4096;
 
 /// Reads until `buf` holds `want` octets or the input ends; whether it ended.
 fn fill(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {

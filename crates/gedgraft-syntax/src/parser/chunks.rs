@@ -168,7 +168,8 @@ pub(crate) fn starts_near(bytes: &[u8], targets: &[usize]) -> Vec<usize> {
 pub(crate) fn next_start_utf16(bytes: &[u8], target: usize, big_endian: bool) -> Option<usize> {
     let units = bytes.len() / 2;
     let from = target.div_ceil(2).min(units);
-    let mut window = 4096;
+    // Small at first: a cut that is refused (a malformed level-0 line) asks again just after it.
+    let mut window = 64;
     loop {
         let to = from.saturating_add(window).min(units);
         let narrow: Vec<u8> = utf16_units(&bytes[from * 2..to * 2], big_endian)
