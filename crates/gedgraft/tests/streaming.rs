@@ -591,6 +591,31 @@ fn lower_takes_back_what_one_pass_cannot_read_and_finds_the_header_after_blank_l
     );
 }
 
+/// Found by a user's test: a transcode keeps the octets after the trailer as they are, and a later batch that
+/// holds nothing else kept its octets: the batch said it had not changed, so the review diff left out that
+/// its non-ASCII octets read differently in the new encoding (`é` in windows-1252, `\xE9` in UTF-8), which the
+/// whole file's diff (one change, the whole file) shows. Such a batch is now a change too.
+#[test]
+fn a_transcode_shows_what_reads_differently_after_the_trailer_streamed_as_whole() {
+    let dir = temp_dir("streaming", "after_trailer_transcode");
+    let mut text = b"0 HEAD\n1 CHAR ANSI\n".to_vec();
+    for i in 0..20 {
+        text.extend(format!("0 @I{i}@ INDI\n1 NAME A{i} /B/\n").bytes());
+    }
+    text.extend(b"0 TRLR\n\xE9t\xE9\n1 NAME \xC3\xA9l\xC3\xA8ve\n");
+    let file = write(&dir, "after-trailer.ged", &text);
+    let mut failures = Vec::new();
+    for args in [
+        &["--to-encoding", "utf-8"][..],
+        &["--to-encoding", "ansel"],
+        &["--to-encoding", "utf-8", "--check"],
+    ] {
+        failures.extend(command_difference(&dir, "fix", &file, args));
+        failures.extend(fix_difference(&dir, &file, args));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Found by a user's test: `--rewrap --join-conc` both skip a structure with a malformed line between its
 /// continuation lines. The whole file gives each edit's warning, and one that reads as the other's once; the
 /// batches summed the two edits' skips into one warning ("and 1 more structure"). Each edit's are summed apart.
