@@ -17,7 +17,9 @@
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
-//! `--patch`, the repairs, `--check` with `-o` or `--in-place`, and what the stream refuses (not GEDCOM).
+//! `--patch`, the repairs, `--check` with `-o` or `--in-place`, what the stream refuses (not GEDCOM), and an edit
+//! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
+//! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
 //! reads if the stream refuses the input. `GEDGRAFT_WHOLE_FILE=1` takes the whole-file path always, `GEDGRAFT_BATCH_SIZE=N` sets the
 //! batch size in octets (both for tests that compare the two paths). When a plan has several stages, each
@@ -215,6 +217,10 @@ pub(crate) fn fix_streamed(
     // the end like the whole-file path's; the octets are not made.
     let reviews = review_diff_mode(args);
     let mut diff = reviews.then(StreamedDiff::new);
+    // An edit error in the first batch comes before anything is written: the whole-file path then gives the
+    // file's own verdict, having read the whole file first (an undecodable octet further on is told before a
+    // missing header, which the first batch cannot know).
+    let first_failed = std::cell::Cell::new(false);
     // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         let dropper = Dropper::new();
@@ -222,18 +228,26 @@ pub(crate) fn fix_streamed(
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
             let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, diff.as_mut())
-                .map_err(|e| format!("{name}: {e}"))?;
+                .map_err(|e| {
+                first_failed.set(totals.batches == 1);
+                format!("{name}: {e}")
+            })?;
             dropper.later(batch);
             out(&octets)?;
         }
         Ok::<bool, String>(totals.changed)
     };
+    let whole_file_if_first = |e: String| if first_failed.get() { Ok(None) } else { Err(e) };
     if args.check {
-        each(&mut |_| Ok(()))?;
+        if let Err(e) = each(&mut |_| Ok(())) {
+            return whole_file_if_first(e);
+        }
         return Ok(Some(report(&name, args, plan, totals)));
     }
     if reviews {
-        each(&mut |_| Ok(()))?;
+        if let Err(e) = each(&mut |_| Ok(())) {
+            return whole_file_if_first(e);
+        }
         if let Some(diff) = diff.map(StreamedDiff::finish) {
             (totals.removed, totals.added) = (diff.removed(), diff.added());
             if totals.changed {
@@ -260,7 +274,7 @@ pub(crate) fn fix_streamed(
             }
         });
         if let Some(e) = failure {
-            return Err(e);
+            return whole_file_if_first(e);
         }
         if !unchanged {
             written.map_err(|e| output::write_error(&name, &e))?;
@@ -270,7 +284,9 @@ pub(crate) fn fix_streamed(
     let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
     match output::stream_named(out_path) {
         Some(target) => {
-            each(&mut |octets| output::write_stream(target, octets, stdout))?;
+            if let Err(e) = each(&mut |octets| output::write_stream(target, octets, stdout)) {
+                return whole_file_if_first(e);
+            }
         }
         None => {
             let written = write_atomic_streamed(out_path, None, |w| {
@@ -282,7 +298,7 @@ pub(crate) fn fix_streamed(
                     })
             });
             if let Some(e) = failure {
-                return Err(e);
+                return whole_file_if_first(e);
             }
             written.map_err(|e| output::write_error(&out_path.display().to_string(), &e))?;
         }

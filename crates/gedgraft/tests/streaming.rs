@@ -604,14 +604,25 @@ fn a_transcode_shows_what_reads_differently_after_the_trailer_streamed_as_whole(
     }
     text.extend(b"0 TRLR\n\xE9t\xE9\n1 NAME \xC3\xA9l\xC3\xA8ve\n");
     let file = write(&dir, "after-trailer.ged", &text);
+    // Found by a user's test: an edit error in the first batch (no header to record the new encoding) came
+    // before the whole file's (an undecodable octet further on, which the whole-file path reads first); an
+    // error in the first batch, before anything is written, now takes the whole-file path for its verdict.
+    let no_header: Vec<u8> = "0 @I1@ INDI\n0 @I2@ INDI\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .chain([b'\n'])
+        .collect();
+    let no_header = write(&dir, "no-header-odd-end.ged", &no_header);
     let mut failures = Vec::new();
     for args in [
         &["--to-encoding", "utf-8"][..],
         &["--to-encoding", "ansel"],
         &["--to-encoding", "utf-8", "--check"],
     ] {
-        failures.extend(command_difference(&dir, "fix", &file, args));
-        failures.extend(fix_difference(&dir, &file, args));
+        for file in [&file, &no_header] {
+            failures.extend(command_difference(&dir, "fix", file, args));
+            failures.extend(fix_difference(&dir, file, args));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
