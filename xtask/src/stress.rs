@@ -212,7 +212,7 @@ fn colliding_ids(n: usize) -> Vec<u8> {
     };
     let letters: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut ids: Vec<Vec<u8>> = vec![b"I".to_vec()];
-    // About 70 octets a record.
+    // Enough for the records of `n` octets: each takes more than 70.
     while ids.len() < n / 70 {
         let state = fnv(0xcbf2_9ce4_8422_2325, &ids[0]);
         let mut seen = std::collections::HashMap::new();

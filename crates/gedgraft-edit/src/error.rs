@@ -280,7 +280,7 @@ impl Warning {
     /// to this one, as an edit of the whole file gives it once: a transcode's octets that would not come back
     /// (each kind counted, in order of its octets, and the moved marks), and structures not re-wrapped for one
     /// reason (the first structure's line stays, the others are counted). Whether it was added: `false` for
-    /// warnings of other kinds, and for two of these that differ in kind or reason.
+    /// warnings of other kinds, and for two of these that differ in kind, reason or edit (`joining`).
     ///
     /// ```
     /// use gedgraft_edit::Warning;

@@ -296,6 +296,9 @@ pub struct RecordStream<R> {
     reader: R,
     options: StreamOptions,
     detection: Detection,
+    /// The detection without the byte-order mark: how text after the start of the input is decoded (the later
+    /// batches, a candidate cut's line), made once.
+    body_detection: Detection,
     /// The input not yet parsed, from file offset `offset`, line `line`.
     buf: Vec<u8>,
     eof: bool,
@@ -350,10 +353,13 @@ impl<R: Read> RecordStream<R> {
                 .notes
                 .retain(|n| !WHOLE_BODY_NOTES.contains(&n.code));
         }
+        let mut body_detection = detection.clone();
+        body_detection.bom = None;
         Ok(RecordStream {
             reader,
             options,
             detection,
+            body_detection,
             buf,
             eof,
             offset: 0,
@@ -451,7 +457,7 @@ impl<R: Read> RecordStream<R> {
                     .position(|unit| unit == 0x0A || unit == 0x0D)
                     .map(|units| units * 2)
             }
-            _ => memchr::memchr2(b'\n', b'\r', &rest[..limit]),
+            _ => crate::line_cursor::next_line_break(&rest[..limit], 0),
         };
         let line = match end {
             Some(n) => &rest[..n],
@@ -460,9 +466,7 @@ impl<R: Read> RecordStream<R> {
             None if self.eof => rest,
             None => return None,
         };
-        let mut detection = self.detection.clone();
-        detection.bom = None;
-        let (text, _) = decode_document_cow(line, &detection);
+        let (text, _) = decode_document_cow(line, &self.body_detection);
         Some(matches!(lex_line(&text, &mut Vec::new()), LineShape::Line(f) if f.level == 0))
     }
 
@@ -470,12 +474,12 @@ impl<R: Read> RecordStream<R> {
     fn parse_next(&mut self) -> Result<(), StreamError> {
         let mut cut = self.next_cut()?;
         let first = self.batches == 0;
-        let mut detection = self.detection.clone();
-        if !first {
-            detection.bom = None;
-        }
+        let detection = match first {
+            true => &self.detection,
+            false => &self.body_detection,
+        };
         let encoding = self.detection.used;
-        let mut decoded = decode_document_cow(&self.buf[..cut], &detection);
+        let mut decoded = decode_document_cow(&self.buf[..cut], detection);
         let mut out = parse_piece(&decoded.0, encoding, self.seen_line);
         if out.trailer_seen && !(self.eof && cut == self.buf.len()) {
             // What follows a trailer is read to the end of the input, as the whole-file parser reads it.
@@ -483,7 +487,7 @@ impl<R: Read> RecordStream<R> {
                 self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
             }
             cut = self.buf.len();
-            decoded = decode_document_cow(&self.buf[..cut], &detection);
+            decoded = decode_document_cow(&self.buf[..cut], detection);
             out = parse_piece(&decoded.0, encoding, self.seen_line);
         }
         let (text, map) = decoded;
@@ -518,7 +522,7 @@ impl<R: Read> RecordStream<R> {
         let mut parse = Parse::of_batch(
             green,
             diagnostics,
-            detection,
+            detection.clone(),
             map,
             &text,
             out.max_depth,

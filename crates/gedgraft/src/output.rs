@@ -36,9 +36,9 @@ pub fn write_stdout(out: &mut impl Write, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Whether standard output can be written, asked once, before the first output. Rust's standard output takes
-/// a closed descriptor for a sink (what is written to it vanishes, and so would a read-only descriptor's
-/// writes): a command run with `>&-` or `1<file` would exit 0 having written nothing. Like `cat` and `sed`,
-/// it fails instead (exit status 2).
+/// a descriptor that refuses writes (`EBADF`) for a sink: a command run with `1<file` would exit 0 having
+/// written nothing. Like `cat`, it fails instead (exit status 2). (A closed standard output, `>&-`, is opened
+/// on `/dev/null` by Rust's runtime before `main`, and cannot be told from `> /dev/null`.)
 fn writable() -> Result<(), String> {
     static WRITABLE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     WRITABLE.get_or_init(stdout_writable).clone()

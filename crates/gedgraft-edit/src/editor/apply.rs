@@ -132,10 +132,10 @@ impl<'p> Editor<'p> {
             let old_len = map.file_len();
             // A later batch of a streamed file whose octets stay as they were can still read differently: its
             // raw octets (after the trailer) in the new encoding. The whole file's transcode is one change,
-            // whose diff shows such a line; so is the batch's.
+            // whose diff shows such a line; so is the batch's. (Asked only of octets that stayed.)
             let reads_differently =
-                self.later_batch && parse.encoding() != encoding && !bytes.is_ascii();
-            if same_octets(parse, &bytes) && !reads_differently {
+                || self.later_batch && parse.encoding() != encoding && !bytes.is_ascii();
+            if same_octets(parse, &bytes) && !reads_differently() {
                 Vec::new()
             } else {
                 vec![Change {

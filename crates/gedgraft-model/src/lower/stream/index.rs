@@ -200,11 +200,15 @@ impl Index {
 mod tests {
     use super::*;
 
-    /// FNV-1a, 64 bits: the fixed hash the tables used before.
-    fn fnv(text: &[u8]) -> u64 {
-        (text.iter()).fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+    /// FNV-1a, 64 bits (the fixed hash the tables used before), of `text` after the octets that gave `state`.
+    fn fnv_from(state: u64, text: &[u8]) -> u64 {
+        (text.iter()).fold(state, |h, &b| {
             (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
         })
+    }
+
+    fn fnv(text: &[u8]) -> u64 {
+        fnv_from(0xcbf2_9ce4_8422_2325, text)
     }
 
     /// 2^`stages` identifiers whose FNV-1a hashes share their low 16 bits, as an attacker makes them: the low
@@ -218,11 +222,7 @@ mod tests {
         let mut ids = vec![b"I".to_vec()];
         for _ in 0..stages {
             let state = fnv(&ids[0]);
-            let step = |block: &[u8]| {
-                block.iter().fold(state, |h, &b| {
-                    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-                }) & 0xFFFF
-            };
+            let step = |block: &[u8]| fnv_from(state, block) & 0xFFFF;
             let mut seen = std::collections::HashMap::new();
             let mut pair = None;
             'search: for &a in &letters {
