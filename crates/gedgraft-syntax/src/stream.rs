@@ -69,13 +69,16 @@ impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
             detect: DetectOptions::default(),
-            batch_size: 1 << 20,
+            batch_size: Self::DEFAULT_BATCH_SIZE,
             exact_notes: false,
         }
     }
 }
 
 impl StreamOptions {
+    /// The batch size of [`StreamOptions::default`]: 1 MiB.
+    pub const DEFAULT_BATCH_SIZE: usize = 1 << 20;
+
     /// These options with the detection options `detect`.
     pub fn with_detect(mut self, detect: DetectOptions) -> Self {
         self.detect = detect;

@@ -292,6 +292,9 @@ pub(crate) fn open_batches(
     RecordStream::new(file, stream.with_exact_notes(true)).ok()
 }
 
+/// A batch longer than this (in octets) is dropped in place by [`index_pass`]: twice the stream's batch size.
+const LARGE_BATCH: usize = 2 * gedgraft_syntax::stream::StreamOptions::DEFAULT_BATCH_SIZE;
+
 /// The first pass over a file (standard input through its copy, [`input::open`]) streamed with `options`: the index of identifiers, the
 /// file-wide counts; `None` if the file takes the whole-file path (unreadable, not GEDCOM, notes of
 /// the whole body), which then reports it as it always has. A file of one batch (most files) is kept from
@@ -323,7 +326,15 @@ pub(crate) fn index_pass(
         }
         count += 1;
         if let Some(earlier) = only.replace(batch) {
-            dropper.later(earlier);
+            // A batch far past the batch size is one large record, which the next pass parses again at once:
+            // freed here, its memory is at hand for that parse; freed on the dropper's thread, the allocator
+            // takes it back too late (#12: `lower` of a record nested 400 000 levels deep into a pipe, 126 →
+            // 107 MiB).
+            if earlier.len() > LARGE_BATCH {
+                drop(earlier);
+            } else {
+                dropper.later(earlier);
+            }
         }
     }
     drop(dropper);

@@ -1,6 +1,8 @@
 //! Cutting a text into chunks at level-0 lines, parsing them (on several threads for large texts), and joining
 //! their records and diagnostics into one document as a one-pass parse would have made it.
 
+use super::chunked::Chunked;
+use super::frames::CHILD_BLOCK;
 use super::{push_or_count, range, Parsed, Parser};
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
@@ -192,7 +194,7 @@ pub(crate) fn next_start_utf16(bytes: &[u8], target: usize, big_endian: bool) ->
 /// What one chunk's parser leaves behind.
 #[derive(Default)]
 pub(crate) struct ChunkOutput {
-    pub(crate) children: Vec<GreenElement>,
+    pub(crate) children: Chunked<GreenElement, CHILD_BLOCK>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) max_depth: usize,
     pub(crate) seen_line: bool,
@@ -315,7 +317,7 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> 
     parser.breaks.finish();
     ChunkOutput {
         breaks: parser.breaks,
-        children: parser.stack.pop().map(|f| f.children).unwrap_or_default(),
+        children: std::mem::take(&mut parser.children),
         diagnostics: parser.diagnostics,
         max_depth: parser.max_depth,
         seen_line: parser.seen_first_line,
@@ -398,7 +400,7 @@ pub(crate) fn end_of_file_diagnostics(
 #[cfg(test)]
 pub(crate) fn piece_summary(out: ChunkOutput) -> impl PartialEq + std::fmt::Debug {
     (
-        out.children,
+        out.children.into_iter().collect::<Vec<_>>(),
         out.diagnostics,
         (out.max_depth, out.seen_line, out.trailer_seen),
         (out.first_diag_on_first_line, out.last_diag_on_last_line),

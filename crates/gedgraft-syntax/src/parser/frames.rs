@@ -1,13 +1,19 @@
 //! The parser's stack of open structures: a frame per structure, opened under the innermost one, closed into a
-//! green node (or a shared leaf from the line cache).
+//! green node (or a shared leaf from the line cache). The children of every open structure lie in one stack of
+//! elements (the parser's `children`), each frame's after its parent's: an open structure costs its
+//! frame and its elements, with no buffer of its own that grows when its substructure closes, and both stacks
+//! are kept in blocks given back as they empty ([`Chunked`]; #12: deep nesting holds a frame per level).
 
+use super::chunked::Chunked;
 use super::Parser;
 use crate::green::{CachedFacts, GreenElement, LineKey, Template};
 use crate::kind::SyntaxKind;
-use rowan::NodeOrToken;
+use rowan::{GreenNode, NodeOrToken};
 
-/// Below this many frames of room the stack keeps what it has.
-const MIN_SHRUNK_STACK: usize = 1 << 12;
+/// How many frames a block of the stack of open structures holds (48 KiB).
+pub(super) const FRAME_BLOCK: usize = 1 << 10;
+/// How many elements a block of the stack of children holds (64 KiB).
+pub(crate) const CHILD_BLOCK: usize = 1 << 12;
 
 /// An open structure.
 pub(super) struct Frame {
@@ -15,13 +21,16 @@ pub(super) struct Frame {
     /// The level (a parsed level fits: [`MAX_LEVEL`](crate::MAX_LEVEL) is `u32::MAX`); `u32` keeps the frames
     /// of deep nesting small.
     level: u32,
-    pub(super) children: Vec<GreenElement>,
+    /// Where its children start in the parser's stack of elements (they run to the end of it while it is the
+    /// innermost open structure).
+    start: usize,
     pub(super) has_substructure: bool,
     /// Whether the structure's first line has a pointer payload.
     pub(super) pointer_payload: bool,
-    /// A structure from the [`LineCache`] standing for the first line's tokens until anything else joins the
-    /// structure (then its tokens are copied into `children`); if it is a leaf and nothing joins, it is the node.
-    pub(super) shared: Option<Template>,
+    /// A structure from the [`LineCache`](crate::green::LineCache) whose first `first_len` children are the
+    /// first line's tokens, standing for them until anything else joins the structure (then they are copied
+    /// onto the stack of elements); if it is a leaf and nothing joins, it is the node.
+    pub(super) shared: Option<GreenNode>,
     /// The first line's key, if the structure may go into the cache.
     pub(super) shareable: Option<LineKey>,
     /// Whether the first line was found in the cache.
@@ -31,27 +40,36 @@ pub(super) struct Frame {
 }
 
 impl Frame {
-    /// The frame of a structure whose first line has `level` and the tokens `children`.
-    pub(super) fn for_line(level: usize, children: Vec<GreenElement>) -> Frame {
+    /// The frame of a structure whose first line has `level` and `first_len` tokens (given to
+    /// [`Parser::open`]).
+    pub(super) fn for_line(level: usize, first_len: usize) -> Frame {
         let kind = if level == 0 {
             SyntaxKind::Record
         } else {
             SyntaxKind::Structure
         };
-        Frame::new(kind, level, children)
+        Frame::new(kind, level, first_len)
     }
 
-    pub(super) fn new(kind: SyntaxKind, level: usize, children: Vec<GreenElement>) -> Frame {
+    pub(super) fn new(kind: SyntaxKind, level: usize, first_len: usize) -> Frame {
         Frame {
             kind,
             level: u32::try_from(level).unwrap_or(u32::MAX),
-            first_len: u32::try_from(children.len()).unwrap_or(u32::MAX),
-            children,
+            start: 0,
+            first_len: u32::try_from(first_len).unwrap_or(u32::MAX),
             has_substructure: false,
             pointer_payload: false,
             shared: None,
             shareable: None,
             from_cache: false,
+        }
+    }
+
+    /// The shared structure as a template of the first line's tokens.
+    fn template(&self, node: GreenNode) -> Template {
+        Template {
+            node,
+            first_len: self.first_len as usize,
         }
     }
 }
@@ -63,49 +81,50 @@ impl Frame {
 }
 
 impl Parser<'_> {
+    /// The innermost open structure: the document's frame when no other is open.
     pub(super) fn top(&mut self) -> &mut Frame {
-        let last = self.stack.len() - 1;
-        &mut self.stack[last]
+        self.stack.last_mut().unwrap_or(&mut self.document)
     }
 
-    /// The innermost open structure's children, ready for more (a shared leaf's tokens are copied in first).
-    pub(super) fn top_children(&mut self) -> &mut Vec<GreenElement> {
-        let last = self.stack.len() - 1;
-        let frame = &mut self.stack[last];
-        if let Some(template) = frame.shared.take() {
-            frame.children = self.factory.buffer();
-            frame.children.extend(template.line_tokens());
+    /// The stack of elements, ready for more children of the innermost open structure (a shared leaf's tokens
+    /// are copied in first).
+    pub(super) fn top_children(&mut self) -> &mut Chunked<GreenElement, CHILD_BLOCK> {
+        let frame = self.stack.last_mut().unwrap_or(&mut self.document);
+        if let Some(node) = frame.shared.take() {
+            let template = frame.template(node);
+            self.children.extend(template.line_tokens());
         }
-        &mut frame.children
+        &mut self.children
     }
 
     /// Closes every open structure whose level is `level` or deeper.
     pub(super) fn close_from(&mut self, level: usize) {
-        while self.stack.len() > 1 && self.stack[self.stack.len() - 1].level() >= level {
+        while self
+            .stack
+            .last_mut()
+            .is_some_and(|top| top.level() >= level)
+        {
             self.close_top();
-            // Closing deep nesting builds a node per level: the stack gives its room back as it goes, so that
-            // the frames and the nodes replacing them are not held at once. Shrinking to twice what is left once
-            // under a quarter is used keeps this amortised constant per frame, and asks for less than half the
-            // block: an allocator may keep a block that is asked to shrink by half or less (mimalloc does).
-            let (len, capacity) = (self.stack.len(), self.stack.capacity());
-            if capacity >= MIN_SHRUNK_STACK && len < capacity / 4 {
-                self.stack.shrink_to(len.saturating_mul(2));
-            }
         }
     }
 
     pub(super) fn close_top(&mut self) {
         if let Some(mut frame) = self.stack.pop() {
-            let node = match frame.shared.take() {
+            let node = match frame.shared.take().map(|node| frame.template(node)) {
                 Some(template) if template.is_leaf() => template.node,
                 shared => {
-                    // A structure of its own; a template that is not a leaf lends its tokens to a leaf here.
+                    // A structure of its own; a template that is not a leaf lends its tokens to a leaf here
+                    // (nothing joined it, so its children start at the end of the stack).
                     if let Some(template) = shared {
-                        frame.children = self.factory.buffer();
-                        frame.children.extend(template.line_tokens());
+                        self.children.extend(template.line_tokens());
                     }
-                    let leaf = frame.children.len() == frame.first_len as usize;
-                    let node = self.factory.node(frame.kind, frame.children);
+                    let mut buffer = self.factory.buffer();
+                    let kind = frame.kind.into();
+                    let (leaf, node) = self.children.drain_into(frame.start, &mut buffer, |children| {
+                        let leaf = children.len() == frame.first_len as usize;
+                        (leaf, GreenNode::new(kind, children))
+                    });
+                    self.factory.recycle(buffer);
                     // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
                     // leaf and sometimes not keeps its shareable leaf in the cache.
                     if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {
@@ -123,14 +142,18 @@ impl Parser<'_> {
         }
     }
 
-    /// Opens `frame` under the innermost open structure.
-    pub(super) fn open(&mut self, frame: Frame) {
+    /// Opens `frame` under the innermost open structure, its first line's tokens taken from `tokens` (left
+    /// empty; none when the frame has a shared structure standing for them).
+    pub(super) fn open(&mut self, mut frame: Frame, tokens: &mut Vec<GreenElement>) {
         let top = self.top();
         if top.kind != SyntaxKind::Document {
             top.has_substructure = true;
         }
+        frame.start = self.children.len();
+        self.children.append(tokens);
         self.stack.push(frame);
-        self.max_depth = self.max_depth.max(self.stack.len());
+        // The document's frame is one more.
+        self.max_depth = self.max_depth.max(self.stack.len() + 1);
     }
 
     /// Whether a continuation line of `level` continues the innermost open structure.
@@ -148,7 +171,7 @@ mod tests {
     /// on every line), so a frame's size is part of the peak.
     #[test]
     fn a_frame_stays_small() {
-        assert!(std::mem::size_of::<super::Frame>() <= 72);
+        assert!(std::mem::size_of::<super::Frame>() <= 48);
         assert_eq!(
             std::mem::size_of::<Option<crate::green::LineKey>>(),
             std::mem::size_of::<crate::green::LineKey>()

@@ -303,10 +303,12 @@ impl Parser<'_> {
             && !self.line_flagged
             && !self.tokens.iter().any(|t| t.0 == SyntaxKind::Raw);
         // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
-        let mut frame = Frame::for_line(level, children);
+        let mut children = children;
+        let mut frame = Frame::for_line(level, children.len());
         frame.pointer_payload = facts.pointer_payload;
         frame.shareable = key.filter(|_| shareable);
-        self.open(frame);
+        self.open(frame, &mut children);
+        self.factory.recycle(children);
     }
 
     /// A `CONT`/`CONC` line (its checks), joined as a `LINE` node to the structure it continues (`None`), or
@@ -447,14 +449,13 @@ impl Parser<'_> {
         let level = facts.level;
         self.check_level(level, start, line_end);
         self.close_from(level);
-        let mut frame = Frame::for_line(level, Vec::new());
+        let mut frame = Frame::for_line(level, template.first_len);
         frame.pointer_payload = facts.pointer_payload;
-        frame.first_len = u32::try_from(template.first_len).unwrap_or(u32::MAX);
-        frame.shared = Some(template);
+        frame.shared = Some(template.node);
         frame.from_cache = true;
         // A leaf from a template that is not one is worth caching in its place.
         frame.shareable = key;
-        self.open(frame);
+        self.open(frame, &mut Vec::new());
     }
 
     /// Everything after the trailer line, kept as trailing text.

@@ -8,6 +8,7 @@
 //! A structure's first line has no node of its own: its tokens are the first children of the `RECORD` or
 //! `STRUCTURE` node, up to and including its line break. Continuation lines are `LINE` nodes.
 
+pub(crate) mod chunked;
 mod chunks;
 mod frames;
 mod lines;
@@ -25,12 +26,13 @@ pub(crate) use chunks::{
 use crate::after_trailer::{AfterTrailer, Next};
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
-use crate::green::{GreenFactory, LineCache, LineKey};
+use crate::green::{GreenElement, GreenFactory, LineCache, LineKey};
 use crate::kind::SyntaxKind;
 use crate::lexer::LineToken;
 use crate::line_breaks::Tally;
 use crate::line_cursor::line_end;
-use frames::Frame;
+use chunked::Chunked;
+use frames::{Frame, CHILD_BLOCK, FRAME_BLOCK};
 use gedgraft_encoding::Encoding;
 use rowan::{GreenNode, NodeOrToken};
 use text_size::{TextRange, TextSize};
@@ -65,7 +67,12 @@ struct Parser<'t> {
     encoding: Encoding,
     factory: GreenFactory,
     line_cache: LineCache,
-    stack: Vec<Frame>,
+    /// The document's frame, under every open structure.
+    document: Frame,
+    /// The open structures, innermost last.
+    stack: Chunked<Frame, FRAME_BLOCK>,
+    /// The children of the document and every open structure, each one's after its parent's ([`frames`]).
+    children: Chunked<GreenElement, CHILD_BLOCK>,
     diagnostics: Vec<Diagnostic>,
     tokens: Vec<LineToken>,
     prev_level: Option<usize>,
@@ -98,14 +105,16 @@ struct Parser<'t> {
 impl<'t> Parser<'t> {
     /// A parser for `len` bytes of `text`.
     fn new(text: &'t str, encoding: Encoding, len: usize) -> Self {
-        let document = Frame::new(SyntaxKind::Document, 0, Vec::new());
+        let document = Frame::new(SyntaxKind::Document, 0, 0);
         Parser {
             text,
             base: 0,
             encoding,
             factory: GreenFactory::for_text_len(len),
             line_cache: LineCache::for_text_len(len),
-            stack: vec![document],
+            document,
+            stack: Chunked::new(),
+            children: Chunked::new(),
             diagnostics: Vec::new(),
             tokens: Vec::new(),
             prev_level: None,
