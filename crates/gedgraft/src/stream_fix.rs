@@ -17,7 +17,7 @@
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
-//! `--patch`, the repairs, `--check` with `-o` or `--in-place`, what the stream refuses (not GEDCOM), and an edit
+//! `--patch`, the repairs, what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path

@@ -120,10 +120,12 @@ impl Parser<'_> {
                     }
                     let mut buffer = self.factory.buffer();
                     let kind = frame.kind.into();
-                    let (leaf, node) = self.children.drain_into(frame.start, &mut buffer, |children| {
-                        let leaf = children.len() == frame.first_len as usize;
-                        (leaf, GreenNode::new(kind, children))
-                    });
+                    let (leaf, node) =
+                        self.children
+                            .drain_into(frame.start, &mut buffer, |children| {
+                                let leaf = children.len() == frame.first_len as usize;
+                                (leaf, GreenNode::new(kind, children))
+                            });
                     self.factory.recycle(buffer);
                     // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
                     // leaf and sometimes not keeps its shareable leaf in the cache.
