@@ -91,6 +91,7 @@ mod edited;
 mod editor;
 mod error;
 mod patch;
+mod patch_stream;
 mod render;
 mod repair;
 mod scope;
@@ -108,6 +109,7 @@ pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
 pub use patch::{octet_line_changes, octet_patch};
+pub use patch_stream::StreamedPatch;
 pub use repair::{
     apply_repairs, repair_kind, repair_to_fixed_point, repairs, repairs_of_part, Applicability,
     OctetEdit, Repair, Repaired, MAX_PASSES, REPAIR_KINDS, WHOLE_FILE_CODES,

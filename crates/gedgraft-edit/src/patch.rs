@@ -18,10 +18,10 @@ use similar::DiffOp;
 use std::ops::Range;
 
 /// Lines of context around each change, as `diff -u` gives.
-const CONTEXT: usize = 3;
+pub(crate) const CONTEXT: usize = 3;
 
 /// The start of every line of `octets` (lines end after an LF; a last line may have none).
-fn line_starts(octets: &[u8]) -> Vec<usize> {
+pub(crate) fn line_starts(octets: &[u8]) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(
         octets
@@ -37,7 +37,7 @@ fn line_starts(octets: &[u8]) -> Vec<usize> {
 }
 
 /// Line `l` of `octets` (with its LF, if any).
-fn line<'a>(octets: &'a [u8], starts: &[usize], l: usize) -> &'a [u8] {
+pub(crate) fn line<'a>(octets: &'a [u8], starts: &[usize], l: usize) -> &'a [u8] {
     let start = starts.get(l).copied().unwrap_or(octets.len());
     let end = starts.get(l + 1).copied().unwrap_or(octets.len());
     octets.get(start..end).unwrap_or(&[])
@@ -45,10 +45,10 @@ fn line<'a>(octets: &'a [u8], starts: &[usize], l: usize) -> &'a [u8] {
 
 /// The patch text of the hunks `groups` (empty when no group changes anything): the `---`/`+++` header, then
 /// each hunk's lines as octets, with `\ No newline at end of file` after a last line without one.
-fn write_hunks(
+pub(crate) fn write_hunks<'a>(
     groups: Vec<Vec<DiffOp>>,
-    (old, old_starts): (&[u8], &[usize]),
-    (new, new_starts): (&[u8], &[usize]),
+    old_line: impl Fn(usize) -> &'a [u8],
+    new_line: impl Fn(usize) -> &'a [u8],
     old_name: &str,
     new_name: &str,
 ) -> Vec<u8> {
@@ -81,17 +81,42 @@ fn write_hunks(
             .as_bytes(),
         );
         walk_hunk(&group, |mark, l| match mark {
-            Mark::Context => push_line(&mut out, b' ', line(old, old_starts, l)),
-            Mark::Removed => push_line(&mut out, b'-', line(old, old_starts, l)),
-            Mark::Added => push_line(&mut out, b'+', line(new, new_starts, l)),
+            Mark::Context => push_line(&mut out, b' ', old_line(l)),
+            Mark::Removed => push_line(&mut out, b'-', old_line(l)),
+            Mark::Added => push_line(&mut out, b'+', new_line(l)),
         });
     }
     out
 }
 
+/// `ops` with each run of equal lines as one operation: lines equal inside a window of changed lines and those
+/// after it are one run, so that a hunk has [`CONTEXT`] lines around its changes however the changes were cut
+/// into windows (the patch of a file edited batch by batch is the whole file's).
+pub(crate) fn equal_runs_joined(ops: Vec<DiffOp>) -> Vec<DiffOp> {
+    let mut joined: Vec<DiffOp> = Vec::with_capacity(ops.len());
+    for op in ops {
+        match (joined.last_mut(), op) {
+            (
+                Some(DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                }),
+                DiffOp::Equal {
+                    old_index: o,
+                    new_index: n,
+                    len: more,
+                },
+            ) if *old_index + *len == o && *new_index + *len == n => *len += more,
+            (_, op) => joined.push(op),
+        }
+    }
+    joined
+}
+
 /// The lines an octet range touches: from the line holding its start to the line holding its end (included,
 /// so a range ending at a line's start takes that line too: comparing one line more changes nothing).
-fn window(starts: &[usize], range: &Range<usize>) -> Range<usize> {
+pub(crate) fn window(starts: &[usize], range: &Range<usize>) -> Range<usize> {
     let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
     let count = starts.len();
     let lo = line_of(range.start).min(count);
@@ -218,11 +243,11 @@ pub fn octet_patch(
             len: (old_count - oi).min(new_count - ni),
         });
     }
-    let groups = similar::group_diff_ops(ops, CONTEXT);
+    let groups = similar::group_diff_ops(equal_runs_joined(ops), CONTEXT);
     Some(write_hunks(
         groups,
-        (old, &old_starts),
-        (new, &new_starts),
+        |l| line(old, &old_starts, l),
+        |l| line(new, &new_starts, l),
         old_name,
         new_name,
     ))

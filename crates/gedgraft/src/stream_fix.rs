@@ -10,14 +10,17 @@
 //! and those to a removed one are counted in every batch),
 //! `--rewrap` and `--join-conc`, with or without `--select`, to a file or to standard output with `-o`, or in place (`--in-place`, with `--backup`), or only
 //! to say whether they would change the file (`--check` alone: the octets are dropped), or as the review diff
-//! (no `-o`: each batch's diff joined into the file's, [`StreamedDiff`], printed at the end). These edits are local to a record; what is not
+//! (no `-o`: each batch's diff joined into the file's, [`StreamedDiff`], printed at the end), or as a patch
+//! (`--patch`: each batch's octet patch joined into the file's, [`StreamedPatch`], printed at the end; the
+//! whole-file path makes it when the batches cannot: a change after the last line break, a run of changed
+//! lines over 16 MiB, UTF-16). These edits are local to a record; what is not
 //! (a selector that matched nothing in the whole file, pointers left dangling by a deleted record) is gathered
 //! across batches: the selectors of `--delete` and `--set` that matched, the identifiers deleted and, with `--delete`, how many pointers
 //! name each identifier (an index of the file's pointer targets, O(records)).
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
-//! `--patch`, the repairs, what the stream refuses (not GEDCOM), and an edit
+//! a `--patch` the batches cannot make, the repairs, what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
@@ -34,7 +37,7 @@ use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, EditError, Edited, LineDiff, Scope,
-    StreamedDiff, Warning,
+    StreamedDiff, StreamedPatch, Warning,
 };
 use gedgraft_syntax::internal::green_view::Node;
 use gedgraft_syntax::internal::work::Dropper;
@@ -80,7 +83,7 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     let writes = args.output.is_some() || args.in_place;
     // `--check` alone: the batches are edited and their octets dropped; the review diff (no `--patch`): the
     // batches' diffs are joined.
-    (writes != args.check || review_diff_mode(args))
+    (writes != args.check || review_diff_mode(args) || args.patch)
         && !whole_file_forced()
         && plan.repair.is_none()
         && plan.stages.iter().all(|s| match s {
@@ -200,6 +203,15 @@ pub(crate) fn fix_streamed(
     if transcodes && stream.detection().doubt().is_some() {
         return Ok(None);
     }
+    // `--patch` refuses UTF-16 (either side): the whole-file path says so.
+    let utf16 = stream.detection().used.is_utf16()
+        || plan
+            .stages
+            .iter()
+            .any(|s| matches!(s, Stage::Whole { encoding: Some((e, _)), .. } if e.is_utf16()));
+    if args.patch && utf16 {
+        return Ok(None);
+    }
     let mut totals = Totals::default();
     if sets_pointers(plan) {
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
@@ -215,8 +227,10 @@ pub(crate) fn fix_streamed(
     let mut failure: Option<String> = None;
     // The review diff: the batches' diffs joined into the file's (the memory of the lines it prints), printed at
     // the end like the whole-file path's; the octets are not made.
-    let reviews = review_diff_mode(args);
+    // `--patch` joins the batches' octet patches too ([`StreamedPatch`]), and counts lines from the diff.
+    let reviews = review_diff_mode(args) || args.patch;
     let mut diff = reviews.then(StreamedDiff::new);
+    let mut patch = args.patch.then(StreamedPatch::new);
     // An edit error in the first batch comes before anything is written: the whole-file path then gives the
     // file's own verdict, having read the whole file first (an undecodable octet further on is told before a
     // missing header, which the first batch cannot know).
@@ -227,11 +241,12 @@ pub(crate) fn fix_streamed(
         let count_lines = !args.quiet && !reviews;
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
-            let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, diff.as_mut())
+            let review = diff.as_mut().map(|d| (d, patch.as_mut()));
+            let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, review)
                 .map_err(|e| {
-                first_failed.set(totals.batches == 1);
-                format!("{name}: {e}")
-            })?;
+                    first_failed.set(totals.batches == 1);
+                    format!("{name}: {e}")
+                })?;
             dropper.later(batch);
             out(&octets)?;
         }
@@ -250,8 +265,20 @@ pub(crate) fn fix_streamed(
         }
         if let Some(diff) = diff.map(StreamedDiff::finish) {
             (totals.removed, totals.added) = (diff.removed(), diff.added());
+            let text = match patch {
+                Some(patch) => {
+                    let path = name.trim_start_matches('/');
+                    // A patch the batches cannot make: the whole-file path makes it, nothing written yet.
+                    let Some(text) = patch.finish(&format!("a/{path}"), &format!("b/{path}"))
+                    else {
+                        return Ok(None);
+                    };
+                    text
+                }
+                None => crate::fix::review_diff(&name, &diff).into_bytes(),
+            };
             if totals.changed {
-                output::write_stdout(stdout, crate::fix::review_diff(&name, &diff).as_bytes())?;
+                output::write_stdout(stdout, &text)?;
             }
         }
         return Ok(Some(report(&name, args, plan, totals)));
@@ -313,7 +340,7 @@ fn edit_batch(
     plan: &Plan,
     totals: &mut Totals,
     count_lines: bool,
-    diff: Option<&mut StreamedDiff>,
+    review: Option<(&mut StreamedDiff, Option<&mut StreamedPatch>)>,
 ) -> Result<Vec<u8>, String> {
     totals.batches += 1;
     gather_selections(batch, plan, totals);
@@ -396,11 +423,18 @@ fn edit_batch(
         None => None,
     };
     let changes = changes.unwrap_or_default();
-    if let Some(diff) = diff {
+    if let Some((diff, patch)) = review {
         totals.changed |= !changes.is_empty();
         match &last {
             Some(edited) if edited.is_changed() => diff.push_edited(batch, edited, &changes),
             _ => diff.push(batch, base, &changes),
+        }
+        if let Some(patch) = patch {
+            let old = batch.to_bytes().map_err(|e| e.to_string())?;
+            match &last {
+                Some(edited) if edited.is_changed() => patch.push(&old, edited.bytes(), &changes),
+                _ => patch.push(&old, &base.to_bytes().map_err(|e| e.to_string())?, &changes),
+            }
         }
         return Ok(Vec::new());
     }
@@ -719,7 +753,7 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
     if !args.quiet {
-        let verb = if args.check || review_diff_mode(args) {
+        let verb = if args.check || (args.output.is_none() && !args.in_place) {
             "would change"
         } else {
             "changed"
@@ -827,8 +861,9 @@ mod tests {
     }
 
     #[test]
-    fn the_review_diff_streams_but_a_patch_does_not() {
+    fn the_review_diff_and_a_patch_stream_but_not_the_repairs() {
         assert!(streams_with(&["f.ged", "--rename-tag", "A=B"]));
-        assert!(!streams_with(&["f.ged", "--rename-tag", "A=B", "--patch"]));
+        assert!(streams_with(&["f.ged", "--rename-tag", "A=B", "--patch"]));
+        assert!(!streams_with(&["f.ged", "--repair", "--patch"]));
     }
 }

@@ -253,6 +253,33 @@ fn review_diff_streamed_equals_review_diff_whole_on_generated_files() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `--patch` streams: the batches' octet patches joined (hunks and context across cuts) are the whole file's
+/// patch, octet for octet, with the same summary and status; where the batches cannot make it (a change after
+/// the last line break, UTF-16), the whole-file path does, with the same result.
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "corpus missing: see README, Tests and the corpus"
+)]
+fn patch_streamed_equals_patch_whole() {
+    let dir = temp_dir("streaming", "patch");
+    let mut failures = Vec::new();
+    let with_patch = |e: &[&'static str]| -> Vec<&'static str> {
+        ["--patch"].iter().chain(e.iter()).copied().collect()
+    };
+    for version in ["5.5.1", "7.0"] {
+        let file = write(&dir, &format!("g{version}.ged"), &generated(version));
+        for e in EDITS {
+            failures.extend(command_difference(&dir, "fix", &file, &with_patch(e)));
+        }
+    }
+    for (i, file) in sorted_corpus().iter().enumerate() {
+        let k = 1 + (i + 3) % (EDITS.len() - 1);
+        failures.extend(command_difference(&dir, "fix", file, &with_patch(EDITS[k])));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]
