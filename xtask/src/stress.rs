@@ -32,6 +32,8 @@ const DUMP: &str = "dump";
 const FIX_O: &str = "fix -o";
 const DELETE_FAM: &str = "fix --delete FAM -o";
 const TO_UTF8: &str = "fix --to-encoding utf-8 -o";
+const REPAIR: &str = "fix --repair-unsafe -o";
+const TO_CRLF: &str = "fix --eol crlf -o";
 
 /// One pathological input: a name, a generator for about `n` octets and the commands to run on it.
 struct Case {
@@ -116,6 +118,18 @@ const CASES: &[Case] = &[
             "UTF-16LE, a malformed level-0 line (`0 @`) on every line: a batch cut refused on each",
         generate: bad_level_0,
         commands: &[CHECK, LOWER, FIX_O],
+    },
+    Case {
+        name: "duplicate-ids",
+        what: "one identifier held by every record: a fresh one guessed for each",
+        generate: duplicate_ids,
+        commands: &[CHECK, CHECK_JSON, REPAIR],
+    },
+    Case {
+        name: "short-lines",
+        what: "a record of 5-octet lines, every line break changed",
+        generate: short_lines,
+        commands: &[TO_CRLF, FIX_O],
     },
     Case {
         name: "one-code",
@@ -249,6 +263,19 @@ fn bad_level_0(n: usize) -> Vec<u8> {
     }
     text.push_str("0 TRLR\n");
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+fn duplicate_ids(n: usize) -> Vec<u8> {
+    records(n, |_| "0 @I1@ INDI\n".to_string())
+}
+
+fn short_lines(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n".to_vec();
+    while out.len() < n {
+        out.extend_from_slice(b"1 _X\n");
+    }
+    out.extend_from_slice(b"0 TRLR\n");
+    out
 }
 
 fn one_code(n: usize) -> Vec<u8> {

@@ -390,6 +390,8 @@ pub(crate) struct Cx<'a> {
     /// pointer by target, when a repair asks.
     part_starts: std::cell::OnceCell<Vec<(TextSize, TextSize)>>,
     pointers: std::cell::OnceCell<std::collections::HashMap<String, Vec<TextRange>>>,
+    /// The identifiers later holders of an identifier get (`guess.rs`, made once per identifier).
+    fresh: std::cell::RefCell<std::collections::HashMap<String, Vec<String>>>,
 }
 
 impl<'a> Cx<'a> {
@@ -402,6 +404,7 @@ impl<'a> Cx<'a> {
             first_children: std::cell::RefCell::default(),
             part_starts: std::cell::OnceCell::new(),
             pointers: std::cell::OnceCell::new(),
+            fresh: std::cell::RefCell::default(),
         }
     }
 

@@ -280,6 +280,39 @@ fn patch_streamed_equals_patch_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A `0 HEAD` that is not the file's first record is a record like any other, streamed as whole: renaming a
+/// tag inside it is not renaming the header's metadata (a later batch has no header; found by a helper testing
+/// the tool, both files refused streamed and renamed whole).
+#[test]
+fn a_second_head_record_is_not_the_header_streamed_as_whole() {
+    let dir = temp_dir("streaming", "second_head");
+    let out = dir.join("out.ged");
+    for (name, text) in [
+        (
+            "second.ged",
+            &b"0 HEAD\n0 HEAD\n1 CHAR UTF-8\n2 NOTE same\n"[..],
+        ),
+        (
+            "not-first.ged",
+            b"0 @I1@ INDI\n0 HEAD\n1 GEDC\n2 NOTE same\n",
+        ),
+    ] {
+        write(&dir, name, text);
+        let args = ["fix", name, "--rename-tag", "NOTE=_NOTE", "-o", "out.ged"];
+        let whole = run(&dir, &args, true, Some(&out));
+        let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", "1")], Some(&out));
+        assert_eq!(
+            whole.0,
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&whole.2)
+        );
+        assert_eq!(streamed, whole, "{name}");
+        let written = String::from_utf8(whole.3.unwrap_or_default()).unwrap_or_default();
+        assert!(written.ends_with("2 _NOTE same\n"), "{name}: {written}");
+    }
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]

@@ -25,7 +25,7 @@ impl Editor<'_> {
     /// `to`, a declaration that already reads as `to` (`ANSI` for windows-1252, `IBM WINDOWS`, `LATIN1`, …) is
     /// left as it is.
     pub(super) fn charset_splices(&mut self, to: Encoding) -> Result<(), EditError> {
-        let Some(header) = self.parse.document().header() else {
+        let Some(header) = self.file_header() else {
             return Err(EditError::Protected {
                 what: "cannot transcode a file with no header: `HEAD.CHAR` must record the new encoding".into(),
             });

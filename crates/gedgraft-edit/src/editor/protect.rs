@@ -67,6 +67,15 @@ impl Editor<'_> {
         node.kind() == SyntaxKind::Record && Self::tag_of(node) == "HEAD"
     }
 
+    /// The file's header: its first record if that is `HEAD`; none in a later batch of a streamed file, whose
+    /// first record is not the file's (a second `0 HEAD` there is a record like any other, as in the whole file).
+    pub(super) fn file_header(&self) -> Option<gedgraft_syntax::ast::Record> {
+        match self.later_batch {
+            true => None,
+            false => self.parse.document().header(),
+        }
+    }
+
     pub(super) fn is_trailer(node: &SyntaxNode) -> bool {
         node.kind() == SyntaxKind::Record && Self::tag_of(node) == "TRLR"
     }
@@ -119,7 +128,7 @@ impl Editor<'_> {
         from: &str,
         to: &str,
     ) -> Result<(), EditError> {
-        let Some(header) = self.parse.document().header() else {
+        let Some(header) = self.file_header() else {
             return Ok(());
         };
         let range = header.syntax().text_range();

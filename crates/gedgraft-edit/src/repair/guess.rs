@@ -4,7 +4,7 @@ use super::{Cx, Made};
 use gedgraft_encoding::{declaration, is_char_tag, Encoding};
 use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
 use gedgraft_syntax::{Diagnostic, SyntaxKind, TextRange};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// `level-jump` (unsafe): the line's level becomes its parent's plus one (R-LINES-04). The parser made the line
 /// a substructure of the closest line of a lower level; that is the guess. The lines after it at the same jumped
@@ -110,32 +110,27 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
                 .find(|t| t.kind() == SyntaxKind::Xref)
         })?;
     let id = gedgraft_syntax::lexical::strip_ats(token.text()).to_string();
-    let holders = cx.xref_holders();
-    let starts = holders.get(&id)?;
-    let k = starts
-        .iter()
-        .position(|&s| s == token.text_range().start())?;
-    if k == 0 {
-        return None;
-    }
-    // The k-th later holder takes the k-th free `ID_n`.
-    let taken: HashSet<&str> = holders.keys().map(String::as_str).collect();
-    let new = (2usize..)
-        .map(|n| format!("{id}_{n}"))
-        .filter(|c| !taken.contains(c.as_str()))
-        .nth(k - 1)?;
-    let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
+    let starts = cx.xref_holders().get(&id)?;
     let at = token.text_range().start();
+    // The holders are in file order; the k-th later holder takes the k-th free `ID_n`.
+    let k = starts.binary_search(&at).ok().filter(|&k| k > 0)?;
+    let new = cx.fresh_id(&id, k - 1)?;
+    let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
     let part = cx.part_of(at);
     let first_in_part = part.contains(starts[0]) || part.end() == starts[0];
+    let in_part = |sorted: &[gedgraft_syntax::TextSize]| {
+        let from = sorted.partition_point(|&s| s < part.start());
+        from..sorted.partition_point(|&s| s < part.end())
+    };
     let mut moved = 0;
-    if !first_in_part {
-        for p in cx.pointers_to(&id) {
-            if part.contains(p.start()) && !starts[1..].iter().any(|&s| s != at && part.contains(s))
-            {
-                edits.push(cx.replace(*p, &format!("@{new}@"))?);
-                moved += 1;
-            }
+    // Its part's pointers follow it when no other later holder is in the part.
+    if !first_in_part && in_part(&starts[1..]).len() == 1 {
+        let pointers = cx.pointers_to(&id);
+        let from = pointers.partition_point(|p| p.start() < part.start());
+        let to = pointers.partition_point(|p| p.start() < part.end());
+        for p in pointers.get(from..to).unwrap_or_default() {
+            edits.push(cx.replace(*p, &format!("@{new}@"))?);
+            moved += 1;
         }
     }
     let message = if moved > 0 {
@@ -194,6 +189,22 @@ impl Cx<'_> {
             map
         });
         map.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The identifier the `k`-th later holder of `id` gets: the `k`-th free `ID_n` from `ID_2` on, the names
+    /// made once per identifier (#12: 20 000 holders of one identifier made the last try as many names).
+    pub(super) fn fresh_id(&self, id: &str, k: usize) -> Option<String> {
+        let holders = self.xref_holders();
+        let mut fresh = self.fresh.borrow_mut();
+        let names = fresh.entry(id.to_string()).or_insert_with(|| {
+            let later = holders.get(id).map_or(0, |h| h.len().saturating_sub(1));
+            (2usize..)
+                .map(|n| format!("{id}_{n}"))
+                .filter(|c| !holders.contains_key(c.as_str()))
+                .take(later)
+                .collect()
+        });
+        names.get(k).cloned()
     }
 
     /// Every identifier of the file with the starts of its holders' identifiers, in file order (built once).
