@@ -87,8 +87,12 @@ impl Style {
         let mut refs: Vec<SyntaxNode> = vec![node.clone()];
         refs.extend(node.children().filter(is_line_like).take(4));
         refs.extend(node.parent().filter(is_structure));
-        refs.extend(node.prev_sibling().filter(is_structure));
-        refs.extend(node.next_sibling().filter(is_structure));
+        // A substructure's neighbours are in its record; a record's are other records (or lines left out of
+        // them), which a streamed file may hold in another batch: a record's style is its own, streamed or not.
+        if node.kind() != SyntaxKind::Record {
+            refs.extend(node.prev_sibling().filter(is_structure));
+            refs.extend(node.next_sibling().filter(is_structure));
+        }
         let mut indents = Vec::new();
         for r in &refs {
             if let Some((level, ws)) = indent_of(r) {

@@ -313,6 +313,24 @@ fn a_second_head_record_is_not_the_header_streamed_as_whole() {
     }
 }
 
+/// A record's new lines take the record's own style, streamed as whole: `--rewrap` gave the new `CONC` lines
+/// the indentation of a line of the record before it in the whole file (found by a helper), none streamed,
+/// where that record was in another batch.
+#[test]
+fn a_record_takes_its_own_style_streamed_as_whole() {
+    let dir = temp_dir("streaming", "own_style");
+    let out = dir.join("out.ged");
+    let text = b"0 @I3@ INDI\n0 @@ X\n 1 NAME lead\n0 @N1@ NOTE some note long enough to be rewrapped at 32\n";
+    write(&dir, "f.ged", text);
+    let args = ["fix", "f.ged", "--rewrap=32", "-o", "out.ged"];
+    let whole = run(&dir, &args, true, Some(&out));
+    let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", "1")], Some(&out));
+    assert_eq!(whole.0, Some(0), "{}", String::from_utf8_lossy(&whole.2));
+    assert_eq!(streamed, whole);
+    let written = String::from_utf8(whole.3.unwrap_or_default()).unwrap_or_default();
+    assert!(written.contains("\n1 CONC "), "{written}");
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]
