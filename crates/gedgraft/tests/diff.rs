@@ -218,3 +218,37 @@ fn formatting_fixes_of_corpus_files_give_no_change() {
     );
     assert_eq!(exit_code(&out), 1);
 }
+
+/// Two files whose names differ only in Unicode normal form (`é` decomposed against composed) print alike; the
+/// change says so, and names the forms. A payload that differs otherwise gets no such note.
+#[test]
+fn a_change_of_normal_form_only_says_so() {
+    let dir = temp_dir(SUITE, "normal_form");
+    let head = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME ";
+    write(
+        &dir,
+        "nfc.ged",
+        format!("{head}Jos\u{e9} /Garc\u{ed}a/\n1 NOTE a\n0 TRLR\n").as_bytes(),
+    );
+    write(
+        &dir,
+        "nfd.ged",
+        format!("{head}Jose\u{301} /Garci\u{301}a/\n1 NOTE b\n0 TRLR\n").as_bytes(),
+    );
+    let out = gedgraft_in(&dir, &["diff", "nfc.ged", "nfd.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    let name = text
+        .lines()
+        .find(|l| l.contains("INDI.NAME"))
+        .unwrap_or_default();
+    assert!(
+        name.ends_with("(only the Unicode normal form differs: NFC → NFD)"),
+        "{text}"
+    );
+    let note = text
+        .lines()
+        .find(|l| l.contains("INDI.NOTE"))
+        .unwrap_or_default();
+    assert_eq!(note, "~ @I1@ INDI.NOTE: \"a\" → \"b\"", "{text}");
+}

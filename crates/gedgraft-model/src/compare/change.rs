@@ -191,6 +191,25 @@ impl Change {
     }
 }
 
+/// When two printed payloads differ only in their Unicode normal form (a decomposed `é` against a composed
+/// one: the same text to a reader, printed alike), which forms they are in (`: NFC → NFD`, or nothing when
+/// either is in neither); `None` when they differ otherwise.
+fn normal_forms(from: &str, to: &str) -> Option<String> {
+    use unicode_normalization::{is_nfc, is_nfd, UnicodeNormalization};
+    if from == to || !from.nfc().eq(to.nfc()) {
+        return None;
+    }
+    let form = |s: &str| match (is_nfc(s), is_nfd(s)) {
+        (true, _) => Some("NFC"),
+        (_, true) => Some("NFD"),
+        _ => None,
+    };
+    Some(match (form(from), form(to)) {
+        (Some(a), Some(b)) => format!(": {a} → {b}"),
+        _ => String::new(),
+    })
+}
+
 fn xref(id: Option<&str>) -> String {
     id.map_or_else(|| "none".to_string(), |id| format!("@{id}@"))
 }
@@ -207,7 +226,11 @@ impl fmt::Display for Change {
                 write!(f, "- {}", old.path)
             }
             Change::PayloadChanged { old, from, to, .. } => {
-                write!(f, "~ {}: {from} → {to}", old.path)
+                write!(f, "~ {}: {from} → {to}", old.path)?;
+                match normal_forms(from, to) {
+                    Some(forms) => write!(f, " (only the Unicode normal form differs{forms})"),
+                    None => Ok(()),
+                }
             }
             Change::TagChanged { old, from, to, .. } => {
                 write!(f, "~ {}: tag {from} → {to}", old.path)
