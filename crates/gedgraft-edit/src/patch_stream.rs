@@ -402,39 +402,54 @@ mod tests {
             "a/f",
             "b/f",
         );
+        // Cuts at the line start after every 97th octet.
+        let cuts = (0..old.len()).step_by(97).skip(1).map(|cut| {
+            (old[cut..].iter().position(|&b| b == b'\n')).map_or(old.len(), |p| cut + p + 1)
+        });
+        let streamed = in_batches(&old, &new, &changes, cuts.collect());
+        assert!(streamed.is_some(), "made batch by batch");
+        assert_eq!(streamed, whole);
+        assert!(whole.is_some_and(|w| w.len() > 100));
+    }
+
+    /// The patch of `old` → `new` (with `changes`, sorted) made in batches cut at the octets `cuts` of `old` (none
+    /// inside a change; a change starting at a cut goes to the batch after it).
+    fn in_batches(
+        old: &[u8],
+        new: &[u8],
+        changes: &[Change],
+        mut cuts: Vec<usize>,
+    ) -> Option<Vec<u8>> {
+        cuts.push(old.len());
+        cuts.sort_unstable();
+        cuts.dedup();
         let mut patch = StreamedPatch::new();
         let (mut from_old, mut from_new) = (0, 0);
-        for cut in (0..old.len()).step_by(97).skip(1).chain([old.len()]) {
-            // Cut at the next line start.
-            let cut = old[cut..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(old.len(), |p| cut + p + 1)
-                .min(old.len());
-            if cut <= from_old {
-                continue;
-            }
-            let shift: isize = changes
-                .iter()
-                .filter(|c| c.input.start < cut)
-                .map(|c| c.output.len() as isize - c.input.len() as isize)
-                .sum();
-            let to_new = (cut as isize + shift) as usize;
+        for cut in cuts {
+            let last = cut == old.len();
             let local: Vec<Change> = changes
                 .iter()
-                .filter(|c| c.input.start >= from_old && c.input.start < cut)
+                .filter(|c| {
+                    c.input.start >= from_old
+                        && (c.input.start < cut || (last && c.input.start == cut))
+                })
                 .map(|c| Change {
                     input: c.input.start - from_old..c.input.end - from_old,
                     output: c.output.start - from_new..c.output.end - from_new,
                 })
                 .collect();
+            let shift: isize = (changes.iter().filter(|c| c.input.start < cut))
+                .map(|c| c.output.len() as isize - c.input.len() as isize)
+                .sum();
+            let to_new = if last {
+                new.len()
+            } else {
+                (cut as isize + shift) as usize
+            };
             patch.push(&old[from_old..cut], &new[from_new..to_new], &local);
             (from_old, from_new) = (cut, to_new);
         }
-        let streamed = patch.finish("a/f", "b/f");
-        assert!(streamed.is_some(), "made batch by batch");
-        assert_eq!(streamed, whole);
-        assert!(whole.is_some_and(|w| w.len() > 100));
+        patch.finish("a/f", "b/f")
     }
 
     proptest! {
@@ -445,41 +460,11 @@ mod tests {
         fn the_patch_of_batches_is_the_whole_files((old, edits, cuts) in case()) {
             let (new, changes) = apply(&old, edits);
             let whole = octet_patch(&old, Encoding::Utf8, &new, Encoding::Utf8, &changes, "a/f", "b/f");
-            let mut cuts: Vec<usize> = cuts
+            let cuts: Vec<usize> = cuts
                 .into_iter()
                 .filter(|&c| changes.iter().all(|ch| c <= ch.input.start || c >= ch.input.end))
                 .collect();
-            cuts.push(old.len());
-            cuts.sort_unstable();
-            cuts.dedup();
-            let mut patch = StreamedPatch::new();
-            let (mut from_old, mut from_new) = (0, 0);
-            for cut in cuts {
-                // A change starting at the cut goes to the next batch.
-                let inside: Vec<&Change> = changes
-                    .iter()
-                    .filter(|c| c.input.start >= from_old && (c.input.start < cut || (cut == old.len() && c.input.start == cut)))
-                    .collect();
-                let shift: isize = changes
-                    .iter()
-                    .filter(|c| c.input.start < cut)
-                    .map(|c| c.output.len() as isize - c.input.len() as isize)
-                    .sum();
-                let to_new = match cut == old.len() {
-                    true => new.len(),
-                    false => (cut as isize + shift) as usize,
-                };
-                let local: Vec<Change> = inside
-                    .iter()
-                    .map(|c| Change {
-                        input: c.input.start - from_old..c.input.end - from_old,
-                        output: c.output.start - from_new..c.output.end - from_new,
-                    })
-                    .collect();
-                patch.push(&old[from_old..cut], &new[from_new..to_new], &local);
-                (from_old, from_new) = (cut, to_new);
-            }
-            match patch.finish("a/f", "b/f") {
+            match in_batches(&old, &new, &changes, cuts) {
                 Some(streamed) => prop_assert_eq!(Some(streamed), whole),
                 // Only where the whole file's windows widen to its start or its end.
                 None => prop_assert!(widens(&old, &new, &changes), "no patch made batch by batch"),
