@@ -20,7 +20,9 @@
 //!
 //! What falls back to the whole-file path: `--set-xref` with `--delete` or `--set-pointer` (their warnings count
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
-//! a `--patch` the batches cannot make, the repairs, what the stream refuses (not GEDCOM), and an edit
+//! a `--patch` the batches cannot make, a review diff or patch where a batch's new side ends inside a line
+//! (a first batch deleted down to its byte-order mark: the whole file reads that line on into the next
+//! record), the repairs, what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
@@ -39,7 +41,7 @@ use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, EditError, Edited, LineDiff, Scope,
     StreamedDiff, StreamedPatch, Warning,
 };
-use gedgraft_syntax::internal::green_view::Node;
+use gedgraft_syntax::internal::green_view::{is_line_break, Node};
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
@@ -141,6 +143,8 @@ struct Totals {
     /// With `--set-xref`: the identifiers the file's structures get, old → new, and those removed (a first
     /// pass), with how many pointers name each removed one.
     renumbered: HashMap<String, String>,
+    /// Whether the last batch edited ends inside a line on its new side ([`ends_inside_a_line`]).
+    inside_a_line: bool,
     unnamed: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
     stage_lines: Vec<isize>,
@@ -235,12 +239,20 @@ pub(crate) fn fix_streamed(
     // file's own verdict, having read the whole file first (an undecodable octet further on is told before a
     // missing header, which the first batch cannot know).
     let first_failed = std::cell::Cell::new(false);
+    // A review diff or patch that the batches cannot join (see the loop): nothing is printed yet.
+    let joined_line = std::cell::Cell::new(false);
     // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         let dropper = Dropper::new();
         let count_lines = !args.quiet && !reviews;
         for batch in stream {
             let batch = batch.map_err(|e| read_error(&e))?;
+            // The batch before ends inside a line (its records deleted down to a byte-order mark): the whole
+            // file's diff reads that line on into this batch's first; the whole-file path makes the diff.
+            if reviews && totals.inside_a_line {
+                joined_line.set(true);
+                return Err(String::new());
+            }
             let review = diff.as_mut().map(|d| (d, patch.as_mut()));
             let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, review)
                 .map_err(|e| {
@@ -261,6 +273,9 @@ pub(crate) fn fix_streamed(
     }
     if reviews {
         if let Err(e) = each(&mut |_| Ok(())) {
+            if joined_line.get() {
+                return Ok(None);
+            }
             return whole_file_if_first(e);
         }
         if let Some(diff) = diff.map(StreamedDiff::finish) {
@@ -425,6 +440,10 @@ fn edit_batch(
     let changes = changes.unwrap_or_default();
     if let Some((diff, patch)) = review {
         totals.changed |= !changes.is_empty();
+        totals.inside_a_line = match &last {
+            Some(edited) if edited.is_changed() => ends_inside_a_line(edited.green()),
+            _ => ends_inside_a_line(base.green()),
+        };
         match &last {
             Some(edited) if edited.is_changed() => diff.push_edited(batch, edited, &changes),
             _ => diff.push(batch, base, &changes),
@@ -452,6 +471,20 @@ fn edit_batch(
     match last {
         Some(edited) if edited.is_changed() => Ok(edited.into_bytes()),
         _ => base.to_bytes().map_err(|e| e.to_string()),
+    }
+}
+
+/// Whether a tree's text ends inside a line: its last token is not a line break (a batch whose records were all
+/// deleted but its byte-order mark). Batches are cut at records, so the old side of every batch but the last
+/// ends with a line break.
+fn ends_inside_a_line(green: &GreenNodeData) -> bool {
+    let mut node = green;
+    loop {
+        match node.children().last() {
+            None => return false,
+            Some(NodeOrToken::Token(t)) => return !is_line_break(t),
+            Some(NodeOrToken::Node(n)) => node = n,
+        }
     }
 }
 

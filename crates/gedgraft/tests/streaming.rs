@@ -331,6 +331,41 @@ fn a_record_takes_its_own_style_streamed_as_whole() {
     assert!(written.contains("\n1 CONC "), "{written}");
 }
 
+/// A first batch whose records are all deleted leaves its byte-order mark alone, inside a line the whole file's
+/// diff reads on into the next record: the review diff and the patch are the whole file's (the whole-file path
+/// makes them), not a lone `+[BOM]` without a line break.
+#[test]
+fn a_batch_left_inside_a_line_is_diffed_as_the_whole_file() {
+    let dir = temp_dir("streaming", "inside_a_line");
+    write(
+        &dir,
+        "bom.ged",
+        b"\xEF\xBB\xBF0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n",
+    );
+    for extra in [&[][..], &["--patch"]] {
+        let mut args = vec!["fix", "bom.ged", "--delete", "FAM"];
+        args.extend_from_slice(extra);
+        let whole = run(&dir, &args, true, None);
+        let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", "1")], None);
+        assert_eq!(whole.0, Some(0), "{}", String::from_utf8_lossy(&whole.2));
+        assert_eq!(
+            (
+                String::from_utf8_lossy(&streamed.1),
+                String::from_utf8_lossy(&streamed.2)
+            ),
+            (
+                String::from_utf8_lossy(&whole.1),
+                String::from_utf8_lossy(&whole.2)
+            ),
+            "{extra:?}"
+        );
+        assert!(
+            String::from_utf8_lossy(&whole.2).contains("-3 +1 lines"),
+            "{extra:?}"
+        );
+    }
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]
