@@ -12,7 +12,7 @@
 
 use crate::edited::Change;
 use crate::patch::{equal_runs_joined, line, line_starts, window, write_hunks, CONTEXT};
-use crate::unified::shift;
+use crate::unified::{joined_windows, shift, Window};
 use similar::DiffOp;
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Range;
@@ -134,7 +134,7 @@ impl StreamedPatch {
         let (base_o, base_n) = self.base;
         // Where the lines face each other: the end of the last window placed here, else the carry's start.
         let mut reference = (0, 0);
-        let mut deferred: Option<&(Range<usize>, Range<usize>)> = None;
+        let mut deferred: Option<&Window> = None;
         for w in &windows {
             let (wo, wn) = w;
             if !last && (wo.end >= old_done || wn.end >= new_done) {
@@ -166,12 +166,7 @@ impl StreamedPatch {
         };
         // Context after the windows so far, and the last lines placed.
         let through = base_o + cut_o;
-        if let Some((oi, _)) = self.at {
-            for l in oi.max(base_o)..(oi + CONTEXT).min(through) {
-                let text = line(&old_all, &old_starts, l - base_o);
-                self.held_old.entry(l).or_insert_with(|| text.to_vec());
-            }
-        }
+        self.hold_context_after(through, |l| line(&old_all, &old_starts, l - base_o));
         for l in through.saturating_sub(CONTEXT).max(base_o)..through {
             self.recent
                 .push_back((l, line(&old_all, &old_starts, l - base_o).to_vec()));
@@ -206,6 +201,19 @@ impl StreamedPatch {
         self.base = (base_o + cut_o, base_n + cut_n);
     }
 
+    /// Keeps the old lines of context after the last window placed that lie in this batch and before `until`
+    /// (those before this batch were kept with the batch before).
+    fn hold_context_after<'a>(&mut self, until: usize, old_line: impl Fn(usize) -> &'a [u8]) {
+        let (base_o, _) = self.base;
+        if let Some((oi, _)) = self.at {
+            for l in oi.max(base_o)..(oi + CONTEXT).min(until) {
+                self.held_old
+                    .entry(l)
+                    .or_insert_with(|| old_line(l).to_vec());
+            }
+        }
+    }
+
     /// Places a window of lines (file line numbers) read by `old_line` and `new_line`: the equal lines before
     /// it, its line diff, and the lines the patch prints.
     fn place_window<'a>(
@@ -215,14 +223,8 @@ impl StreamedPatch {
         new_line: impl Fn(usize) -> &'a [u8],
     ) {
         let (base_o, _) = self.base;
-        // Context after the window before, up to this one (what lies before this batch was taken with it).
-        if let Some((oi, _)) = self.at {
-            for l in oi.max(base_o)..(oi + CONTEXT).min(wo.start) {
-                self.held_old
-                    .entry(l)
-                    .or_insert_with(|| old_line(l).to_vec());
-            }
-        }
+        // Context after the window before, up to this one.
+        self.hold_context_after(wo.start, &old_line);
         let apart = match self.at {
             // Lines before the first window that differ in number: the whole file's window starts at line 0.
             None => wo.start != wn.start,
@@ -264,30 +266,13 @@ impl StreamedPatch {
     }
 }
 
-/// The windows of lines around `changes` (sorted), merged where they overlap or touch or where the lines
-/// between them differ in number, as [`octet_patch`](crate::octet_patch) merges them (its widening at the
-/// file's ends aside).
-fn merged_windows(
-    changes: &[Change],
-    old_starts: &[usize],
-    new_starts: &[usize],
-) -> Vec<(Range<usize>, Range<usize>)> {
-    let mut windows: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-    for c in changes {
-        let (wo, wn) = (window(old_starts, &c.input), window(new_starts, &c.output));
-        match windows.last_mut() {
-            Some((po, pn))
-                if wo.start <= po.end
-                    || wn.start <= pn.end
-                    || wo.start - po.end != wn.start - pn.end =>
-            {
-                po.end = po.end.max(wo.end);
-                pn.end = pn.end.max(wn.end);
-            }
-            _ => windows.push((wo, wn)),
-        }
-    }
-    windows
+/// The windows of lines around `changes` (sorted), merged as [`octet_patch`](crate::octet_patch) merges them
+/// (its widening at the file's ends aside).
+fn merged_windows(changes: &[Change], old_starts: &[usize], new_starts: &[usize]) -> Vec<Window> {
+    let around = changes
+        .iter()
+        .map(|c| (window(old_starts, &c.input), window(new_starts, &c.output)));
+    joined_windows(around, true)
 }
 
 #[cfg(test)]

@@ -312,9 +312,30 @@ pub(crate) fn merge_windows(
     counts: (usize, usize),
     merge_touching: bool,
 ) -> Vec<Window> {
+    let mut windows = joined_windows(around_changes, merge_touching);
+    if let Some((po, pn)) = windows.first_mut().filter(|(po, pn)| po.start != pn.start) {
+        (po.start, pn.start) = (0, 0);
+    }
+    let (old_count, new_count) = counts;
+    match windows.last_mut() {
+        Some((po, pn)) if old_count - po.end != new_count - pn.end => {
+            po.end = old_count;
+            pn.end = new_count;
+        }
+        None => windows.push((0..old_count, 0..new_count)),
+        _ => {}
+    }
+    windows
+}
+
+/// The merging of [`merge_windows`] alone, without widening the first and last windows to the file's ends
+/// (for a file placed a batch at a time, whose ends are not at hand: `patch_stream.rs`).
+pub(crate) fn joined_windows(
+    around_changes: impl IntoIterator<Item = Window>,
+    merge_touching: bool,
+) -> Vec<Window> {
     let mut windows: Vec<Window> = Vec::new();
     for (wo, wn) in around_changes {
-        let first = windows.is_empty();
         match windows.last_mut() {
             Some((po, pn))
                 if wo.start < po.end
@@ -325,18 +346,8 @@ pub(crate) fn merge_windows(
                 po.end = po.end.max(wo.end);
                 pn.end = pn.end.max(wn.end);
             }
-            _ if first && wo.start != wn.start => windows.push((0..wo.end, 0..wn.end)),
             _ => windows.push((wo, wn)),
         }
-    }
-    let (old_count, new_count) = counts;
-    match windows.last_mut() {
-        Some((po, pn)) if old_count - po.end != new_count - pn.end => {
-            po.end = old_count;
-            pn.end = new_count;
-        }
-        None => windows.push((0..old_count, 0..new_count)),
-        _ => {}
     }
     windows
 }
