@@ -49,7 +49,8 @@ fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
 /// Most slots the token cache has (a power of two).
 const MAX_CACHE_SLOTS: usize = 1 << 12;
 
-/// Most emptied child buffers a factory keeps for reuse (a parser needs about one per open structure).
+/// Most emptied child buffers a factory keeps for reuse (a parser takes one or two at a time: a line's tokens,
+/// a node's children; the open structures' children are on the parser's own stack).
 const MAX_KEPT_BUFFERS: usize = 1 << 10;
 
 /// Makes green tokens and nodes, sharing repeated tokens.
@@ -134,8 +135,8 @@ impl GreenFactory {
         self.keep(children);
     }
 
-    /// Keeps an empty buffer for reuse, unless enough are kept already: closing the structures of deep nesting
-    /// frees one buffer per level, and keeping them all would hold their memory to the end of the parse.
+    /// Keeps an empty buffer for reuse, unless enough are kept already (a bound on what the pool can hold to
+    /// the end of the parse).
     fn keep(&mut self, children: Vec<GreenElement>) {
         if self.buffers.len() < MAX_KEPT_BUFFERS {
             self.buffers.push(children);

@@ -89,7 +89,7 @@ impl Parser<'_> {
     /// The stack of elements, ready for more children of the innermost open structure (a shared leaf's tokens
     /// are copied in first).
     pub(super) fn top_children(&mut self) -> &mut Chunked<GreenElement, CHILD_BLOCK> {
-        let frame = self.stack.last_mut().unwrap_or(&mut self.document);
+        let frame = self.top();
         if let Some(node) = frame.shared.take() {
             let template = frame.template(node);
             self.children.extend(template.line_tokens());

@@ -271,7 +271,7 @@ impl Parser<'_> {
         }
         self.close_from(level);
         let children = self.line_children(start, line_end, break_end);
-        let children = if tag == "CONT" || tag == "CONC" {
+        let mut children = if tag == "CONT" || tag == "CONC" {
             match self.continuation_line(tag, facts, children, start + ws, line_end) {
                 Some(children) => children,
                 None => {
@@ -303,7 +303,6 @@ impl Parser<'_> {
             && !self.line_flagged
             && !self.tokens.iter().any(|t| t.0 == SyntaxKind::Raw);
         // The first line's tokens sit directly in the structure node (no LINE node: one allocation less per line).
-        let mut children = children;
         let mut frame = Frame::for_line(level, children.len());
         frame.pointer_payload = facts.pointer_payload;
         frame.shareable = key.filter(|_| shareable);
