@@ -193,26 +193,21 @@ pub(crate) fn fix_streamed(
         Err(StreamError::Io(e)) => return Err(read_error(&e)),
         Err(_) => return Ok(None),
     };
+    // The encoding a transcode writes, if the plan has one.
+    let target = plan.stages.iter().find_map(|s| match s {
+        Stage::Whole {
+            encoding: Some((e, _)),
+            ..
+        } => Some(*e),
+        _ => None,
+    });
     // A transcode of a file whose reading is in doubt is refused, naming the line of the note that says why:
     // a note the whole file's parse places (the stream's batches do not carry the encoding notes).
-    let transcodes = plan.stages.iter().any(|s| {
-        matches!(
-            s,
-            Stage::Whole {
-                encoding: Some(_),
-                ..
-            }
-        )
-    });
-    if transcodes && stream.detection().doubt().is_some() {
+    if target.is_some() && stream.detection().doubt().is_some() {
         return Ok(None);
     }
     // `--patch` refuses UTF-16 (either side): the whole-file path says so.
-    let utf16 = stream.detection().used.is_utf16()
-        || plan
-            .stages
-            .iter()
-            .any(|s| matches!(s, Stage::Whole { encoding: Some((e, _)), .. } if e.is_utf16()));
+    let utf16 = stream.detection().used.is_utf16() || target.is_some_and(|e| e.is_utf16());
     if args.patch && utf16 {
         return Ok(None);
     }
@@ -433,7 +428,8 @@ fn edit_batch(
         Some(stage) => {
             let edited = run_stage_of_batch(base, stage, plan, context(stage))?;
             tally(&edited, (earlier.len(), stage), totals, &mut changes);
-            Some(edited)
+            // Only a changed result is the batch's new side; else it is `base`.
+            Some(edited).filter(Edited::is_changed)
         }
         None => None,
     };
@@ -441,18 +437,20 @@ fn edit_batch(
     if let Some((diff, patch)) = review {
         totals.changed |= !changes.is_empty();
         totals.inside_a_line = match &last {
-            Some(edited) if edited.is_changed() => ends_inside_a_line(edited.green()),
-            _ => ends_inside_a_line(base.green()),
+            Some(edited) => ends_inside_a_line(edited.green()),
+            None => ends_inside_a_line(base.green()),
         };
         match &last {
-            Some(edited) if edited.is_changed() => diff.push_edited(batch, edited, &changes),
-            _ => diff.push(batch, base, &changes),
+            Some(edited) => diff.push_edited(batch, edited, &changes),
+            None => diff.push(batch, base, &changes),
         }
         if let Some(patch) = patch {
             let old = batch.to_bytes().map_err(|e| e.to_string())?;
             match &last {
-                Some(edited) if edited.is_changed() => patch.push(&old, edited.bytes(), &changes),
-                _ => patch.push(&old, &base.to_bytes().map_err(|e| e.to_string())?, &changes),
+                Some(edited) => patch.push(&old, edited.bytes(), &changes),
+                // Unchanged by every stage: the new side is the old.
+                None if std::ptr::eq(base, batch) => patch.push(&old, &old, &changes),
+                None => patch.push(&old, &base.to_bytes().map_err(|e| e.to_string())?, &changes),
             }
         }
         return Ok(Vec::new());
@@ -461,16 +459,16 @@ fn edit_batch(
         totals.changed = true;
         if count_lines {
             let (removed, added) = match &last {
-                Some(edited) if edited.is_changed() => edited.line_counts_from(batch, &changes),
-                _ => LineDiff::counts(batch, base, &changes),
+                Some(edited) => edited.line_counts_from(batch, &changes),
+                None => LineDiff::counts(batch, base, &changes),
             };
             totals.removed += removed;
             totals.added += added;
         }
     }
     match last {
-        Some(edited) if edited.is_changed() => Ok(edited.into_bytes()),
-        _ => base.to_bytes().map_err(|e| e.to_string()),
+        Some(edited) => Ok(edited.into_bytes()),
+        None => base.to_bytes().map_err(|e| e.to_string()),
     }
 }
 
