@@ -11,14 +11,12 @@
 //! UTF-16 files are refused ([`octet_patch`] gives `None`): their octets hold NULs and an LF's second octet
 //! starts the next "line", which neither tool handles.
 
+use crate::diff::{push_op, CONTEXT};
 use crate::edited::Change;
 use crate::unified::{hunk_range, merge_windows, shift, walk_hunk, Mark};
 use gedgraft_encoding::Encoding;
 use similar::DiffOp;
 use std::ops::Range;
-
-/// Lines of context around each change, as `diff -u` gives.
-pub(crate) const CONTEXT: usize = 3;
 
 /// The start of every line of `octets` (lines end after an LF; a last line may have none).
 pub(crate) fn line_starts(octets: &[u8]) -> Vec<usize> {
@@ -87,31 +85,6 @@ pub(crate) fn write_hunks<'a>(
         });
     }
     out
-}
-
-/// `ops` with each run of equal lines as one operation: lines equal inside a window of changed lines and those
-/// after it are one run, so that a hunk has [`CONTEXT`] lines around its changes however the changes were cut
-/// into windows (the patch of a file edited batch by batch is the whole file's).
-pub(crate) fn equal_runs_joined(ops: Vec<DiffOp>) -> Vec<DiffOp> {
-    let mut joined: Vec<DiffOp> = Vec::with_capacity(ops.len());
-    for op in ops {
-        match (joined.last_mut(), op) {
-            (
-                Some(DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                }),
-                DiffOp::Equal {
-                    old_index: o,
-                    new_index: n,
-                    len: more,
-                },
-            ) if *old_index + *len == o && *new_index + *len == n => *len += more,
-            (_, op) => joined.push(op),
-        }
-    }
-    joined
 }
 
 /// The lines an octet range touches: from the line holding its start to the line holding its end (included,
@@ -220,30 +193,35 @@ pub fn octet_patch(
     );
     let mut ops = Vec::new();
     let (mut oi, mut ni) = (0, 0);
+    // Equal runs are joined as they are added (`push_op`): the equal lines that end a window and those after
+    // it are one run, so that a hunk has `CONTEXT` lines around its changes however the changes were cut into
+    // windows (the patch made batch by batch, `patch_stream.rs`, is the whole file's).
     for (wo, wn) in &windows {
         if wo.start > oi {
-            ops.push(DiffOp::Equal {
+            let gap = DiffOp::Equal {
                 old_index: oi,
                 new_index: ni,
                 len: wo.start - oi,
-            });
+            };
+            push_op(&mut ops, gap);
         }
         let a: Vec<&[u8]> = wo.clone().map(|l| line(old, &old_starts, l)).collect();
         let b: Vec<&[u8]> = wn.clone().map(|l| line(new, &new_starts, l)).collect();
         for op in crate::diff_ops::line_ops(&a, &b) {
-            ops.push(shift(op, wo.start, wn.start));
+            push_op(&mut ops, shift(op, wo.start, wn.start));
         }
         oi = wo.end;
         ni = wn.end;
     }
     if oi < old_count && ni < new_count {
-        ops.push(DiffOp::Equal {
+        let rest = DiffOp::Equal {
             old_index: oi,
             new_index: ni,
             len: (old_count - oi).min(new_count - ni),
-        });
+        };
+        push_op(&mut ops, rest);
     }
-    let groups = similar::group_diff_ops(equal_runs_joined(ops), CONTEXT);
+    let groups = similar::group_diff_ops(ops, CONTEXT);
     Some(write_hunks(
         groups,
         |l| line(old, &old_starts, l),

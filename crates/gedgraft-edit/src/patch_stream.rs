@@ -10,8 +10,9 @@
 //!
 //! [`octet_patch`]: crate::octet_patch
 
+use crate::diff::{push_op, CONTEXT};
 use crate::edited::Change;
-use crate::patch::{equal_runs_joined, line, line_starts, window, write_hunks, CONTEXT};
+use crate::patch::{line, line_starts, window, write_hunks};
 use crate::unified::{joined_windows, shift, Window};
 use similar::DiffOp;
 use std::collections::{BTreeMap, VecDeque};
@@ -88,13 +89,14 @@ impl StreamedPatch {
             return None;
         }
         if oi < old_count && ni < new_count {
-            self.ops.push(DiffOp::Equal {
+            let rest = DiffOp::Equal {
                 old_index: oi,
                 new_index: ni,
                 len: (old_count - oi).min(new_count - ni),
-            });
+            };
+            push_op(&mut self.ops, rest);
         }
-        let groups = similar::group_diff_ops(equal_runs_joined(self.ops), CONTEXT);
+        let groups = similar::group_diff_ops(self.ops, CONTEXT);
         let (held_old, held_new) = (&self.held_old, &self.held_new);
         Some(write_hunks(
             groups,
@@ -233,16 +235,17 @@ impl StreamedPatch {
         self.astray |= apart;
         let (oi, ni) = self.at.unwrap_or((0, 0));
         if wo.start > oi {
-            self.ops.push(DiffOp::Equal {
+            let gap = DiffOp::Equal {
                 old_index: oi,
                 new_index: ni,
                 len: wo.start - oi,
-            });
+            };
+            push_op(&mut self.ops, gap);
         }
         let a: Vec<&[u8]> = wo.clone().map(&old_line).collect();
         let b: Vec<&[u8]> = wn.clone().map(&new_line).collect();
         for op in crate::diff_ops::line_ops(&a, &b) {
-            self.ops.push(shift(op, wo.start, wn.start));
+            push_op(&mut self.ops, shift(op, wo.start, wn.start));
         }
         for (l, text) in wo.clone().zip(&a) {
             self.held_old.insert(l, text.to_vec());
