@@ -270,12 +270,11 @@ fn duplicate_ids(n: usize) -> Vec<u8> {
 }
 
 fn short_lines(n: usize) -> Vec<u8> {
-    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n".to_vec();
-    while out.len() < n {
-        out.extend_from_slice(b"1 _X\n");
-    }
-    out.extend_from_slice(b"0 TRLR\n");
-    out
+    // One record: its first line, then its substructures.
+    records(n, |i| match i {
+        0 => "0 @I1@ INDI\n".to_string(),
+        _ => "1 _X\n".to_string(),
+    })
 }
 
 fn one_code(n: usize) -> Vec<u8> {
