@@ -38,6 +38,7 @@ use std::ops::Range;
 
 mod conc;
 mod guess;
+pub use guess::{DuplicateNames, Parts};
 mod lines;
 mod payload;
 
@@ -197,7 +198,8 @@ pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>
 }
 
 /// The codes whose repair needs the whole file: the file's line breaks, its header's `CHAR` for a mismatch
-/// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out.
+/// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out ([`repairs_of_part_with`]
+/// makes the `duplicate-xref` ones of a file of one part).
 pub const WHOLE_FILE_CODES: &[&str] = &[
     "lf-cr-line-breaks",
     "mixed-line-breaks",
@@ -222,6 +224,22 @@ pub fn repairs_of_part(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option
         .collect();
     // Repairs made by one editor run over the whole file, split by the diagnostic they fix.
     payload::long_lines(&cx, diagnostics, &mut out);
+    out
+}
+
+/// [`repairs_of_part`] for a file of one part ([`Parts`]) with identifiers held more than once: the
+/// `duplicate-xref` diagnostics get their repairs too, the whole file's, from `names` (the parts before this
+/// one) and `held(id)`, how many structures of the file hold `id` (a first pass counts them:
+/// `gedgraft_model::StreamLowering::holder_count`). Call it on every part,
+/// in file order.
+pub fn repairs_of_part_with(
+    parse: &Parse,
+    diagnostics: &[&Diagnostic],
+    names: &mut DuplicateNames,
+    held: &dyn Fn(&str) -> usize,
+) -> Vec<Option<Repair>> {
+    let mut out = repairs_of_part(parse, diagnostics);
+    names.repairs(&Cx::new(parse), diagnostics, held, &mut out);
     out
 }
 

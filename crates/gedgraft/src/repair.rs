@@ -63,10 +63,14 @@ impl Which {
 
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
 /// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
-/// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]); identifiers seen twice are the lowering index's to tell
-/// ([`gedgraft_model::StreamLowering::has_duplicate_identifier`]).
+/// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]);
+/// identifiers held twice (the lowering index's to tell:
+/// [`gedgraft_model::StreamLowering::has_duplicate_identifier`]) only in a file of several parts
+/// ([`gedgraft_edit::Parts`]: the pointers that follow a holder may come after it); in a file of one part their
+/// repairs are made as the batches come ([`gedgraft_edit::repairs_of_part_with`]).
 pub(crate) struct NeedsWholeFile {
     found: bool,
+    parts: gedgraft_edit::Parts,
 }
 
 impl NeedsWholeFile {
@@ -76,11 +80,13 @@ impl NeedsWholeFile {
                 .notes
                 .iter()
                 .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
+            parts: gedgraft_edit::Parts::default(),
         }
     }
 
     /// Counts one batch.
     pub(crate) fn count(&mut self, batch: &Parse) {
+        self.parts.count(batch);
         if self.found {
             return;
         }
@@ -90,8 +96,9 @@ impl NeedsWholeFile {
             .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
     }
 
-    pub(crate) fn found(&self) -> bool {
-        self.found
+    /// Whether the batches so far need the whole file, with identifiers held twice (`duplicates`) or not.
+    pub(crate) fn found(&self, duplicates: bool) -> bool {
+        self.found || (duplicates && self.parts.several())
     }
 }
 

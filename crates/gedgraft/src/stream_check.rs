@@ -22,8 +22,11 @@
 //! the first error), a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
 //! notes need the whole body (a file read as UTF-8 that is not valid UTF-8, an 8-bit encoding that was not
 //! forced: found by the first pass, before anything is written), a file with a diagnostic whose repair needs
-//! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`, `duplicate-xref`:
-//! [`gedgraft_edit::WHOLE_FILE_CODES`], found by the first pass), and `GEDGRAFT_WHOLE_FILE=1`.
+//! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`: [`gedgraft_edit::WHOLE_FILE_CODES`],
+//! found by the first pass; `duplicate-xref` only in a file of several parts, an appended export:
+//! [`crate::repair::NeedsWholeFile`]), and `GEDGRAFT_WHOLE_FILE=1`. In a file of one part, identifiers held
+//! twice are repaired as the batches come ([`gedgraft_edit::repairs_of_part_with`]: the holders before a
+//! batch counted, the new names made in order; O(identifiers held twice) memory).
 
 use crate::check::{json_diagnostics, json_head, json_tail};
 use crate::cli::{CheckArgs, Format};
@@ -92,12 +95,15 @@ pub(crate) fn check_streamed(
         }
     };
     let mut writer = Writer::new(args.format, human_options);
+    if lowering.has_duplicate_identifier() {
+        writer.names = Some(gedgraft_edit::DuplicateNames::default());
+    }
     let dropper = Dropper::new();
     for batch in stream {
         let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         file_wide.apply(&mut batch);
         let lowered = lowering.lower(batch.parse());
-        writer.batch(path, &detection, batch.parse(), &lowered, emit)?;
+        writer.batch(path, &detection, (batch.parse(), &lowering), &lowered, emit)?;
         dropper.later((batch, lowered));
     }
     writer.finish(path, &detection, emit).map(Some)
@@ -162,11 +168,17 @@ fn one_pass(
         };
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
-        if needs_whole.found() || !file_wide.codes().is_empty() {
+        if needs_whole.found(false) || !file_wide.codes().is_empty() {
             return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
-        let written = writer.batch(path, &detection, batch.parse(), &lowered, &mut hold);
+        let written = writer.batch(
+            path,
+            &detection,
+            (batch.parse(), &lowering),
+            &lowered,
+            &mut hold,
+        );
         dropper.later((batch, lowered));
         if written.is_err()
             || lowering.has_duplicate_identifier()
@@ -193,6 +205,9 @@ struct Writer<'o> {
     /// Whether no diagnostic was written yet.
     first: bool,
     any_error: bool,
+    /// The `duplicate-xref` repairs so far, in a file with identifiers held twice (one part: the others take
+    /// the whole-file path, [`crate::repair::NeedsWholeFile`]).
+    names: Option<gedgraft_edit::DuplicateNames>,
 }
 
 impl<'o> Writer<'o> {
@@ -204,15 +219,17 @@ impl<'o> Writer<'o> {
             head_written: false,
             first: true,
             any_error: false,
+            names: None,
         }
     }
 
-    /// Writes the diagnostics of one batch (its file-wide ones in place) and its lowering's.
+    /// Writes the diagnostics of one batch (its file-wide ones in place) and its lowering's (`lowering`: after
+    /// the batch was lowered).
     fn batch(
         &mut self,
         path: &Path,
         detection: &Detection,
-        parse: &gedgraft_syntax::Parse,
+        (parse, lowering): (&gedgraft_syntax::Parse, &StreamLowering),
         lowered: &gedgraft_model::Lowered,
         emit: &mut dyn FnMut(&str) -> Result<(), String>,
     ) -> Result<(), String> {
@@ -221,7 +238,13 @@ impl<'o> Writer<'o> {
         self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
         // Files with repairs that need the whole file took the whole-file path.
-        let repairs = gedgraft_edit::repairs_of_part(parse, &diagnostics);
+        let repairs = match &mut self.names {
+            Some(names) => {
+                let held = |id: &str| lowering.holder_count(id);
+                gedgraft_edit::repairs_of_part_with(parse, &diagnostics, names, &held)
+            }
+            None => gedgraft_edit::repairs_of_part(parse, &diagnostics),
+        };
         match self.format {
             Format::Json => {
                 if !self.head_written {
@@ -277,8 +300,8 @@ pub(crate) struct Indexed {
     pub file_wide: FileWide,
     pub detection: Detection,
     pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
-    /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`, duplicate
-    /// identifiers): `check` then takes the whole-file path.
+    /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`: duplicate
+    /// identifiers in a file of several parts): `check` then takes the whole-file path.
     pub needs_whole_file: bool,
 }
 
@@ -343,8 +366,7 @@ pub(crate) fn index_pass(
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),
     };
-    let needs_whole_file = needs_whole.found()
-        || lowering.has_duplicate_identifier()
+    let needs_whole_file = needs_whole.found(lowering.has_duplicate_identifier())
         || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
     Some(Indexed {
         lowering,
@@ -407,6 +429,33 @@ mod tests {
         );
     }
 
+    /// Identifiers held twice: their repairs stream in a file of one part, and need the whole file in one of
+    /// several (an appended export, whose pointers may follow a holder: `duplicate-xref`'s repair).
+    #[test]
+    fn duplicate_identifiers_need_the_whole_file_only_in_a_file_of_several_parts() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let needs_whole = |text: &str| {
+            let path = dir.path().join("f.ged");
+            std::fs::write(&path, text).expect("written");
+            let options = ParseOptions::default();
+            let indexed = index_pass(&path, &options, &LowerOptions::default(), false);
+            indexed.expect("streamed").needs_whole_file
+        };
+        let head = "0 HEAD\n1 CHAR UTF-8\n";
+        assert!(!needs_whole(&format!(
+            "{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n"
+        )));
+        // A record after a trailer, or a second header, starts a second part.
+        let appended = format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I1@ INDI\n0 TRLR\n");
+        assert!(needs_whole(&appended));
+        let second_head = format!("{head}0 @I1@ INDI\n{head}0 @I1@ INDI\n0 TRLR\n");
+        assert!(needs_whole(&second_head));
+        // Several parts without a duplicate stream.
+        assert!(!needs_whole(&format!(
+            "{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n"
+        )));
+    }
+
     #[test]
     fn what_one_pass_cannot_tell_takes_two() {
         let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
@@ -418,7 +467,7 @@ mod tests {
         // … or to a substructure.
         let inner = format!("{head}0 @I1@ INDI\n1 FAMS @N1@\n0 @F1@ FAM\n1 @N1@ NOTE x\n0 TRLR\n");
         assert_eq!(in_one_pass(&inner, &[]), unresolved);
-        // An identifier held twice (`duplicate-xref`, whose repair needs the whole file).
+        // An identifier held twice (`duplicate-xref`: the one pass cannot tell a pointer to it from one to a record).
         let twice = format!("{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
         assert_eq!(in_one_pass(&twice, &[]), None);
         // Line breaks counted for the whole file.

@@ -467,6 +467,44 @@ fn check_streamed_equals_check_whole_on_generated_files() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A `duplicate-xref`'s repair (R-POINTER-CONV-03) names each later holder of an identifier by its rank among
+/// the file's holders and the names free in the whole file: in a file of one part, `check` streams it (the
+/// holders met in earlier batches counted, the names made as they come) and agrees with the whole file,
+/// batches of one record included; a file of several parts (an appended export) takes the whole-file path.
+#[test]
+fn duplicate_identifiers_are_repaired_streamed_as_whole() {
+    let dir = temp_dir("streaming", "duplicates");
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+    let mut one_part = head.to_string();
+    for i in 0..40 {
+        one_part.push_str(&format!("0 @I{}@ INDI\n1 FAMS @F1@\n", i % 3));
+        if i % 5 == 0 {
+            // Taken names, a substructure holding the identifier, a duplicate family.
+            one_part.push_str(&format!(
+                "0 @I0_{}@ INDI\n1 @I1@ NOTE n\n0 @F1@ FAM\n",
+                i + 2
+            ));
+        }
+    }
+    let several = format!("{one_part}0 TRLR\n{head}0 @I0@ INDI\n0 @F9@ FAM\n1 HUSB @I0@\n");
+    one_part.push_str("0 TRLR\n");
+    let mut failures = Vec::new();
+    for (name, text) in [("one-part.ged", &one_part), ("several.ged", &several)] {
+        let file = write(&dir, name, text.as_bytes());
+        for args in [CHECKS[0], CHECKS[1]] {
+            failures.extend(check_difference(&dir, &file, args));
+            let mut all = vec!["check", file.to_str().expect("UTF-8 path")];
+            all.extend_from_slice(args);
+            let whole = run(&dir, &all, true, None);
+            for size in ["1", "2", "700"] {
+                let batches = run_env(&dir, &all, &[("GEDGRAFT_BATCH_SIZE", size)], None);
+                failures.extend(outcome_difference(&all, (size, &batches), &whole));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `fix --in-place EDITS… FILE` streamed and whole on copies of `original`: the same exit status, output,
 /// summary and resulting file (and backup); an unchanged file keeps its modification time.
 fn in_place_difference(dir: &Path, original: &[u8], edits: &[&str]) -> Option<String> {

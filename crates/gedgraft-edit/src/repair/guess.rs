@@ -3,7 +3,7 @@
 use super::{Cx, Made};
 use gedgraft_encoding::{declaration, is_char_tag, Encoding};
 use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
-use gedgraft_syntax::{Diagnostic, SyntaxKind, TextRange};
+use gedgraft_syntax::{Diagnostic, SyntaxKind, TextRange, TextSize};
 use std::collections::HashMap;
 
 /// `level-jump` (unsafe): the line's level becomes its parent's plus one (R-LINES-04). The parser made the line
@@ -99,17 +99,7 @@ pub(super) fn char_value(cx: &Cx, d: &Diagnostic) -> Made {
 /// the pointers to the identifier in this one's part (between the trailers around it) are its own and are
 /// renamed with it; other pointers keep naming the first holder.
 pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
-    let token = cx.token_at(d.range.start())?;
-    let token = Some(token)
-        .filter(|t| t.kind() == SyntaxKind::Xref)
-        .or_else(|| {
-            cx.node_at(d.range.start(), SyntaxKind::Structure)
-                .or_else(|| cx.node_at(d.range.start(), SyntaxKind::Record))?
-                .children_with_tokens()
-                .filter_map(|e| e.into_token())
-                .find(|t| t.kind() == SyntaxKind::Xref)
-        })?;
-    let id = gedgraft_syntax::lexical::strip_ats(token.text()).to_string();
+    let (token, id) = holder_of(cx, d)?;
     let starts = cx.xref_holders().get(&id)?;
     let at = token.text_range().start();
     // The holders are in file order; the k-th later holder takes the k-th free `ID_n`.
@@ -133,15 +123,191 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
             moved += 1;
         }
     }
-    let message = if moved > 0 {
+    Some((rename_message(&id, &new, moved), edits))
+}
+
+/// The identifier token of the later holder a `duplicate-xref` is about, and its identifier.
+fn holder_of(cx: &Cx, d: &Diagnostic) -> Option<(gedgraft_syntax::SyntaxToken, String)> {
+    let token = cx.token_at(d.range.start())?;
+    let token = Some(token)
+        .filter(|t| t.kind() == SyntaxKind::Xref)
+        .or_else(|| {
+            cx.node_at(d.range.start(), SyntaxKind::Structure)
+                .or_else(|| cx.node_at(d.range.start(), SyntaxKind::Record))?
+                .children_with_tokens()
+                .filter_map(|e| e.into_token())
+                .find(|t| t.kind() == SyntaxKind::Xref)
+        })?;
+    let id = gedgraft_syntax::lexical::strip_ats(token.text()).to_string();
+    Some((token, id))
+}
+
+/// What the `duplicate-xref` repair renaming a holder of `id` to `new`, with `moved` pointers, says.
+fn rename_message(id: &str, new: &str, moved: usize) -> String {
+    if moved > 0 {
         format!(
             "rename this one `@{new}@` with the {} of its part of the file (a guess)",
             super::plural(moved, "pointer")
         )
     } else {
         format!("rename this one `@{new}@` (a guess; pointers to `@{id}@` keep naming the first)")
-    };
-    Some((message, edits))
+    }
+}
+
+/// The `duplicate-xref` repairs of a file read in parts (batches of records, in file order:
+/// [`repairs_of_part_with`](crate::repairs_of_part_with)), with what the rest of the file tells: which holder
+/// of an identifier each one is, and the identifiers later holders get, made as the parts come (O(duplicated
+/// identifiers) memory). The repairs are the whole file's ([`repairs`](crate::repairs)) for a file of one
+/// part: with an appended export (a record after a trailer, or a second header), the pointers that follow a
+/// holder are in parts not read yet, and the whole file is needed ([`Parts`]).
+///
+/// ```
+/// use gedgraft_edit::{repairs_of_part_with, DuplicateNames};
+/// use gedgraft_model::{LowerOptions, StreamLowering};
+/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 @I1_2@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// // The first pass counts the holders of each identifier, the second lowers and repairs.
+/// let mut lowering = StreamLowering::new(&LowerOptions::default());
+/// for batch in batches() {
+///     lowering.index_identifiers(batch.unwrap().parse());
+/// }
+/// let mut names = DuplicateNames::default();
+/// let mut messages = Vec::new();
+/// for batch in batches() {
+///     let batch = batch.unwrap();
+///     let lowered = lowering.lower(batch.parse());
+///     let diagnostics = lowered.all_diagnostics(batch.parse());
+///     let held = |id: &str| lowering.holder_count(id);
+///     let repairs = repairs_of_part_with(batch.parse(), &diagnostics, &mut names, &held);
+///     messages.extend(repairs.into_iter().flatten().map(|r| r.message));
+/// }
+/// // `@I1_2@` is taken: the second and third holders of `@I1@` become `@I1_3@` and `@I1_4@`.
+/// assert_eq!(messages.len(), 2);
+/// assert!(messages[0].starts_with("rename this one `@I1_3@`"), "{}", messages[0]);
+/// assert!(messages[1].starts_with("rename this one `@I1_4@`"), "{}", messages[1]);
+/// ```
+#[derive(Debug, Default)]
+pub struct DuplicateNames {
+    /// By identifier held more than once: how many of its holders the parts so far held, how many names were
+    /// made, and the number the next candidate name tries.
+    ids: HashMap<String, Names>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Names {
+    met: usize,
+    made: usize,
+    next: usize,
+}
+
+impl DuplicateNames {
+    /// The `duplicate-xref` repairs of one part (`cx`'s parse), after the parts before it; `held(id)` is how
+    /// many structures of the file hold `id`. Fills `out` where `diagnostics` has a `duplicate-xref`.
+    pub(crate) fn repairs(
+        &mut self,
+        cx: &Cx,
+        diagnostics: &[&Diagnostic],
+        held: &dyn Fn(&str) -> usize,
+        out: &mut [Option<super::Repair>],
+    ) {
+        // Which holder each structure of this part holding a duplicated identifier is, by its identifier's start.
+        let mut rank = HashMap::new();
+        for s in cx.parse.document().all_structures() {
+            let Some(x) = s.xref() else { continue };
+            let id = x.id();
+            if held(id) < 2 {
+                continue;
+            }
+            let names = self.ids.entry(id.to_string()).or_insert(Names {
+                met: 0,
+                made: 0,
+                next: 2,
+            });
+            rank.insert(x.syntax().text_range().start(), names.met);
+            names.met += 1;
+        }
+        for (d, slot) in diagnostics.iter().zip(out.iter_mut()) {
+            if d.code != "duplicate-xref" {
+                continue;
+            }
+            *slot = self.one(cx, d, &rank, held);
+        }
+    }
+
+    fn one(
+        &mut self,
+        cx: &Cx,
+        d: &Diagnostic,
+        rank: &HashMap<TextSize, usize>,
+        held: &dyn Fn(&str) -> usize,
+    ) -> Option<super::Repair> {
+        let (token, id) = holder_of(cx, d)?;
+        let k = rank
+            .get(&token.text_range().start())
+            .copied()
+            .filter(|&k| k > 0)?;
+        let names = self.ids.get_mut(&id)?;
+        // The k-th later holder takes the k-th free `ID_n` from `ID_2` on (as [`Cx::fresh_id`]); holders come
+        // in file order, so the names are made in order, each once.
+        let mut new = None;
+        while names.made < k {
+            let candidate = loop {
+                let c = format!("{id}_{}", names.next);
+                names.next += 1;
+                if held(&c) == 0 {
+                    break c;
+                }
+            };
+            names.made += 1;
+            new = Some(candidate);
+        }
+        let new = new.filter(|_| names.made == k)?;
+        let edit = cx.replace(token.text_range(), &format!("@{new}@"))?;
+        cx.repair(d.code, rename_message(&id, &new, 0), vec![edit])
+    }
+}
+
+/// Where a part of the file starts at `record`, the file's `index`-th record: after a trailer, or at a header
+/// that is not the file's first record (`(start, where the part after it starts)`).
+fn part_bound(record: &gedgraft_syntax::ast::Record, index: usize) -> Option<(TextSize, TextSize)> {
+    let range = record.syntax().text_range();
+    match record.tag().map(|t| t.text().to_string()).as_deref() {
+        Some("TRLR") => Some((range.start(), range.end())),
+        Some("HEAD") if index > 0 => Some((range.start(), range.start())),
+        _ => None,
+    }
+}
+
+/// Whether a file read in parts (batches of records in file order) has more than one part: an export
+/// appended to another (a record after a trailer, or a header that is not the first record). Its
+/// `duplicate-xref` repairs need the whole file ([`DuplicateNames`]).
+#[derive(Debug, Default, Clone)]
+pub struct Parts {
+    records: usize,
+    after_trailer: bool,
+    several: bool,
+}
+
+impl Parts {
+    /// Counts the records of the next batch.
+    pub fn count(&mut self, batch: &gedgraft_syntax::Parse) {
+        for record in batch.document().records() {
+            self.several |= self.after_trailer;
+            self.after_trailer = false;
+            if let Some((start, end)) = part_bound(&record, self.records) {
+                // A header not first starts a part; a trailer ends one, which matters if a record follows.
+                self.several |= start == end;
+                self.after_trailer = start != end;
+            }
+            self.records += 1;
+        }
+    }
+
+    /// Whether the batches so far have more than one part.
+    pub fn several(&self) -> bool {
+        self.several
+    }
 }
 
 impl Cx<'_> {
@@ -150,16 +316,8 @@ impl Cx<'_> {
     /// it is moved by the `record-after-trailer` repair), and ends where the next part starts.
     pub(super) fn part_of(&self, at: gedgraft_syntax::TextSize) -> TextRange {
         let bounds = self.part_starts.get_or_init(|| {
-            let mut bounds = Vec::new();
-            for (i, r) in self.parse.document().records().enumerate() {
-                let range = r.syntax().text_range();
-                match r.tag().map(|t| t.text().to_string()).as_deref() {
-                    Some("TRLR") => bounds.push((range.start(), range.end())),
-                    Some("HEAD") if i > 0 => bounds.push((range.start(), range.start())),
-                    _ => {}
-                }
-            }
-            bounds
+            let records = self.parse.document().records().enumerate();
+            records.filter_map(|(i, r)| part_bound(&r, i)).collect()
         });
         let next = bounds.partition_point(|b| b.0 <= at);
         let start = next

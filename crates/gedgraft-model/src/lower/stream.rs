@@ -175,6 +175,19 @@ impl StreamLowering {
         self.duplicate
     }
 
+    /// After the first pass: how many structures of the file hold `xref` (0 when only pointers name it, or
+    /// nothing does).
+    ///
+    /// ```
+    /// use gedgraft_model::{LowerOptions, StreamLowering};
+    /// let mut lowering = StreamLowering::new(&LowerOptions::default());
+    /// lowering.index_identifiers(&gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 FAMS @F1@\n0 @I1@ INDI\n0 TRLR\n"));
+    /// assert_eq!((lowering.holder_count("I1"), lowering.holder_count("F1")), (2, 0));
+    /// ```
+    pub fn holder_count(&self, xref: &str) -> usize {
+        self.index.holders(xref).0.map_or(0, |n| n as usize)
+    }
+
     /// Second pass (or the only one, [`one_pass`](StreamLowering::one_pass)): one batch lowered (batches in
     /// file order, each once, after every batch was indexed). The
     /// dataset holds the batch's records (and, for the first batch, the header's metadata) with their lines in
