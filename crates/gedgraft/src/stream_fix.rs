@@ -145,6 +145,8 @@ struct Totals {
     renumbered: HashMap<String, String>,
     /// Whether the last batch edited ends inside a line on its new side ([`ends_inside_a_line`]).
     inside_a_line: bool,
+    /// Whether the new side of the batches counted so far ends inside a line ([`join_partial_line`]).
+    partial_line: bool,
     unnamed: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
     stage_lines: Vec<isize>,
@@ -455,6 +457,13 @@ fn edit_batch(
         }
         return Ok(Vec::new());
     }
+    let new_side = match &last {
+        Some(edited) => edited.green(),
+        None => base.green(),
+    };
+    if count_lines && u32::from(new_side.text_len()) > 0 {
+        join_partial_line(batch, &changes, totals);
+    }
     if !changes.is_empty() {
         totals.changed = true;
         if count_lines {
@@ -464,12 +473,39 @@ fn edit_batch(
             };
             totals.removed += removed;
             totals.added += added;
+            totals.partial_line |= ends_inside_a_line(new_side);
         }
     }
     match last {
         Some(edited) => Ok(edited.into_bytes()),
         None => base.to_bytes().map_err(|e| e.to_string()),
     }
+}
+
+/// The line counts of the batches before `batch` when their new side ends inside a line (a first batch whose
+/// records were all deleted leaves its byte-order mark, counted as an added line): its first new line is that
+/// partial line joined to this batch's, as the whole file's line diff sees it. If this batch changes its first
+/// line, the partial line was one added line too many; if not, its first line is one more removed (it now
+/// follows the mark). A batch whose new side is empty (all its records deleted too) leaves it to the next.
+fn join_partial_line(batch: &Parse, changes: &[Change], totals: &mut Totals) {
+    if !totals.partial_line {
+        return;
+    }
+    let root = batch.syntax();
+    let Some(first_break) = (root.descendants_with_tokens())
+        .filter_map(|e| e.into_token())
+        .find(|t| t.kind() == SyntaxKind::LineBreak)
+    else {
+        return;
+    };
+    let first_line_end = batch
+        .source_map()
+        .file_offset(first_break.text_range().end().into());
+    match changes.first() {
+        Some(c) if c.input.start < first_line_end => totals.added = totals.added.saturating_sub(1),
+        _ => totals.removed += 1,
+    }
+    totals.partial_line = false;
 }
 
 /// Whether a tree's text ends inside a line: its last token is not a line break (a batch whose records were all

@@ -366,6 +366,54 @@ fn a_batch_left_inside_a_line_is_diffed_as_the_whole_file() {
     }
 }
 
+/// The `-o` summary's line counts when the first batch loses all its records but the byte-order mark: the
+/// mark joins the next batch's first line, as in the whole file (`-3 +1`, not `-2 +1`), whether that line
+/// changes or not, and when the next batch loses its records too.
+#[test]
+fn a_batch_left_inside_a_line_is_counted_as_the_whole_file() {
+    let dir = temp_dir("streaming", "inside_a_line_counted");
+    let bom = "\u{FEFF}0 @F1@ FAM\n1 HUSB @I1@\n";
+    let files = [
+        format!("{bom}0 @I1@ INDI\n1 NAME A\n0 TRLR\n"),
+        format!("{bom}0 @F2@ FAM\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n"),
+        format!("{bom}0 @F2@ FAM\n"),
+    ];
+    let edits: &[&[&str]] = &[
+        &["--delete", "FAM"],
+        &["--delete", "FAM", "--rename-tag", "INDI=_IND"],
+        &["--delete", "FAM", "--set", "INDI.NAME=B"],
+    ];
+    let out = dir.join("out.ged");
+    let mut failures = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        let file = write(&dir, &format!("bom{i}.ged"), text.as_bytes());
+        for edit in edits {
+            let mut args = vec![
+                "fix",
+                file.to_str().expect("UTF-8"),
+                "-o",
+                out.to_str().expect("UTF-8"),
+            ];
+            args.extend_from_slice(edit);
+            let whole = run(&dir, &args, true, Some(&out));
+            let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", "1")], Some(&out));
+            failures.extend(outcome_difference(&args, ("streamed", &streamed), &whole));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let file = dir.join("bom0.ged");
+    let args = [
+        "fix",
+        file.to_str().expect("UTF-8"),
+        "-o",
+        out.to_str().expect("UTF-8"),
+        "--delete",
+        "FAM",
+    ];
+    let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", "1")], Some(&out));
+    assert!(String::from_utf8_lossy(&streamed.2).contains("-3 +1 lines"));
+}
+
 /// `--delete` of records others point at warns as the whole-file path does, though the pointers are in other
 /// batches (the identifiers are gathered across batches).
 #[test]
