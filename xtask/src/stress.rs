@@ -132,6 +132,12 @@ const CASES: &[Case] = &[
         commands: &[TO_CRLF, FIX_O],
     },
     Case {
+        name: "after-trailer",
+        what: "records after an early trailer (an appended export)",
+        generate: after_trailer,
+        commands: &[CHECK, CHECK_JSON, LOWER, FIX_O],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -274,6 +280,14 @@ fn short_lines(n: usize) -> Vec<u8> {
     records(n, |i| match i {
         0 => "0 @I1@ INDI\n".to_string(),
         _ => "1 _X\n".to_string(),
+    })
+}
+
+fn after_trailer(n: usize) -> Vec<u8> {
+    // The trailer first: every record after it (one `record-after-trailer`, then records as any).
+    records(n, |i| match i {
+        0 => "0 TRLR\n".to_string(),
+        _ => format!("0 @I{i}@ INDI\n1 NAME A{i}\n1 FAMS @F{i}@\n"),
     })
 }
 

@@ -37,8 +37,9 @@ use gedgraft_syntax::{TextRange, TextSize};
 use std::ops::Range;
 
 mod conc;
+mod duplicates;
 mod guess;
-pub use guess::{DuplicateNames, Parts};
+pub use duplicates::DuplicateNames;
 mod lines;
 mod payload;
 
@@ -197,10 +198,12 @@ pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>
     out
 }
 
-/// The codes whose repair needs the whole file: the file's line breaks, its header's `CHAR` for a mismatch
+/// The codes whose repair needs the whole file: the trailer before a record (and whether a later one ends the
+/// file: a stream cuts batches after a trailer too), the file's line breaks, its header's `CHAR` for a mismatch
 /// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out ([`repairs_of_part_with`]
-/// makes the `duplicate-xref` ones of a file of one part).
+/// makes the `duplicate-xref` ones, after a pass that gathers the holders: [`DuplicateNames`]).
 pub const WHOLE_FILE_CODES: &[&str] = &[
+    "record-after-trailer",
     "lf-cr-line-breaks",
     "mixed-line-breaks",
     "declared-encoding-mismatch",
@@ -227,11 +230,10 @@ pub fn repairs_of_part(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option
     out
 }
 
-/// [`repairs_of_part`] for a file of one part ([`Parts`]) with identifiers held more than once: the
-/// `duplicate-xref` diagnostics get their repairs too, the whole file's, from `names` (the parts before this
-/// one) and `held(id)`, how many structures of the file hold `id` (a first pass counts them:
-/// `gedgraft_model::StreamLowering::holder_count`). Call it on every part,
-/// in file order.
+/// [`repairs_of_part`] for a file with identifiers held more than once: the `duplicate-xref` diagnostics get
+/// their repairs too, the whole file's, from `names` (gathered by a pass over the file first:
+/// [`DuplicateNames::gather`]) and `held(id)`, how many structures of the file hold `id` (a first pass counts
+/// them: `gedgraft_model::StreamLowering::holder_count`). Call it on every part, in file order.
 pub fn repairs_of_part_with(
     parse: &Parse,
     diagnostics: &[&Diagnostic],

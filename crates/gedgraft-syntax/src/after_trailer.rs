@@ -48,6 +48,15 @@ impl AfterTrailer {
         }
     }
 
+    /// A piece of the file that starts after a trailer, at a line start, with a record still to follow the
+    /// trailer or not ([`crate::parser::parse_piece`]).
+    pub(crate) fn carried(first_record_pending: bool) -> AfterTrailer {
+        AfterTrailer {
+            first_record_pending,
+            readable_until: 0,
+        }
+    }
+
     /// Decides about the line starting at `pos` of `text` (the whole text); `tokens` is scratch space.
     pub(crate) fn next(&mut self, text: &str, pos: usize, tokens: &mut Vec<LineToken>) -> Next {
         if pos < self.readable_until {

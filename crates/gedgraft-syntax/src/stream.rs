@@ -3,8 +3,9 @@
 //! [`RecordStream`] reads from any [`Read`] (a file, standard input) through a buffer of a few MiB, never the
 //! whole input. It detects the encoding on the head of the input with the rules of [`parse_with`](crate::parse_with)
 //! ([`DetectOptions`]), then cuts the input at level-0 line starts into [`Batch`]es of whole records: the
-//! header first, then batches of about [`StreamOptions::batch_size`] octets (1 MiB), and the trailer batch, which runs to
-//! the end of the input (what follows a trailer is read as a whole, as the whole-file parser reads it). A batch
+//! header first, then batches of about [`StreamOptions::batch_size`] octets (1 MiB); records after a trailer (an
+//! export appended to another) are cut into batches too, read as the whole-file parser reads what follows a
+//! trailer, and trailing text after one (junk, a DOS end-of-file mark) runs to the end of the input. A batch
 //! begins at a record's first line, never at a malformed level-0 line (`0 @`): that line is left out of the
 //! dataset with any left-out lines before it, as one run (R-RECOVER-06), so it stays in their batch (lines of
 //! such a run make one batch however long it is, as a record does).
@@ -311,6 +312,8 @@ pub struct RecordStream<R> {
     dialect: Option<Dialect>,
     seen_line: bool,
     trailer_seen: bool,
+    /// After a trailer: whether a record is still to follow it ([`parse_piece`]'s `after_trailer`).
+    after_trailer: Option<bool>,
     /// Batches parsed and not yet handed out; `ready` of them are final.
     pending: VecDeque<Batch>,
     ready: usize,
@@ -371,6 +374,7 @@ impl<R: Read> RecordStream<R> {
             dialect: None,
             seen_line: false,
             trailer_seen: false,
+            after_trailer: None,
             pending: VecDeque::new(),
             ready: 0,
             run_goes_on: false,
@@ -483,16 +487,18 @@ impl<R: Read> RecordStream<R> {
         };
         let encoding = self.detection.used;
         let mut decoded = decode_document_cow(&self.buf[..cut], detection);
-        let mut out = parse_piece(&decoded.0, encoding, self.seen_line);
-        if out.trailer_seen && !(self.eof && cut == self.buf.len()) {
-            // What follows a trailer is read to the end of the input, as the whole-file parser reads it.
+        let after = self.after_trailer;
+        let mut out = parse_piece(&decoded.0, encoding, self.seen_line, after);
+        if out.trailing_text && !(self.eof && cut == self.buf.len()) {
+            // Trailing text after a trailer runs to the end of the input, as the whole-file parser reads it.
             if !self.eof {
                 self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
             }
             cut = self.buf.len();
             decoded = decode_document_cow(&self.buf[..cut], detection);
-            out = parse_piece(&decoded.0, encoding, self.seen_line);
+            out = parse_piece(&decoded.0, encoding, self.seen_line, after);
         }
+        self.after_trailer = out.after_trailer;
         let (text, map) = decoded;
         if self.detection.used == Encoding::Utf8
             && !self.exact_detection

@@ -63,14 +63,11 @@ impl Which {
 
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
 /// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
-/// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]);
-/// identifiers held twice (the lowering index's to tell:
-/// [`gedgraft_model::StreamLowering::has_duplicate_identifier`]) only in a file of several parts
-/// ([`gedgraft_edit::Parts`]: the pointers that follow a holder may come after it); in a file of one part their
-/// repairs are made as the batches come ([`gedgraft_edit::repairs_of_part_with`]).
+/// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]).
+/// (Identifiers held twice are the lowering index's to tell, and their repairs stream:
+/// [`gedgraft_edit::DuplicateNames`].)
 pub(crate) struct NeedsWholeFile {
     found: bool,
-    parts: gedgraft_edit::Parts,
 }
 
 impl NeedsWholeFile {
@@ -80,13 +77,11 @@ impl NeedsWholeFile {
                 .notes
                 .iter()
                 .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
-            parts: gedgraft_edit::Parts::default(),
         }
     }
 
     /// Counts one batch.
     pub(crate) fn count(&mut self, batch: &Parse) {
-        self.parts.count(batch);
         if self.found {
             return;
         }
@@ -96,9 +91,8 @@ impl NeedsWholeFile {
             .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
     }
 
-    /// Whether the batches so far need the whole file, with identifiers held twice (`duplicates`) or not.
-    pub(crate) fn found(&self, duplicates: bool) -> bool {
-        self.found || (duplicates && self.parts.several())
+    pub(crate) fn found(&self) -> bool {
+        self.found
     }
 }
 

@@ -22,11 +22,11 @@
 //! the first error), a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
 //! notes need the whole body (a file read as UTF-8 that is not valid UTF-8, an 8-bit encoding that was not
 //! forced: found by the first pass, before anything is written), a file with a diagnostic whose repair needs
-//! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`: [`gedgraft_edit::WHOLE_FILE_CODES`],
-//! found by the first pass; `duplicate-xref` only in a file of several parts, an appended export:
-//! [`crate::repair::NeedsWholeFile`]), and `GEDGRAFT_WHOLE_FILE=1`. In a file of one part, identifiers held
-//! twice are repaired as the batches come ([`gedgraft_edit::repairs_of_part_with`]: the holders before a
-//! batch counted, the new names made in order; O(identifiers held twice) memory).
+//! the whole file (`record-after-trailer`, `lf-cr-line-breaks`, `declared-encoding-mismatch`: [`gedgraft_edit::WHOLE_FILE_CODES`],
+//! found by the first pass), and `GEDGRAFT_WHOLE_FILE=1`. A file with identifiers held twice takes a pass
+//! more, between the two: it gathers where their holders are and the pointers that name them
+//! ([`gedgraft_edit::DuplicateNames`], O(those holders and pointers) memory), which their `duplicate-xref`
+//! repairs need ([`gedgraft_edit::repairs_of_part_with`]).
 
 use crate::check::{json_diagnostics, json_head, json_tail};
 use crate::cli::{CheckArgs, Format};
@@ -96,7 +96,19 @@ pub(crate) fn check_streamed(
     };
     let mut writer = Writer::new(args.format, human_options);
     if lowering.has_duplicate_identifier() {
-        writer.names = Some(gedgraft_edit::DuplicateNames::default());
+        // Where the holders of the identifiers held twice are, and the pointers to them: a pass of its own.
+        let Some(batches) = open_batches(path, options) else {
+            return Ok(None);
+        };
+        let mut names = gedgraft_edit::DuplicateNames::default();
+        let held = |id: &str| lowering.holder_count(id);
+        let dropper = Dropper::new();
+        for batch in batches {
+            let batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            names.gather(batch.parse(), &held);
+            dropper.later(batch);
+        }
+        writer.names = Some(names);
     }
     let dropper = Dropper::new();
     for batch in stream {
@@ -168,7 +180,7 @@ fn one_pass(
         };
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
-        if needs_whole.found(false) || !file_wide.codes().is_empty() {
+        if needs_whole.found() || !file_wide.codes().is_empty() {
             return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
@@ -205,8 +217,7 @@ struct Writer<'o> {
     /// Whether no diagnostic was written yet.
     first: bool,
     any_error: bool,
-    /// The `duplicate-xref` repairs so far, in a file with identifiers held twice (one part: the others take
-    /// the whole-file path, [`crate::repair::NeedsWholeFile`]).
+    /// What the `duplicate-xref` repairs need from the whole file, in a file with identifiers held twice.
     names: Option<gedgraft_edit::DuplicateNames>,
 }
 
@@ -300,8 +311,8 @@ pub(crate) struct Indexed {
     pub file_wide: FileWide,
     pub detection: Detection,
     pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
-    /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`: duplicate
-    /// identifiers in a file of several parts): `check` then takes the whole-file path.
+    /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`): `check` then
+    /// takes the whole-file path.
     pub needs_whole_file: bool,
 }
 
@@ -366,7 +377,7 @@ pub(crate) fn index_pass(
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),
     };
-    let needs_whole_file = needs_whole.found(lowering.has_duplicate_identifier())
+    let needs_whole_file = needs_whole.found()
         || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
     Some(Indexed {
         lowering,
@@ -429,10 +440,10 @@ mod tests {
         );
     }
 
-    /// Identifiers held twice: their repairs stream in a file of one part, and need the whole file in one of
-    /// several (an appended export, whose pointers may follow a holder: `duplicate-xref`'s repair).
+    /// Identifiers held twice stream, in a file of one part or of several (an appended export, whose
+    /// pointers follow a later holder: `duplicate-xref`'s repair); a mixed line break needs the whole file.
     #[test]
-    fn duplicate_identifiers_need_the_whole_file_only_in_a_file_of_several_parts() {
+    fn duplicate_identifiers_do_not_need_the_whole_file() {
         let dir = tempfile::tempdir().expect("a directory");
         let needs_whole = |text: &str| {
             let path = dir.path().join("f.ged");
@@ -445,15 +456,9 @@ mod tests {
         assert!(!needs_whole(&format!(
             "{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n"
         )));
-        // A record after a trailer, or a second header, starts a second part.
-        let appended = format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I1@ INDI\n0 TRLR\n");
-        assert!(needs_whole(&appended));
-        let second_head = format!("{head}0 @I1@ INDI\n{head}0 @I1@ INDI\n0 TRLR\n");
-        assert!(needs_whole(&second_head));
-        // Several parts without a duplicate stream.
-        assert!(!needs_whole(&format!(
-            "{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n"
-        )));
+        let appended = format!("{head}0 @I1@ INDI\n0 TRLR\n{head}0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
+        assert!(!needs_whole(&appended));
+        assert!(needs_whole(&format!("{head}0 @I1@ INDI\r\n0 TRLR\n")));
     }
 
     #[test]

@@ -516,9 +516,9 @@ fn check_streamed_equals_check_whole_on_generated_files() {
 }
 
 /// A `duplicate-xref`'s repair (R-POINTER-CONV-03) names each later holder of an identifier by its rank among
-/// the file's holders and the names free in the whole file: in a file of one part, `check` streams it (the
-/// holders met in earlier batches counted, the names made as they come) and agrees with the whole file,
-/// batches of one record included; a file of several parts (an appended export) takes the whole-file path.
+/// the file's holders and the names free in the whole file, and in an appended export takes the pointers of
+/// its part with it: `check` streams it (a pass gathers the holders and pointers) and agrees with the whole
+/// file, batches of one record included, in files of one part and of several.
 #[test]
 fn duplicate_identifiers_are_repaired_streamed_as_whole() {
     let dir = temp_dir("streaming", "duplicates");
@@ -534,10 +534,23 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
             ));
         }
     }
-    let several = format!("{one_part}0 TRLR\n{head}0 @I0@ INDI\n0 @F9@ FAM\n1 HUSB @I0@\n");
+    let several = format!(
+        "{one_part}0 TRLR\n0 @F8@ FAM\n1 WIFE @I2@\n{head}0 @I2@ INDI\n0 @F9@ FAM\n1 HUSB @I2@\n0 TRLR\n\
+         0 @F7@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 @I0@ INDI\n0 @I0@ INDI\n1 FAMS @I0@\n"
+    );
+    // Parts begun by a second header alone (no record after a trailer, whose repair needs the whole file).
+    let headers = format!(
+        "{one_part}0 @F8@ FAM\n1 WIFE @I2@\n{head}0 @I2@ INDI\n0 @F9@ FAM\n1 HUSB @I2@\n{head}\
+         0 @F7@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 @I0@ INDI\n0 @I0@ INDI\n1 FAMS @I0@\n0 TRLR\n"
+    );
     one_part.push_str("0 TRLR\n");
     let mut failures = Vec::new();
-    for (name, text) in [("one-part.ged", &one_part), ("several.ged", &several)] {
+    let files = [
+        ("one-part.ged", &one_part),
+        ("several.ged", &several),
+        ("headers.ged", &headers),
+    ];
+    for (name, text) in files {
         let file = write(&dir, name, text.as_bytes());
         for args in [CHECKS[0], CHECKS[1]] {
             failures.extend(check_difference(&dir, &file, args));

@@ -102,23 +102,18 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
     let (token, id) = holder_of(cx, d)?;
     let starts = cx.xref_holders().get(&id)?;
     let at = token.text_range().start();
-    // The holders are in file order; the k-th later holder takes the k-th free `ID_n`.
-    let k = starts.binary_search(&at).ok().filter(|&k| k > 0)?;
+    let bounds = cx.part_bounds();
+    let part = part_of(bounds, at, 0.into(), cx.root.text_range().end());
+    let (k, follow) = later_holder(starts, at, part)?;
     let new = cx.fresh_id(&id, k - 1)?;
     let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
-    let part = cx.part_of(at);
-    let first_in_part = part.contains(starts[0]) || part.end() == starts[0];
-    let in_part = |sorted: &[gedgraft_syntax::TextSize]| {
-        let from = sorted.partition_point(|&s| s < part.start());
-        from..sorted.partition_point(|&s| s < part.end())
-    };
     let mut moved = 0;
-    // Its part's pointers follow it when no other later holder is in the part.
-    if !first_in_part && in_part(&starts[1..]).len() == 1 {
+    if follow {
         let pointers = cx.pointers_to(&id);
-        let from = pointers.partition_point(|p| p.start() < part.start());
-        let to = pointers.partition_point(|p| p.start() < part.end());
-        for p in pointers.get(from..to).unwrap_or_default() {
+        for p in pointers
+            .get(in_part(pointers, |p| p.start(), part))
+            .unwrap_or_default()
+        {
             edits.push(cx.replace(*p, &format!("@{new}@"))?);
             moved += 1;
         }
@@ -126,8 +121,45 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
     Some((rename_message(&id, &new, moved), edits))
 }
 
+/// Which later holder of its identifier the one at `at` is (`k` ≥ 1: it takes the k-th free `ID_n`), among
+/// `starts` (where every holder's identifier starts, in file order), and whether the pointers of its `part` of
+/// the file follow it: when the first holder is not in the part and no other later holder is. Offsets of the
+/// tree (whole file) or of the file (streamed, `duplicates.rs`): one rule for both.
+pub(super) fn later_holder<T: Ord + Copy>(
+    starts: &[T],
+    at: T,
+    part: (T, T),
+) -> Option<(usize, bool)> {
+    let k = starts.binary_search(&at).ok().filter(|&k| k > 0)?;
+    let first = *starts.first()?;
+    let first_in_part = (part.0 <= first && first < part.1) || part.1 == first;
+    let later = starts.get(1..).unwrap_or_default();
+    Some((k, !first_in_part && in_part(later, |&s| s, part).len() == 1))
+}
+
+/// The items of `sorted` (by `key`) that start in `part`.
+pub(super) fn in_part<P, T: Ord + Copy>(
+    sorted: &[P],
+    key: impl Fn(&P) -> T,
+    part: (T, T),
+) -> std::ops::Range<usize> {
+    sorted.partition_point(|p| key(p) < part.0)..sorted.partition_point(|p| key(p) < part.1)
+}
+
+/// The part of a file holding offset `at`, from `zero` to `end`, cut at `bounds` ([`part_bound`], in file
+/// order): from where the part after the bound before `at` starts to where the next bound starts.
+pub(super) fn part_of<T: Ord + Copy>(bounds: &[(T, T)], at: T, zero: T, end: T) -> (T, T) {
+    let next = bounds.partition_point(|b| b.0 <= at);
+    let start = next
+        .checked_sub(1)
+        .and_then(|i| bounds.get(i))
+        .map_or(zero, |b| b.1);
+    let end = bounds.get(next).map_or(end, |b| b.0);
+    (start, end.max(start))
+}
+
 /// The identifier token of the later holder a `duplicate-xref` is about, and its identifier.
-fn holder_of(cx: &Cx, d: &Diagnostic) -> Option<(gedgraft_syntax::SyntaxToken, String)> {
+pub(super) fn holder_of(cx: &Cx, d: &Diagnostic) -> Option<(gedgraft_syntax::SyntaxToken, String)> {
     let token = cx.token_at(d.range.start())?;
     let token = Some(token)
         .filter(|t| t.kind() == SyntaxKind::Xref)
@@ -143,7 +175,7 @@ fn holder_of(cx: &Cx, d: &Diagnostic) -> Option<(gedgraft_syntax::SyntaxToken, S
 }
 
 /// What the `duplicate-xref` repair renaming a holder of `id` to `new`, with `moved` pointers, says.
-fn rename_message(id: &str, new: &str, moved: usize) -> String {
+pub(super) fn rename_message(id: &str, new: &str, moved: usize) -> String {
     if moved > 0 {
         format!(
             "rename this one `@{new}@` with the {} of its part of the file (a guess)",
@@ -154,123 +186,24 @@ fn rename_message(id: &str, new: &str, moved: usize) -> String {
     }
 }
 
-/// The `duplicate-xref` repairs of a file read in parts (batches of records, in file order:
-/// [`repairs_of_part_with`](crate::repairs_of_part_with)), with what the rest of the file tells: which holder
-/// of an identifier each one is, and the identifiers later holders get, made as the parts come (O(duplicated
-/// identifiers) memory). The repairs are the whole file's ([`repairs`](crate::repairs)) for a file of one
-/// part: with an appended export (a record after a trailer, or a second header), the pointers that follow a
-/// holder are in parts not read yet, and the whole file is needed ([`Parts`]).
-///
-/// ```
-/// use gedgraft_edit::{repairs_of_part_with, DuplicateNames};
-/// use gedgraft_model::{LowerOptions, StreamLowering};
-/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
-/// let input = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 @I1_2@ INDI\n0 @I1@ INDI\n0 TRLR\n";
-/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
-/// // The first pass counts the holders of each identifier, the second lowers and repairs.
-/// let mut lowering = StreamLowering::new(&LowerOptions::default());
-/// for batch in batches() {
-///     lowering.index_identifiers(batch.unwrap().parse());
-/// }
-/// let mut names = DuplicateNames::default();
-/// let mut messages = Vec::new();
-/// for batch in batches() {
-///     let batch = batch.unwrap();
-///     let lowered = lowering.lower(batch.parse());
-///     let diagnostics = lowered.all_diagnostics(batch.parse());
-///     let held = |id: &str| lowering.holder_count(id);
-///     let repairs = repairs_of_part_with(batch.parse(), &diagnostics, &mut names, &held);
-///     messages.extend(repairs.into_iter().flatten().map(|r| r.message));
-/// }
-/// // `@I1_2@` is taken: the second and third holders of `@I1@` become `@I1_3@` and `@I1_4@`.
-/// assert_eq!(messages.len(), 2);
-/// assert!(messages[0].starts_with("rename this one `@I1_3@`"), "{}", messages[0]);
-/// assert!(messages[1].starts_with("rename this one `@I1_4@`"), "{}", messages[1]);
-/// ```
-#[derive(Debug, Default)]
-pub struct DuplicateNames {
-    /// By identifier held more than once: how many of its holders the parts so far held, how many names were
-    /// made, and the number the next candidate name tries.
-    ids: HashMap<String, Names>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Names {
-    met: usize,
-    made: usize,
-    next: usize,
-}
-
-impl DuplicateNames {
-    /// The `duplicate-xref` repairs of one part (`cx`'s parse), after the parts before it; `held(id)` is how
-    /// many structures of the file hold `id`. Fills `out` where `diagnostics` has a `duplicate-xref`.
-    pub(crate) fn repairs(
-        &mut self,
-        cx: &Cx,
-        diagnostics: &[&Diagnostic],
-        held: &dyn Fn(&str) -> usize,
-        out: &mut [Option<super::Repair>],
-    ) {
-        // Which holder each structure of this part holding a duplicated identifier is, by its identifier's start.
-        let mut rank = HashMap::new();
-        for s in cx.parse.document().all_structures() {
-            let Some(x) = s.xref() else { continue };
-            let id = x.id();
-            if held(id) < 2 {
-                continue;
-            }
-            let names = self.ids.entry(id.to_string()).or_insert(Names {
-                met: 0,
-                made: 0,
-                next: 2,
-            });
-            rank.insert(x.syntax().text_range().start(), names.met);
-            names.met += 1;
+/// The next identifier free for a later holder of `id`: `ID_n` for the first `n` from `*next` on that no
+/// structure holds (`taken`); `*next` moves past it. The names start at `ID_2`.
+pub(super) fn next_free(id: &str, next: &mut usize, taken: impl Fn(&str) -> bool) -> String {
+    loop {
+        let candidate = format!("{id}_{next}");
+        *next += 1;
+        if !taken(&candidate) {
+            return candidate;
         }
-        for (d, slot) in diagnostics.iter().zip(out.iter_mut()) {
-            if d.code != "duplicate-xref" {
-                continue;
-            }
-            *slot = self.one(cx, d, &rank, held);
-        }
-    }
-
-    fn one(
-        &mut self,
-        cx: &Cx,
-        d: &Diagnostic,
-        rank: &HashMap<TextSize, usize>,
-        held: &dyn Fn(&str) -> usize,
-    ) -> Option<super::Repair> {
-        let (token, id) = holder_of(cx, d)?;
-        let k = rank
-            .get(&token.text_range().start())
-            .copied()
-            .filter(|&k| k > 0)?;
-        let names = self.ids.get_mut(&id)?;
-        // The k-th later holder takes the k-th free `ID_n` from `ID_2` on (as [`Cx::fresh_id`]); holders come
-        // in file order, so the names are made in order, each once.
-        let mut new = None;
-        while names.made < k {
-            let candidate = loop {
-                let c = format!("{id}_{}", names.next);
-                names.next += 1;
-                if held(&c) == 0 {
-                    break c;
-                }
-            };
-            names.made += 1;
-            new = Some(candidate);
-        }
-        let new = new.filter(|_| names.made == k)?;
-        let edit = cx.replace(token.text_range(), &format!("@{new}@"))?;
-        cx.repair(d.code, rename_message(&id, &new, 0), vec![edit])
     }
 }
 
 /// Where a part of the file starts at `record`, the file's `index`-th record: after a trailer, or at a header
 /// that is not the file's first record (`(start, where the part after it starts)`).
-fn part_bound(record: &gedgraft_syntax::ast::Record, index: usize) -> Option<(TextSize, TextSize)> {
+pub(super) fn part_bound(
+    record: &gedgraft_syntax::ast::Record,
+    index: usize,
+) -> Option<(TextSize, TextSize)> {
     let range = record.syntax().text_range();
     match record.tag().map(|t| t.text().to_string()).as_deref() {
         Some("TRLR") => Some((range.start(), range.end())),
@@ -279,55 +212,15 @@ fn part_bound(record: &gedgraft_syntax::ast::Record, index: usize) -> Option<(Te
     }
 }
 
-/// Whether a file read in parts (batches of records in file order) has more than one part: an export
-/// appended to another (a record after a trailer, or a header that is not the first record). Its
-/// `duplicate-xref` repairs need the whole file ([`DuplicateNames`]).
-#[derive(Debug, Default, Clone)]
-pub struct Parts {
-    records: usize,
-    after_trailer: bool,
-    several: bool,
-}
-
-impl Parts {
-    /// Counts the records of the next batch.
-    pub fn count(&mut self, batch: &gedgraft_syntax::Parse) {
-        for record in batch.document().records() {
-            self.several |= self.after_trailer;
-            self.after_trailer = false;
-            if let Some((start, end)) = part_bound(&record, self.records) {
-                // A header not first starts a part; a trailer ends one, which matters if a record follows.
-                self.several |= start == end;
-                self.after_trailer = start != end;
-            }
-            self.records += 1;
-        }
-    }
-
-    /// Whether the batches so far have more than one part.
-    pub fn several(&self) -> bool {
-        self.several
-    }
-}
-
 impl Cx<'_> {
-    /// The part of the file holding tree offset `at`: an export appended to another starts after a trailer
-    /// record, or at a header record that is not the file's first record (which stays when the trailer before
-    /// it is moved by the `record-after-trailer` repair), and ends where the next part starts.
-    pub(super) fn part_of(&self, at: gedgraft_syntax::TextSize) -> TextRange {
-        let bounds = self.part_starts.get_or_init(|| {
+    /// Where the parts of the file start ([`part_bound`]): an export appended to another starts after a
+    /// trailer record, or at a header record that is not the file's first record (which stays when the trailer
+    /// before it is moved by the `record-after-trailer` repair), and ends where the next part starts (built once).
+    pub(super) fn part_bounds(&self) -> &[(TextSize, TextSize)] {
+        self.part_starts.get_or_init(|| {
             let records = self.parse.document().records().enumerate();
             records.filter_map(|(i, r)| part_bound(&r, i)).collect()
-        });
-        let next = bounds.partition_point(|b| b.0 <= at);
-        let start = next
-            .checked_sub(1)
-            .and_then(|i| bounds.get(i))
-            .map_or(0.into(), |b| b.1);
-        let end = bounds
-            .get(next)
-            .map_or(self.root.text_range().end(), |b| b.0);
-        TextRange::new(start, end.max(start))
+        })
     }
 
     /// The ranges of the pointers to `id` (built once for the file).
@@ -356,10 +249,9 @@ impl Cx<'_> {
         let mut fresh = self.fresh.borrow_mut();
         let names = fresh.entry(id.to_string()).or_insert_with(|| {
             let later = holders.get(id).map_or(0, |h| h.len().saturating_sub(1));
-            (2usize..)
-                .map(|n| format!("{id}_{n}"))
-                .filter(|c| !holders.contains_key(c.as_str()))
-                .take(later)
+            let mut next = 2;
+            (0..later)
+                .map(|_| next_free(id, &mut next, |c| holders.contains_key(c)))
                 .collect()
         });
         names.get(k).cloned()

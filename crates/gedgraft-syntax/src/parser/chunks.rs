@@ -4,6 +4,7 @@
 use super::chunked::Chunked;
 use super::frames::CHILD_BLOCK;
 use super::{push_or_count, range, Parsed, Parser};
+use crate::after_trailer::AfterTrailer;
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::GreenElement;
@@ -201,6 +202,11 @@ pub(crate) struct ChunkOutput {
     pub(crate) trailer_seen: bool,
     /// Whether the chunk ran to the end of the text (trailing text after its trailer).
     consumed_rest: bool,
+    /// After a trailer, at the end of the text: whether a record is still to follow the last trailer
+    /// (`record-after-trailer` on it); `None` if no trailer was read, or if the rest became trailing text.
+    pub(crate) after_trailer: Option<bool>,
+    /// Whether the text ends in trailing text (after a trailer, from a line that is not one).
+    pub(crate) trailing_text: bool,
     /// Whether the first diagnostic is on the chunk's first line, and the last on its last line: a run of
     /// one code may go on across the cut ([`merge_chunks`] joins it as a one-pass parse would have).
     pub(crate) first_diag_on_first_line: bool,
@@ -216,7 +222,25 @@ const MIN_PIECE_CHUNK: usize = 96 << 10;
 /// piece is not the file's start. A piece large enough is cut again at level-0 lines into one chunk per
 /// core, parsed on the machine's cores, and the chunks joined ([`join_chunks`], as for a whole file): the same children
 /// and diagnostics as one parser's. Diagnostics are placed in `text` (the caller adds the piece's offset).
-pub(crate) fn parse_piece(text: &str, encoding: Encoding, later: bool) -> ChunkOutput {
+///
+/// `after_trailer`: the piece follows a trailer ([`ChunkOutput::after_trailer`] of the piece before it), and is
+/// read as the whole-file parser reads what follows one ([`crate::after_trailer`]), on one thread. Its lines
+/// up to a cut are decided as in the whole file: a piece starts at a well-formed level-0 line, which is
+/// readable after a trailer, so blank lines before a cut read as lines either way. Only trailing text runs
+/// past a cut (to the end of the file): the caller parses the piece again to the end when
+/// [`ChunkOutput::trailing_text`] says so.
+pub(crate) fn parse_piece(
+    text: &str,
+    encoding: Encoding,
+    later: bool,
+    after_trailer: Option<bool>,
+) -> ChunkOutput {
+    if let Some(first_record_pending) = after_trailer {
+        let mut parser = Parser::new(text, encoding, text.len());
+        parser.after_trailer = Some(AfterTrailer::carried(first_record_pending));
+        parser.trailer_seen = true;
+        return run_parser(parser, 0, text.len(), later);
+    }
     parse_piece_on(
         text,
         encoding,
@@ -287,6 +311,8 @@ fn join_chunks(first: ChunkOutput, rest: impl Iterator<Item = ChunkOutput>) -> C
         out.seen_line |= chunk.seen_line;
         out.trailer_seen |= chunk.trailer_seen;
         out.consumed_rest = chunk.consumed_rest;
+        out.after_trailer = chunk.after_trailer;
+        out.trailing_text = chunk.trailing_text;
     }
     line_checks::merge_lf_cr(&mut out.diagnostics);
     out
@@ -323,6 +349,10 @@ fn run_parser(mut parser: Parser<'_>, start: usize, end: usize, later: bool) -> 
         seen_line: parser.seen_first_line,
         trailer_seen: parser.trailer_seen,
         consumed_rest: parser.consumed_rest,
+        after_trailer: (parser.after_trailer)
+            .filter(|_| !parser.trailing)
+            .map(|a| a.first_record_pending),
+        trailing_text: parser.trailing,
         first_diag_on_first_line: parser.first_diag_line == Some(parser.base + start),
         last_diag_on_last_line: parser.diag_line.is_some() && parser.diag_line == parser.line_start,
     }

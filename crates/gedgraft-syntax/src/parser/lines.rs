@@ -53,6 +53,16 @@ impl Parser<'_> {
         self.prev_line_start = self.line_start;
         self.line_start = Some(self.base + start);
         self.line_flagged = false;
+        if let Some(end) = self.record_after_trailer.take() {
+            self.diag(
+                codes::RECORD_AFTER_TRAILER,
+                Class::MalformedStructure,
+                "a record after the trailer line: `0 TRLR` must end the file (read as a record of a \
+                 malformed file)",
+                start,
+                end,
+            );
+        }
         let line_text = &self.text[start..break_end];
         if let Some(finding) = line_checks::length_finding(line_text, self.encoding) {
             self.finding(start, finding);
@@ -479,6 +489,7 @@ impl Parser<'_> {
             );
         }
         self.consumed_rest = true;
+        self.trailing = true;
         // One token: trailing text keeps undecodable octets as raw characters inside it (the writer turns them
         // back into their octets), so binary junk costs no token per run of raw octets.
         if !rest.is_empty() {

@@ -24,7 +24,6 @@ pub(crate) use chunks::{
 };
 
 use crate::after_trailer::{AfterTrailer, Next};
-use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::green::{GreenElement, GreenFactory, LineCache, LineKey};
 use crate::kind::SyntaxKind;
@@ -90,6 +89,10 @@ struct Parser<'t> {
     /// After a trailer line: what the lines after it are ([`crate::after_trailer`]).
     after_trailer: Option<AfterTrailer>,
     consumed_rest: bool,
+    /// Whether the rest of the text became trailing text.
+    trailing: bool,
+    /// The line about to be read is the first record after a trailer (where the line ends).
+    record_after_trailer: Option<usize>,
     max_depth: usize,
     /// Whether the line being parsed had a finding of [`line_checks`] (it is then never shared).
     line_flagged: bool,
@@ -128,6 +131,8 @@ impl<'t> Parser<'t> {
             trailers: 0,
             after_trailer: None,
             consumed_rest: false,
+            trailing: false,
+            record_after_trailer: None,
             max_depth: 1,
             line_flagged: false,
             lf_cr: None,
@@ -183,14 +188,9 @@ impl<'t> Parser<'t> {
             if let Some(after) = &mut self.after_trailer {
                 match after.next(text, pos, &mut self.tokens) {
                     Next::Line => {}
-                    Next::FirstRecord => self.diag(
-                        codes::RECORD_AFTER_TRAILER,
-                        Class::MalformedStructure,
-                        "a record after the trailer line: `0 TRLR` must end the file (read as a record of a \
-                         malformed file)",
-                        pos,
-                        line_end,
-                    ),
+                    // Reported as the line is read, on its own line (a run of them across a cut of a stream
+                    // is joined as in the whole file).
+                    Next::FirstRecord => self.record_after_trailer = Some(line_end),
                     Next::TrailingText => {
                         self.trailing_text(pos);
                         return;

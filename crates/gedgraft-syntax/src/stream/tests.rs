@@ -196,13 +196,14 @@ proptest! {
     }
 }
 
-/// The spec's minimal file, streamed a record at a time: the header first, then each record, then the trailer
-/// with what follows it (2019 R-TAGGED-STRUCTS-03: records after a trailer are read on).
+/// The spec's minimal file, streamed a record at a time: the header first, then each record, then the trailer;
+/// records after it are read on (2019 R-TAGGED-STRUCTS-03), in batches of their own (#12: an export appended
+/// to another streams), with `record-after-trailer` on the first; trailing text after a trailer runs to the end.
 #[test]
-fn header_first_and_the_trailer_batch_runs_to_the_end() {
+fn header_first_and_records_after_the_trailer_in_batches() {
     let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n";
     let options = StreamOptions::default().with_batch_size(1);
-    let batches: Vec<_> = RecordStream::new(&input[..], options)
+    let batches: Vec<_> = RecordStream::new(&input[..], options.clone())
         .unwrap()
         .map(|b| b.unwrap())
         .collect();
@@ -210,9 +211,28 @@ fn header_first_and_the_trailer_batch_runs_to_the_end() {
         .iter()
         .map(|b| (b.offset(), b.first_line()))
         .collect();
-    assert_eq!(starts, [(0, 1), (20, 3), (32, 4)]);
-    let codes: Vec<_> = batches[2].diagnostics().iter().map(|d| d.code).collect();
-    assert_eq!(codes, ["record-after-trailer"]);
+    assert_eq!(starts, [(0, 1), (20, 3), (32, 4), (39, 5), (51, 6)]);
+    let codes: Vec<Vec<_>> = (batches.iter())
+        .map(|b| b.diagnostics().iter().map(|d| d.code).collect())
+        .collect();
+    assert_eq!(codes[3], ["record-after-trailer"]);
+    assert!(codes[4].is_empty());
+    same_as_whole(input, 1, DetectOptions::default()).unwrap();
+    // Junk after a record after the trailer: that batch runs to the end, as the whole file reads it.
+    let junk = b"0 HEAD\n0 TRLR\n0 @I2@ INDI\n1 NAME A\n<html>\n0 @I3@ INDI\n0 TRLR\n";
+    let batches: Vec<_> = RecordStream::new(&junk[..], options)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    assert_eq!(batches.last().map(|b| b.offset()), Some(14));
+    same_as_whole(junk, 1, DetectOptions::default()).unwrap();
+    // Consecutive trailers: a run of `record-after-trailer` across cuts is one diagnostic, as in the whole file.
+    same_as_whole(
+        b"0 HEAD\n0 TRLR\n0 TRLR\n  0 TRLR\n\n0 TRLR\n",
+        1,
+        DetectOptions::default(),
+    )
+    .unwrap();
 }
 
 /// A run of one code across a cut is one diagnostic, where it starts, as in a whole-file parse.

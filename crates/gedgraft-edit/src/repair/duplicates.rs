@@ -1,0 +1,161 @@
+//! The `duplicate-xref` repairs of a file read in parts (batches of records, in file order), the whole file's
+//! (`guess::duplicate_xref`) without the whole tree: what the repair needs from the rest of the file, where the
+//! holders of each duplicated identifier are, where the parts of the file start and which pointers name the
+//! identifier, is gathered by a pass over the batches first ([`DuplicateNames::gather`]), in file offsets.
+
+use super::guess::{
+    holder_of, in_part, later_holder, next_free, part_bound, part_of, rename_message,
+};
+use super::{Cx, OctetEdit, Repair};
+use gedgraft_syntax::ast::AstToken;
+use gedgraft_syntax::{Diagnostic, Parse, SyntaxKind};
+use std::collections::HashMap;
+
+/// The `duplicate-xref` repairs of a file read in parts (batches of records, in file order:
+/// [`repairs_of_part_with`](crate::repairs_of_part_with)), the whole file's ([`repairs`](crate::repairs)).
+/// A pass over the batches [`gather`](DuplicateNames::gather)s, for the identifiers held more than once,
+/// where their holders are and which pointers name them (O(their holders and pointers) memory), and where
+/// the file's parts start (an export appended to another); then each batch's repairs are made from them.
+///
+/// ```
+/// use gedgraft_edit::{repairs_of_part_with, DuplicateNames};
+/// use gedgraft_model::{LowerOptions, StreamLowering};
+/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 @I1_2@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+/// // A first pass counts the holders of each identifier, a second gathers where the duplicated ones are, a
+/// // third lowers and repairs.
+/// let mut lowering = StreamLowering::new(&LowerOptions::default());
+/// for batch in batches() {
+///     lowering.index_identifiers(batch.unwrap().parse());
+/// }
+/// let held = |id: &str| lowering.holder_count(id);
+/// let mut names = DuplicateNames::default();
+/// for batch in batches() {
+///     names.gather(batch.unwrap().parse(), &held);
+/// }
+/// let mut messages = Vec::new();
+/// for batch in batches() {
+///     let batch = batch.unwrap();
+///     let lowered = lowering.lower(batch.parse());
+///     let diagnostics = lowered.all_diagnostics(batch.parse());
+///     let held = |id: &str| lowering.holder_count(id);
+///     let repairs = repairs_of_part_with(batch.parse(), &diagnostics, &mut names, &held);
+///     messages.extend(repairs.into_iter().flatten().map(|r| r.message));
+/// }
+/// // `@I1_2@` is taken: the second and third holders of `@I1@` become `@I1_3@` and `@I1_4@`.
+/// assert_eq!(messages.len(), 2);
+/// assert!(messages[0].starts_with("rename this one `@I1_3@`"), "{}", messages[0]);
+/// assert!(messages[1].starts_with("rename this one `@I1_4@`"), "{}", messages[1]);
+/// ```
+#[derive(Debug, Default)]
+pub struct DuplicateNames {
+    /// By identifier held more than once.
+    ids: HashMap<String, Holders>,
+    /// Where the parts of the file start (file offsets, [`part_bound`]).
+    bounds: Vec<(u64, u64)>,
+    /// The records and octets gathered so far.
+    records: usize,
+    end: u64,
+}
+
+#[derive(Debug, Default)]
+struct Holders {
+    /// Where each holder's identifier starts, in file order.
+    starts: Vec<u64>,
+    /// The pointers naming the identifier, in file order.
+    pointers: Vec<(u64, u64)>,
+    /// The names made for its later holders, in order, and the number the next one tries.
+    names: Vec<String>,
+    next: usize,
+}
+
+impl DuplicateNames {
+    /// Gathers one batch (`parse`, located in the file by its origin), after the batches before it; `held(id)`
+    /// is how many structures of the file hold `id` (a first pass counts them).
+    pub fn gather(&mut self, parse: &Parse, held: &dyn Fn(&str) -> usize) {
+        let cx = Cx::new(parse);
+        let file = |at| cx.file(at) as u64;
+        for record in parse.document().records() {
+            if let Some((start, end)) = part_bound(&record, self.records) {
+                self.bounds.push((file(start), file(end)));
+            }
+            self.records += 1;
+        }
+        for s in parse.document().all_structures() {
+            let Some(x) = s.xref() else { continue };
+            if held(x.id()) > 1 {
+                let holders = self.ids.entry(x.id().to_string()).or_default();
+                holders.starts.push(file(x.syntax().text_range().start()));
+            }
+        }
+        let tokens = cx
+            .root
+            .descendants_with_tokens()
+            .filter_map(|e| e.into_token());
+        for t in tokens.filter(|t| t.kind() == SyntaxKind::Pointer) {
+            let target = gedgraft_syntax::lexical::strip_ats(t.text());
+            if held(target) > 1 {
+                let holders = self.ids.entry(target.to_string()).or_default();
+                let range = t.text_range();
+                holders
+                    .pointers
+                    .push((file(range.start()), file(range.end())));
+            }
+        }
+        self.end = self.end.max(file(cx.root.text_range().end()));
+    }
+
+    /// The `duplicate-xref` repairs of one part (`cx`'s parse); `held(id)` is how many structures of the file
+    /// hold `id`. Fills `out` where `diagnostics` has a `duplicate-xref`.
+    pub(crate) fn repairs(
+        &mut self,
+        cx: &Cx,
+        diagnostics: &[&Diagnostic],
+        held: &dyn Fn(&str) -> usize,
+        out: &mut [Option<Repair>],
+    ) {
+        for (d, slot) in diagnostics.iter().zip(out.iter_mut()) {
+            if d.code == "duplicate-xref" {
+                *slot = self.one(cx, d, held);
+            }
+        }
+    }
+
+    fn one(&mut self, cx: &Cx, d: &Diagnostic, held: &dyn Fn(&str) -> usize) -> Option<Repair> {
+        let (token, id) = holder_of(cx, d)?;
+        let at = cx.file(token.text_range().start()) as u64;
+        let part = part_of(&self.bounds, at, 0, self.end);
+        let holders = self.ids.get_mut(&id)?;
+        let (k, follow) = later_holder(&holders.starts, at, part)?;
+        // Holders come in file order: their names are made in order, each once (as `Cx::fresh_id`).
+        if holders.next == 0 {
+            holders.next = 2;
+        }
+        while holders.names.len() < k {
+            let name = next_free(&id, &mut holders.next, |c| held(c) > 0);
+            holders.names.push(name);
+        }
+        let new = holders.names.get(k - 1)?.clone();
+        let text = format!("@{new}@");
+        let mut edits = vec![cx.replace(token.text_range(), &text)?];
+        let mut moved = 0;
+        if follow {
+            let mut replacement = Vec::new();
+            cx.parse.encoding().encode(&text, &mut replacement).ok()?;
+            let pointers = &holders.pointers;
+            for &(start, end) in pointers
+                .get(in_part(pointers, |p| p.0, part))
+                .unwrap_or_default()
+            {
+                let range = usize::try_from(start).ok()?..usize::try_from(end).ok()?;
+                edits.push(OctetEdit {
+                    range,
+                    replacement: replacement.clone(),
+                });
+                moved += 1;
+            }
+        }
+        cx.repair(d.code, rename_message(&id, &new, moved), edits)
+    }
+}
