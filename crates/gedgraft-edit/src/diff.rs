@@ -365,9 +365,13 @@ impl LineDiff {
         LineDiff::build(old, new, changes, true)
     }
 
+    /// The counts of [`LineDiff::counts`]: window by window as both sides are read ([`crate::diff_count`]),
+    /// or from the diff without its context lines where that cannot be done.
     pub(crate) fn count_between(old: Side, new: Side, changes: &[Change]) -> (usize, usize) {
-        let partial = LineDiff::build(old, new, changes, false);
-        (partial.removed(), partial.added())
+        crate::diff_count::counts(old, new, changes).unwrap_or_else(|| {
+            let partial = LineDiff::build(old, new, changes, false);
+            (partial.removed(), partial.added())
+        })
     }
 
     /// The diff; without `context`, only the changed lines are read, and the result is only good for counting.
@@ -447,14 +451,8 @@ impl Flat {
     /// The operations of the diff of `old` and `new`, which differ only in `changes` (not empty), up to the
     /// end of the last window.
     pub(crate) fn of(old: Side, new: Side, changes: &[Change], context: bool) -> Flat {
-        let old_ranges: Vec<Range<usize>> = changes
-            .iter()
-            .map(|c| old.map.text_offset(c.input.start)..old.map.text_offset(c.input.end))
-            .collect();
-        let new_ranges: Vec<Range<usize>> = changes
-            .iter()
-            .map(|c| new.map.text_offset(c.output.start)..new.map.text_offset(c.output.end))
-            .collect();
+        let old_ranges: Vec<Range<usize>> = text_ranges(old, changes, |c| &c.input).collect();
+        let new_ranges: Vec<Range<usize>> = text_ranges(new, changes, |c| &c.output).collect();
         // Changes come sorted, so their text ranges are too. (Were they not, the scans would keep fewer lines
         // around them, and the missing ones would be read below: the diff is the same.)
         let context_lines = if context { CONTEXT } else { 0 };
@@ -600,6 +598,18 @@ impl Flat {
             encodings,
         }
     }
+}
+
+/// The text ranges of `changes` on `side`, whose octets `octets` gives (the input or the output range).
+pub(crate) fn text_ranges<'c>(
+    side: Side<'c>,
+    changes: &'c [Change],
+    octets: impl Fn(&Change) -> &Range<usize> + 'c,
+) -> impl Iterator<Item = Range<usize>> + 'c {
+    changes.iter().map(move |c| {
+        let r = octets(c);
+        side.map.text_offset(r.start)..side.map.text_offset(r.end)
+    })
 }
 
 /// Adds an operation, joined to the last one if both are equal runs: a hunk takes its context from the run

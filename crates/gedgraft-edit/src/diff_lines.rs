@@ -31,6 +31,14 @@ pub(crate) struct Held {
 }
 
 impl Lines {
+    /// Holds no line, keeping the memory for the next ones.
+    pub(crate) fn clear(&mut self) {
+        self.index.clear();
+        self.text.clear();
+        self.octets.clear();
+        self.count = 0;
+    }
+
     pub(crate) fn find(&self, l: usize) -> Option<usize> {
         let l = u32::try_from(l).ok()?;
         self.index.binary_search_by_key(&l, |e| e.line).ok()

@@ -25,32 +25,30 @@ pub struct Change {
 }
 
 /// Merges changes given as (input start, input end, new length), in any order, into sorted, disjoint changes
-/// (touching ones are joined) with their output ranges.
+/// (touching ones are joined) with their output ranges. Merged in place, and the result made at its size: a
+/// change of every line break is a change per line.
 pub(crate) fn merge_changes(mut raw: Vec<(usize, usize, usize)>) -> Vec<Change> {
     raw.sort_unstable();
-    let mut merged: Vec<(usize, usize, usize)> = Vec::new();
-    for (start, end, len) in raw {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => {
-                last.1 = last.1.max(end);
-                last.2 += len;
-            }
-            _ => merged.push((start, end, len)),
+    raw.dedup_by(|&mut (start, end, len), last| {
+        let joins = start <= last.1;
+        if joins {
+            last.1 = last.1.max(end);
+            last.2 += len;
         }
-    }
+        joins
+    });
+    raw.retain(|&(start, end, len)| start != end || len != 0);
+    let mut changes = Vec::with_capacity(raw.len());
     let mut delta: isize = 0;
-    merged
-        .into_iter()
-        .filter(|&(start, end, len)| start != end || len != 0)
-        .map(|(start, end, len)| {
-            let out_start = start.saturating_add_signed(delta);
-            delta += len as isize - (end - start) as isize;
-            Change {
-                input: start..end,
-                output: out_start..out_start + len,
-            }
-        })
-        .collect()
+    for (start, end, len) in raw {
+        let out_start = start.saturating_add_signed(delta);
+        delta += len as isize - (end - start) as isize;
+        changes.push(Change {
+            input: start..end,
+            output: out_start..out_start + len,
+        });
+    }
+    changes
 }
 
 /// Composes two rounds of changes: `first` turns file A into B, `second` turns B into C; the result turns A into

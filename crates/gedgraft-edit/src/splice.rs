@@ -304,6 +304,7 @@ pub(crate) fn rebuild(
         skip_until: 0,
     }];
     let mut new_depth = 1;
+    let mut made = MadeNodes::default();
     let result = loop {
         let depth = stack.len();
         new_depth = new_depth.max(depth);
@@ -335,7 +336,7 @@ pub(crate) fn rebuild(
             let node = if unchanged(done.node, &done.out) {
                 done.node.to_owned()
             } else {
-                GreenNode::new(done.node.kind(), done.out)
+                made.node(done.node.kind(), done.out)
             };
             match stack.last_mut() {
                 Some(parent) => parent.out.push(NodeOrToken::Node(node)),
@@ -396,6 +397,82 @@ pub(crate) fn rebuild(
             }))
         }
     }
+}
+
+/// The nodes a rebuild makes, shared where they are the same: a change of every line break makes the same new
+/// line node many times over (`1 _X` CR LF), and one node then stands for all of them, so the new tree does not
+/// grow with the lines it changes. Green nodes are immutable and shared anyway (every node left as it was is
+/// the old tree's). A small table indexed by a hash of the kind and children, each slot holding the last node
+/// made there, so that its memory does not grow with the file either; only nodes of a few children (lines, not
+/// records) are looked up.
+struct MadeNodes {
+    slots: Vec<Option<GreenNode>>,
+}
+
+/// Slots of [`MadeNodes`].
+const MADE_SLOTS: usize = 1 << 10;
+
+/// Nodes with more children than this are made without a look-up.
+const SHARED_CHILDREN: usize = 8;
+
+impl Default for MadeNodes {
+    fn default() -> MadeNodes {
+        MadeNodes {
+            slots: vec![None; MADE_SLOTS],
+        }
+    }
+}
+
+impl MadeNodes {
+    /// A node of `kind` with `children`: one made before with the same children (the same child nodes, tokens
+    /// of the same kind and text), else a new one.
+    fn node(&mut self, kind: rowan::SyntaxKind, children: Vec<GreenElement>) -> GreenNode {
+        if children.len() > SHARED_CHILDREN {
+            return GreenNode::new(kind, children);
+        }
+        let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut h = mix(0, u64::from(kind.0));
+        for child in &children {
+            h = match child {
+                NodeOrToken::Node(n) => {
+                    mix(h, std::ptr::from_ref::<GreenNodeData>(n) as usize as u64)
+                }
+                NodeOrToken::Token(t) => t.text().as_bytes().chunks(8).fold(
+                    mix(
+                        h,
+                        u64::from(t.kind().0) << 32 | u64::from(u32::from(t.text_len())),
+                    ),
+                    |h, chunk| {
+                        let mut word = [0u8; 8];
+                        word[..chunk.len()].copy_from_slice(chunk);
+                        mix(h, u64::from_le_bytes(word))
+                    },
+                ),
+            };
+        }
+        let Some(slot) = self.slots.get_mut((h % MADE_SLOTS as u64) as usize) else {
+            return GreenNode::new(kind, children);
+        };
+        if let Some(node) = slot.as_ref().filter(|n| same_node(n, kind, &children)) {
+            return node.clone();
+        }
+        let node = GreenNode::new(kind, children);
+        *slot = Some(node.clone());
+        node
+    }
+}
+
+/// Whether `node` is of `kind` with `children`: the same child nodes, and tokens of the same kind and text.
+fn same_node(node: &GreenNodeData, kind: rowan::SyntaxKind, children: &[GreenElement]) -> bool {
+    node.kind() == kind
+        && node.children().len() == children.len()
+        && node.children().zip(children).all(|pair| match pair {
+            (NodeOrToken::Node(a), NodeOrToken::Node(b)) => std::ptr::eq(a, &**b),
+            (NodeOrToken::Token(a), NodeOrToken::Token(b)) => {
+                a.kind() == b.kind() && a.text() == b.text()
+            }
+            _ => false,
+        })
 }
 
 /// How deep the nodes among `elements` go (0 for tokens only); iterative.

@@ -335,21 +335,28 @@ pub(crate) fn joined_windows(
     merge_touching: bool,
 ) -> Vec<Window> {
     let mut windows: Vec<Window> = Vec::new();
-    for (wo, wn) in around_changes {
+    for next in around_changes {
         match windows.last_mut() {
-            Some((po, pn))
-                if wo.start < po.end
-                    || wn.start < pn.end
-                    || (merge_touching && (wo.start == po.end || wn.start == pn.end))
-                    || wo.start - po.end != wn.start - pn.end =>
-            {
-                po.end = po.end.max(wo.end);
-                pn.end = pn.end.max(wn.end);
-            }
-            _ => windows.push((wo, wn)),
+            Some(last) if joins(last, &next, merge_touching) => join(last, &next),
+            _ => windows.push(next),
         }
     }
     windows
+}
+
+/// Whether the window `next` (after `last`, in order) joins it: they overlap (or touch, with `merge_touching`)
+/// on either side, or the lines between them differ in number.
+pub(crate) fn joins((po, pn): &Window, (wo, wn): &Window, merge_touching: bool) -> bool {
+    wo.start < po.end
+        || wn.start < pn.end
+        || (merge_touching && (wo.start == po.end || wn.start == pn.end))
+        || wo.start - po.end != wn.start - pn.end
+}
+
+/// Widens `last` to take in `next`, which [`joins`] it.
+pub(crate) fn join((po, pn): &mut Window, (wo, wn): &Window) {
+    po.end = po.end.max(wo.end);
+    pn.end = pn.end.max(wn.end);
 }
 
 #[cfg(test)]

@@ -398,7 +398,8 @@ fn edit_batch(
     for (k, stage) in earlier.iter().enumerate() {
         let parse = current.as_ref().unwrap_or(batch);
         let edited = run_stage_of_batch(parse, stage, plan, context(stage))?;
-        tally(&edited, (k, stage), totals, &mut changes);
+        tally(&edited, (k, stage), totals);
+        changes = Some(composed(changes, &edited).into_owned());
         if edited.is_changed() {
             let (removed, added) = edited.line_counts();
             deltas[k] = isize::try_from(added).unwrap_or(isize::MAX)
@@ -426,16 +427,21 @@ fn edit_batch(
         *sum += delta;
     }
     let base = current.as_ref().unwrap_or(batch);
-    let last = match last_stage {
+    let last_run = match last_stage {
         Some(stage) => {
             let edited = run_stage_of_batch(base, stage, plan, context(stage))?;
-            tally(&edited, (earlier.len(), stage), totals, &mut changes);
-            // Only a changed result is the batch's new side; else it is `base`.
-            Some(edited).filter(Edited::is_changed)
+            tally(&edited, (earlier.len(), stage), totals);
+            Some(edited)
         }
         None => None,
     };
-    let changes = changes.unwrap_or_default();
+    // The last stage's changes are borrowed, not copied, when no stage before changed the batch.
+    let changes = match &last_run {
+        Some(edited) => composed(changes, edited),
+        None => std::borrow::Cow::Owned(changes.unwrap_or_default()),
+    };
+    // Only a changed result is the batch's new side; else it is `base`.
+    let last = last_run.as_ref().filter(|e| e.is_changed());
     if let Some((diff, patch)) = review {
         totals.changed |= !changes.is_empty();
         totals.inside_a_line = match &last {
@@ -476,9 +482,18 @@ fn edit_batch(
             totals.partial_line |= ends_inside_a_line(new_side);
         }
     }
-    match last {
-        Some(edited) => Ok(edited.into_bytes()),
-        None => base.to_bytes().map_err(|e| e.to_string()),
+    drop(changes);
+    let Some(edited) = last_run.filter(Edited::is_changed) else {
+        return base.to_bytes().map_err(|e| e.to_string());
+    };
+    Ok(edited.into_bytes())
+}
+
+/// The changes of the stages so far, `before` (`None` if no stage ran before), then those of `edited`.
+fn composed<'e>(before: Option<Vec<Change>>, edited: &'e Edited) -> std::borrow::Cow<'e, [Change]> {
+    match before {
+        None => std::borrow::Cow::Borrowed(edited.changed_ranges()),
+        Some(before) => std::borrow::Cow::Owned(compose_changes(&before, edited.changed_ranges())),
     }
 }
 
@@ -523,12 +538,7 @@ fn ends_inside_a_line(green: &GreenNodeData) -> bool {
 }
 
 /// Counts one stage's edits of a batch, keeps its warnings and composes its changes with the earlier ones.
-fn tally(
-    edited: &Edited,
-    (k, stage): (usize, &Stage),
-    totals: &mut Totals,
-    changes: &mut Option<Vec<Change>>,
-) {
+fn tally(edited: &Edited, (k, stage): (usize, &Stage), totals: &mut Totals) {
     totals.edits += edited.change_count();
     if let (Stage::Whole { eol, encoding }, true) = (stage, totals.batches > 1) {
         // A line-break conversion and a transcode count one each for the file.
@@ -549,10 +559,6 @@ fn tally(
             totals.warnings.push((k, Told::Text(text)));
         }
     }
-    *changes = Some(match changes.take() {
-        None => edited.changed_ranges().to_vec(),
-        Some(before) => compose_changes(&before, edited.changed_ranges()),
-    });
     if matches!(stage, Stage::Delete(_)) {
         count_pointers(edited.green(), totals);
     }

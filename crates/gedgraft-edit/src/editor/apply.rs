@@ -109,8 +109,11 @@ impl<'p> Editor<'p> {
                 ),
             });
         }
-        if let Some(eol) = &transform.eol {
-            changes.extend(eol.changes.iter().copied());
+        if let Some(eol) = &mut transform.eol {
+            // Moved, not copied: a change of every line break is a change per line.
+            let mut breaks = std::mem::take(&mut eol.changes);
+            breaks.append(&mut changes);
+            changes = breaks;
         }
         self.warnings.extend(
             transform
