@@ -28,21 +28,19 @@ pub struct Change {
 /// (touching ones are joined) with their output ranges.
 pub(crate) fn merge_changes(mut raw: Vec<(usize, usize, usize)>) -> Vec<Change> {
     raw.sort_unstable();
-    let mut merged: Vec<(usize, usize, usize)> = Vec::new();
-    for (start, end, len) in raw {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => {
-                last.1 = last.1.max(end);
-                last.2 += len;
-            }
-            _ => merged.push((start, end, len)),
+    // Joined in place, and the result made at its size: a repair pass can have a change on every line (#12).
+    raw.dedup_by(|next, last| {
+        let joined = next.0 <= last.1;
+        if joined {
+            last.1 = last.1.max(next.1);
+            last.2 += next.2;
         }
-    }
+        joined
+    });
+    raw.retain(|&(start, end, len)| start != end || len != 0);
     let mut delta: isize = 0;
-    merged
-        .into_iter()
-        .filter(|&(start, end, len)| start != end || len != 0)
-        .map(|(start, end, len)| {
+    raw.iter()
+        .map(|&(start, end, len)| {
             let out_start = start.saturating_add_signed(delta);
             delta += len as isize - (end - start) as isize;
             Change {
