@@ -31,13 +31,15 @@
 //! assert_eq!(repaired.bytes, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@@example.com\n0 TRLR\n");
 //! ```
 
-use crate::edited::{compose_changes, merge_changes, Change};
-use gedgraft_syntax::{Diagnostic, Parse, ParseOptions, SyntaxKind, SyntaxNode, SyntaxToken};
+use crate::edited::Change;
+pub use fixed_point::{repair_to_fixed_point, MAX_PASSES};
+use gedgraft_syntax::{codes, Diagnostic, Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use gedgraft_syntax::{TextRange, TextSize};
 use std::ops::Range;
 
 mod conc;
 mod duplicates;
+mod fixed_point;
 mod guess;
 pub use duplicates::DuplicateNames;
 mod lines;
@@ -190,12 +192,48 @@ pub fn repair_kind(code: &str) -> Option<(Applicability, &'static str)> {
 /// The repair of each diagnostic of `diagnostics` (of `parse`: its own and, for the codes of the lowering such
 /// as `duplicate-xref`, the lowering's), `None` where there is none. Linear in the size of the file.
 pub fn repairs(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>> {
-    let cx = Cx::new(parse);
-    let mut out: Vec<Option<Repair>> = diagnostics.iter().map(|d| cx.one(d)).collect();
-    // Repairs made by one editor run over the whole file, split by the diagnostic they fix.
-    payload::long_lines(&cx, diagnostics, &mut out);
-    lines::line_breaks(&cx, diagnostics, &mut out);
+    let mut out: Vec<Option<Repair>> = vec![None; diagnostics.len()];
+    each_repair(parse, diagnostics, |i, r| {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(r);
+        }
+    });
     out
+}
+
+/// The codes whose repairs one editor run over the whole file makes, split by the diagnostic they fix.
+const BY_EDITOR_RUN: &[&str] = &[
+    codes::LINE_TOO_LONG,
+    codes::LF_CR_LINE_BREAKS,
+    codes::MIXED_LINE_BREAKS,
+];
+
+/// [`repairs`] one at a time: `each` gets the index and the repair of every diagnostic that has one, in the
+/// order of `diagnostics`, so that a caller keeping only part of each repair never holds them all (#12).
+pub(crate) fn each_repair(
+    parse: &Parse,
+    diagnostics: &[&Diagnostic],
+    mut each: impl FnMut(usize, Repair),
+) {
+    let cx = Cx::new(parse);
+    let (indices, picked): (Vec<usize>, Vec<&Diagnostic>) = diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| BY_EDITOR_RUN.contains(&d.code))
+        .unzip();
+    let mut made: Vec<Option<Repair>> = vec![None; picked.len()];
+    payload::long_lines(&cx, &picked, &mut made);
+    lines::line_breaks(&cx, &picked, &mut made);
+    let mut made = indices.into_iter().zip(made).peekable();
+    for (i, d) in diagnostics.iter().enumerate() {
+        let repair = match made.next_if(|(at, _)| *at == i) {
+            Some((_, r)) => r,
+            None => cx.one(d),
+        };
+        if let Some(r) = repair {
+            each(i, r);
+        }
+    }
 }
 
 /// The codes whose repair needs the whole file: the trailer before a record (and whether a later one ends the
@@ -269,131 +307,14 @@ pub struct Repaired {
 /// Applies `chosen` repairs of the file `input`: every octet outside their edits is copied. A repair whose
 /// edits overlap those of a repair before it in `chosen` is left out (whole), for a later pass.
 pub fn apply_repairs(input: &[u8], chosen: &[&Repair]) -> Repaired {
-    let mut taken: Vec<&OctetEdit> = Vec::new();
-    // The ranges taken so far, disjoint: an edit is checked against its neighbours only (linear overall).
-    let mut claimed: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
-    let mut applied_indices = Vec::new();
-    for (index, repair) in chosen.iter().enumerate() {
-        let mut own: Vec<&OctetEdit> = repair.edits.iter().collect();
-        own.sort_by_key(|e| (e.range.start, e.range.end));
-        let valid = own
-            .iter()
-            .all(|e| e.range.start <= e.range.end && e.range.end <= input.len())
-            && own.windows(2).all(|w| !overlaps(&w[0].range, &w[1].range));
-        let fits = valid
-            && own.iter().all(|e| {
-                claimed
-                    .range(..=(e.range.end, usize::MAX))
-                    .rev()
-                    .take_while(|c| c.1 >= e.range.start)
-                    .all(|c| !overlaps(&(c.0..c.1), &e.range))
-            });
-        if fits && !own.is_empty() {
-            applied_indices.push(index);
-            claimed.extend(own.iter().map(|e| (e.range.start, e.range.end)));
-            taken.extend(own);
-        }
-    }
-    taken.sort_by_key(|e| (e.range.start, e.range.end));
-    let mut bytes = Vec::with_capacity(input.len());
-    let mut at = 0;
-    for e in &taken {
-        bytes.extend_from_slice(&input[at..e.range.start]);
-        bytes.extend_from_slice(&e.replacement);
-        at = e.range.end;
-    }
-    bytes.extend_from_slice(&input[at..]);
-    let changes = merge_changes(
-        taken
-            .iter()
-            .map(|e| (e.range.start, e.range.end, e.replacement.len()))
-            .collect(),
-    );
-    Repaired {
-        bytes,
-        changes,
-        applied: applied_indices.len(),
-        applied_indices,
-        left: 0,
-        unwanted_unsafe: 0,
-    }
-}
-
-/// Whether two ranges share an octet, or two insertions (or an insertion and an edge) meet at one point.
-fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
-    (a.start < b.end && b.start < a.end)
-        || ((a.is_empty() || b.is_empty()) && a.start <= b.end && b.start <= a.end)
-}
-
-/// At most this many passes of [`repair_to_fixed_point`].
-pub const MAX_PASSES: usize = 16;
-
-/// Repairs `parse` (of the octets `input`, read with `options`) to a fixed point: each pass diagnoses the file
-/// with `diagnose`, keeps the repairs `wanted` accepts (the safe ones while there are any, then the others),
-/// applies them, and parses the result with `options`;
-/// it stops when a pass applies nothing, or after [`MAX_PASSES`] (then [`Repaired::left`] counts the wanted
-/// repairs still there). The result's changes compare the input with the final octets.
-pub fn repair_to_fixed_point(
-    input: &[u8],
-    parse: &Parse,
-    options: &ParseOptions,
-    mut diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
-    wanted: impl Fn(&Repair) -> bool,
-) -> Repaired {
-    let mut bytes = input.to_vec();
-    let mut changes: Vec<Change> = Vec::new();
-    let mut applied = 0;
-    let mut owned: Option<Parse> = None;
-    let (mut left, mut unwanted_unsafe) = (0, 0);
-    // One pass more than the limit, which only counts what is left.
-    for pass_number in 0..=MAX_PASSES {
-        let current = owned.as_ref().unwrap_or(parse);
-        let diagnostics = diagnose(current);
-        let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
-        let found = repairs(current, &refs);
-        unwanted_unsafe = found
-            .iter()
-            .flatten()
-            .filter(|r| r.applicability != Applicability::Safe && !wanted(r))
-            .count();
-        if pass_number == MAX_PASSES {
-            left = found.iter().flatten().filter(|r| wanted(r)).count();
-            break;
-        }
-        // Safe repairs first: a guess is made only about what they leave (a split character joined
-        // first is no reason to change `CHAR`).
-        let mut chosen: Vec<&Repair> = found
-            .iter()
-            .flatten()
-            .filter(|r| r.applicability == Applicability::Safe && wanted(r))
-            .collect();
-        if chosen.is_empty() {
-            chosen = found.iter().flatten().filter(|r| wanted(r)).collect();
-        }
-        if chosen.is_empty() {
-            break;
-        }
-        let pass = apply_repairs(&bytes, &chosen);
-        if pass.applied == 0 || pass.changes.is_empty() {
-            break;
-        }
-        applied += pass.applied;
-        changes = if changes.is_empty() {
-            pass.changes
-        } else {
-            compose_changes(&changes, &pass.changes)
-        };
-        bytes = pass.bytes;
-        owned = Some(gedgraft_syntax::parse_with(&bytes, options));
-    }
-    Repaired {
-        bytes,
-        changes,
-        applied,
-        applied_indices: Vec::new(),
-        left,
-        unwanted_unsafe,
-    }
+    fixed_point::splice(
+        input,
+        chosen.iter().map(|r| {
+            r.edits
+                .iter()
+                .map(|e| (e.range.clone(), e.replacement.as_slice()))
+        }),
+    )
 }
 
 /// What the repairs of one parse share: the parse, and where its text lies in the file.
@@ -461,6 +382,9 @@ impl<'a> Cx<'a> {
         }
         edits.sort_by_key(|e| (e.range.start, e.range.end));
         let (applicability, _) = repair_kind(code)?;
+        // A message made by `format!` has room for twice its text; `check` keeps one per repair.
+        let mut message = message;
+        message.shrink_to_fit();
         Some(Repair {
             code,
             applicability,

@@ -334,7 +334,9 @@ pub(crate) fn joined_windows(
     around_changes: impl IntoIterator<Item = Window>,
     merge_touching: bool,
 ) -> Vec<Window> {
-    let mut windows: Vec<Window> = Vec::new();
+    let around_changes = around_changes.into_iter();
+    // At most one window per change: room made once (a repair pass can change every line, #12).
+    let mut windows: Vec<Window> = Vec::with_capacity(around_changes.size_hint().0);
     for next in around_changes {
         match windows.last_mut() {
             Some(last) if joins(last, &next, merge_touching) => join(last, &next),

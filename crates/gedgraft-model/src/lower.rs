@@ -103,30 +103,62 @@ impl Lowered {
     /// syntax layer's first). After a strict stop, only those up to and including the one that stopped it.
     /// Syntax diagnostics that do not apply in the file's dialect (escapes in GEDCOM 7) are left out.
     pub fn all_diagnostics<'a>(&'a self, parse: &'a Parse) -> Vec<&'a Diagnostic> {
-        let syntax = syntax_diagnostics(parse);
-        let mine = &self.diagnostics;
-        let mut out = Vec::with_capacity(syntax.len() + mine.len());
-        let (mut i, mut j) = (0, 0);
-        while i < syntax.len() || j < mine.len() {
-            let take_syntax = match (syntax.get(i), mine.get(j)) {
-                (Some(s), Some(m)) => s.range.start() <= m.range.start(),
-                (Some(_), None) => true,
-                _ => false,
-            };
-            let d = if take_syntax {
-                i += 1;
-                syntax[i - 1]
-            } else {
-                j += 1;
-                &mine[j - 1]
-            };
-            out.push(d);
-            if self.stopped_at.as_ref() == Some(d) {
-                break;
-            }
-        }
-        out
+        let syntax = syntax_diagnostics(parse).into_iter();
+        in_file_order(syntax, self.diagnostics.iter(), self.stopped_at.as_ref())
     }
+
+    /// [`Lowered::all_diagnostics`], owned: the dataset is dropped first and the lowering's diagnostics are moved,
+    /// not copied, so a file with a diagnostic on every line holds them once (#12).
+    ///
+    /// ```
+    /// use gedgraft_model::{lower, LowerOptions};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n1 NOTE a@b\n");
+    /// let lowered = lower(&parse, &LowerOptions::default());
+    /// let borrowed: Vec<_> = lowered.all_diagnostics(&parse).into_iter().cloned().collect();
+    /// assert_eq!(lowered.into_all_diagnostics(&parse), borrowed);
+    /// ```
+    pub fn into_all_diagnostics(self, parse: &Parse) -> Vec<Diagnostic> {
+        let Lowered {
+            dataset,
+            diagnostics,
+            stopped_at,
+        } = self;
+        drop(dataset);
+        let syntax = syntax_diagnostics(parse).into_iter().cloned();
+        in_file_order(syntax, diagnostics.into_iter(), stopped_at.as_ref())
+    }
+}
+
+/// The syntax layer's diagnostics (`syntax`) and the lowering's (`mine`), each in file order, merged in file order
+/// (at equal offsets the syntax layer's first), up to and including `stopped_at`.
+fn in_file_order<D: std::borrow::Borrow<Diagnostic>>(
+    syntax: impl ExactSizeIterator<Item = D>,
+    mine: impl ExactSizeIterator<Item = D>,
+    stopped_at: Option<&Diagnostic>,
+) -> Vec<D> {
+    let mut out = Vec::with_capacity(syntax.len() + mine.len());
+    let (mut syntax, mut mine) = (syntax.peekable(), mine.peekable());
+    loop {
+        let take_syntax = match (syntax.peek(), mine.peek()) {
+            (Some(s), Some(m)) => s.borrow().range.start() <= m.borrow().range.start(),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        let next = if take_syntax {
+            syntax.next()
+        } else {
+            mine.next()
+        };
+        let Some(d) = next else {
+            break;
+        };
+        let stop = stopped_at == Some(d.borrow());
+        out.push(d);
+        if stop {
+            break;
+        }
+    }
+    out
 }
 
 /// The syntax layer's diagnostics that apply in the file's dialect.
@@ -146,9 +178,7 @@ fn syntax_diagnostics(parse: &Parse) -> Vec<&Diagnostic> {
 /// assert!(codes.contains(&"duplicate-xref")); // the lowering's
 /// ```
 pub fn diagnose(parse: &Parse) -> Vec<Diagnostic> {
-    let lowered = lower(parse, &LowerOptions::default());
-    let all = lowered.all_diagnostics(parse);
-    all.into_iter().cloned().collect()
+    lower(parse, &LowerOptions::default()).into_all_diagnostics(parse)
 }
 
 /// Lowers a parsed file to its ELF dataset.

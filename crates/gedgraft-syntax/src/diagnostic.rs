@@ -130,10 +130,13 @@ impl Diagnostic {
         message: impl Into<String>,
         range: TextRange,
     ) -> Diagnostic {
+        // A message made by `format!` has room for twice its text: a file can have a diagnostic per line (#12).
+        let mut message = printable(message.into());
+        message.shrink_to_fit();
         Diagnostic {
             code,
             class,
-            message: printable(message.into()),
+            message,
             range,
             location: Location::default(),
             end_offset: 0,

@@ -1,0 +1,257 @@
+//! Repairs applied: the octets spliced ([`splice`], under [`apply_repairs`](super::apply_repairs)) and the
+//! passes of [`repair_to_fixed_point`].
+//!
+//! A pass keeps of each wanted repair only its edits, in one [`Plan`] for the pass, and lets go of the
+//! diagnostics and of the previous parse before the next parse is made (#12: 350 000 renamed identifiers held a
+//! diagnostic, a repair with its message and two vectors each, and two parses at once).
+
+use super::{each_repair, Applicability, Repair, Repaired};
+use crate::edited::{compose_changes, merge_changes, Change};
+use gedgraft_syntax::{Diagnostic, Parse, ParseOptions};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// At most this many passes of [`repair_to_fixed_point`].
+pub const MAX_PASSES: usize = 16;
+
+/// Applies repairs given as their edits (octet ranges of `input` and their replacements): every octet outside
+/// their edits is copied. A repair whose edits overlap those of a repair before it is left out (whole), for a
+/// later pass.
+pub(super) fn splice<'e, E>(input: &[u8], chosen: impl IntoIterator<Item = E>) -> Repaired
+where
+    E: IntoIterator<Item = (Range<usize>, &'e [u8])>,
+{
+    let mut taken: Vec<(Range<usize>, &[u8])> = Vec::new();
+    // The ranges taken so far, disjoint: an edit is checked against its neighbours only (linear overall).
+    let mut claimed: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
+    let mut applied_indices = Vec::new();
+    let mut own: Vec<(Range<usize>, &[u8])> = Vec::new();
+    for (index, repair) in chosen.into_iter().enumerate() {
+        own.clear();
+        own.extend(repair);
+        own.sort_by_key(|e| (e.0.start, e.0.end));
+        let valid = own
+            .iter()
+            .all(|e| e.0.start <= e.0.end && e.0.end <= input.len())
+            && own.windows(2).all(|w| !overlaps(&w[0].0, &w[1].0));
+        let fits = valid
+            && own.iter().all(|e| {
+                claimed
+                    .range(..=(e.0.end, usize::MAX))
+                    .rev()
+                    .take_while(|c| c.1 >= e.0.start)
+                    .all(|c| !overlaps(&(c.0..c.1), &e.0))
+            });
+        if fits && !own.is_empty() {
+            applied_indices.push(index);
+            claimed.extend(own.iter().map(|e| (e.0.start, e.0.end)));
+            taken.append(&mut own);
+        }
+    }
+    drop(claimed);
+    taken.sort_by_key(|e| (e.0.start, e.0.end));
+    let grown: usize = taken.iter().map(|e| e.1.len()).sum();
+    let shrunk: usize = taken.iter().map(|e| e.0.len()).sum();
+    let mut bytes = Vec::with_capacity((input.len() + grown).saturating_sub(shrunk));
+    let mut at = 0;
+    for (range, replacement) in &taken {
+        bytes.extend_from_slice(&input[at..range.start]);
+        bytes.extend_from_slice(replacement);
+        at = range.end;
+    }
+    bytes.extend_from_slice(&input[at..]);
+    let changes = merge_changes(
+        taken
+            .iter()
+            .map(|(range, replacement)| (range.start, range.end, replacement.len()))
+            .collect(),
+    );
+    Repaired {
+        bytes,
+        changes,
+        applied: applied_indices.len(),
+        applied_indices,
+        left: 0,
+        unwanted_unsafe: 0,
+    }
+}
+
+/// Whether two ranges share an octet, or two insertions (or an insertion and an edge) meet at one point.
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    (a.start < b.end && b.start < a.end)
+        || ((a.is_empty() || b.is_empty()) && a.start <= b.end && b.start <= a.end)
+}
+
+/// The wanted repairs of one pass, in the order of their diagnostics, with only what applying them needs: each
+/// one's applicability and edits, the edits of all in one list and their replacements in one buffer (a
+/// [`Repair`] has a message and two vectors of its own).
+#[derive(Default)]
+struct Plan {
+    /// Per repair: its applicability, and where its edits end in `edits`.
+    repairs: Vec<(Applicability, usize)>,
+    /// Per edit: the octets replaced, and where its replacement ends in `replacements`.
+    edits: Vec<(Range<usize>, usize)>,
+    replacements: Vec<u8>,
+}
+
+impl Plan {
+    fn push(&mut self, repair: Repair) {
+        for e in repair.edits {
+            self.replacements.extend_from_slice(&e.replacement);
+            self.edits.push((e.range, self.replacements.len()));
+        }
+        self.repairs.push((repair.applicability, self.edits.len()));
+    }
+
+    fn len(&self) -> usize {
+        self.repairs.len()
+    }
+
+    /// The edits of each repair `keep` accepts, in order.
+    fn edits(
+        &self,
+        keep: impl Fn(Applicability) -> bool,
+    ) -> impl Iterator<Item = impl Iterator<Item = (Range<usize>, &[u8])>> {
+        let starts = std::iter::once(0).chain(self.repairs.iter().map(|r| r.1));
+        self.repairs
+            .iter()
+            .zip(starts)
+            .filter(move |((applicability, _), _)| keep(*applicability))
+            .map(|(&(_, end), start)| {
+                let edits = self.edits.get(start..end).unwrap_or_default();
+                let from = start
+                    .checked_sub(1)
+                    .and_then(|i| self.edits.get(i))
+                    .map_or(0, |e| e.1);
+                edits.iter().scan(from, |from, (range, to)| {
+                    let replacement = self.replacements.get(*from..*to).unwrap_or_default();
+                    *from = *to;
+                    Some((range.clone(), replacement))
+                })
+            })
+    }
+}
+
+/// Repairs `parse` (of the octets `input`, read with `options`) to a fixed point: each pass diagnoses the file
+/// with `diagnose`, keeps the repairs `wanted` accepts (the safe ones while there are any, then the others),
+/// applies them, and parses the result with `options`;
+/// it stops when a pass applies nothing, or after [`MAX_PASSES`] (then [`Repaired::left`] counts the wanted
+/// repairs still there). The result's changes compare the input with the final octets.
+pub fn repair_to_fixed_point(
+    input: &[u8],
+    parse: &Parse,
+    options: &ParseOptions,
+    mut diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
+    wanted: impl Fn(&Repair) -> bool,
+) -> Repaired {
+    let mut bytes = Cow::Borrowed(input);
+    let mut changes: Vec<Change> = Vec::new();
+    let mut applied = 0;
+    let mut owned: Option<Parse> = None;
+    let (mut left, mut unwanted_unsafe) = (0, 0);
+    // One pass more than the limit, which only counts what is left.
+    for pass_number in 0..=MAX_PASSES {
+        let current = owned.as_ref().unwrap_or(parse);
+        let diagnostics = diagnose(current);
+        let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
+        let mut plan = Plan::default();
+        unwanted_unsafe = 0;
+        each_repair(current, &refs, |_, r| {
+            if wanted(&r) {
+                plan.push(r);
+            } else if r.applicability != Applicability::Safe {
+                unwanted_unsafe += 1;
+            }
+        });
+        drop(refs);
+        drop(diagnostics);
+        if pass_number == MAX_PASSES {
+            left = plan.len();
+            break;
+        }
+        // Safe repairs first: a guess is made only about what they leave (a split character joined
+        // first is no reason to change `CHAR`).
+        let any_safe = plan.repairs.iter().any(|r| r.0 == Applicability::Safe);
+        let pass = splice(
+            &bytes,
+            plan.edits(|a| !any_safe || a == Applicability::Safe),
+        );
+        drop(plan);
+        if pass.applied == 0 || pass.changes.is_empty() {
+            break;
+        }
+        applied += pass.applied;
+        changes = if changes.is_empty() {
+            pass.changes
+        } else {
+            compose_changes(&changes, &pass.changes)
+        };
+        bytes = Cow::Owned(pass.bytes);
+        // The previous pass's parse goes before the next one is made.
+        drop(owned.take());
+        owned = Some(gedgraft_syntax::parse_with(&bytes, options));
+    }
+    Repaired {
+        bytes: bytes.into_owned(),
+        changes,
+        applied,
+        applied_indices: Vec::new(),
+        left,
+        unwanted_unsafe,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::OctetEdit;
+
+    fn repair(applicability: Applicability, edits: &[(Range<usize>, &[u8])]) -> Repair {
+        Repair {
+            code: "blank-line",
+            applicability,
+            message: "a message the plan does not keep".into(),
+            edits: edits
+                .iter()
+                .map(|(r, b)| OctetEdit {
+                    range: r.clone(),
+                    replacement: b.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_plan_gives_back_each_repairs_edits_and_splices_as_the_repairs_do() {
+        let input = b"abcdefgh";
+        let repairs = [
+            repair(Applicability::Safe, &[(1..2, b"XY"), (4..4, b"")]),
+            repair(Applicability::Unsafe, &[(5..6, b"")]),
+            repair(Applicability::Safe, &[(6..8, b"Z"), (0..0, b"<")]),
+        ];
+        let mut plan = Plan::default();
+        for r in repairs.clone() {
+            plan.push(r);
+        }
+        assert_eq!(plan.len(), 3);
+        let all: Vec<Vec<(Range<usize>, &[u8])>> =
+            plan.edits(|_| true).map(Vec::from_iter).collect();
+        let expected: Vec<Vec<(Range<usize>, &[u8])>> = repairs
+            .iter()
+            .map(|r| {
+                r.edits
+                    .iter()
+                    .map(|e| (e.range.clone(), e.replacement.as_slice()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(all, expected);
+        let refs: Vec<&Repair> = repairs.iter().collect();
+        assert_eq!(
+            splice(input, plan.edits(|_| true)),
+            crate::apply_repairs(input, &refs)
+        );
+        let safe = splice(input, plan.edits(|a| a == Applicability::Safe));
+        assert_eq!(safe.bytes, b"<aXYcdefZ");
+    }
+}
