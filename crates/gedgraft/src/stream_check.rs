@@ -440,8 +440,10 @@ mod tests {
         );
     }
 
-    /// Identifiers held twice stream, in a file of one part or of several (an appended export, whose
-    /// pointers follow a later holder: `duplicate-xref`'s repair); a mixed line break needs the whole file.
+    /// Identifiers held twice stream, in a file of one part or of several (begun by a second header: the
+    /// pointers that follow a later holder are gathered by a pass of their own); a record after a trailer
+    /// (`record-after-trailer`, whose repair looks at the trailers around it) and a mixed line break need the
+    /// whole file.
     #[test]
     fn duplicate_identifiers_do_not_need_the_whole_file() {
         let dir = tempfile::tempdir().expect("a directory");
@@ -456,8 +458,13 @@ mod tests {
         assert!(!needs_whole(&format!(
             "{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n"
         )));
-        let appended = format!("{head}0 @I1@ INDI\n0 TRLR\n{head}0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
-        assert!(!needs_whole(&appended));
+        let parts = format!(
+            "{head}0 @I1@ INDI\n{head}0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n"
+        );
+        assert!(!needs_whole(&parts));
+        assert!(needs_whole(&format!(
+            "{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n"
+        )));
         assert!(needs_whole(&format!("{head}0 @I1@ INDI\r\n0 TRLR\n")));
     }
 
