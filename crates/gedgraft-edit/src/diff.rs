@@ -26,7 +26,7 @@ use crate::diff_lines::Lines;
 use crate::edited::Change;
 use crate::unified::{added_in, merge_windows, removed_in, shift, write_unified};
 use gedgraft_encoding::{Encoding, SourceMap};
-use gedgraft_syntax::line_cursor::LineCursor;
+use gedgraft_syntax::line_cursor::{LineCursor, TextCut};
 use gedgraft_syntax::Parse;
 use rowan::GreenNodeData;
 use similar::DiffOp;
@@ -169,18 +169,10 @@ impl<'a, 'r> Scan<'a, 'r> {
                 continue;
             };
             let pos = scan.pos;
-            let mut from = 0;
-            cursor.feed(bytes, |start| {
-                let end = start.at - pos;
-                if end > from {
-                    scan.current.push(text.get(from..end).unwrap_or(""));
-                    from = end;
-                }
-                scan.start_line(start.at);
+            cursor.feed_text(text, pos, |cut| match cut {
+                TextCut::Text(piece) => scan.current.push(piece),
+                TextCut::LineStart(start) => scan.start_line(start.at),
             });
-            if from < bytes.len() {
-                scan.current.push(text.get(from..).unwrap_or(""));
-            }
             scan.pos = pos + bytes.len();
             last = end_byte;
         }

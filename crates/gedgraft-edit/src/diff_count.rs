@@ -16,7 +16,7 @@ use crate::edited::Change;
 use crate::unified::{added_in, join, joins, removed_in, Window};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::internal::GreenTokens;
-use gedgraft_syntax::line_cursor::LineCursor;
+use gedgraft_syntax::line_cursor::{LineCursor, TextCut};
 use std::collections::VecDeque;
 use std::ops::Range;
 
@@ -283,19 +283,11 @@ impl<'a> LineReader<'a> {
             return;
         }
         let pos = self.pos;
-        let mut from = 0;
         let done = &mut self.done;
-        self.cursor.feed(text.as_bytes(), |start| {
-            let end = start.at - pos;
-            if end > from {
-                done.pieces.push(text.get(from..end).unwrap_or(""));
-                from = end;
-            }
-            done.start_line(start.at);
+        self.cursor.feed_text(text, pos, |cut| match cut {
+            TextCut::Text(piece) => done.pieces.push(piece),
+            TextCut::LineStart(start) => done.start_line(start.at),
         });
-        if from < text.len() {
-            done.pieces.push(text.get(from..).unwrap_or(""));
-        }
         self.pos = pos + text.len();
     }
 

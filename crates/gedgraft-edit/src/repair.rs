@@ -517,10 +517,18 @@ mod tests {
     use super::*;
 
     fn repair(edits: &[(Range<usize>, &[u8])]) -> Repair {
+        repair_with(Applicability::Safe, edits)
+    }
+
+    /// A `blank-line` repair of these edits (for the tests of `fixed_point.rs` too).
+    pub(super) fn repair_with(
+        applicability: Applicability,
+        edits: &[(Range<usize>, &[u8])],
+    ) -> Repair {
         Repair {
             code: "blank-line",
-            applicability: Applicability::Safe,
-            message: String::new(),
+            applicability,
+            message: "a message a plan does not keep".into(),
             edits: edits
                 .iter()
                 .map(|(r, b)| OctetEdit {

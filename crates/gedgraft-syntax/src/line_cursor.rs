@@ -143,6 +143,15 @@ pub struct LineEnd {
     pub form: Option<LineBreak>,
 }
 
+/// A piece of text cut at line starts ([`LineCursor::feed_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextCut<'t> {
+    /// Text within one line.
+    Text(&'t str),
+    /// A line starts here.
+    LineStart(LineStart),
+}
+
 /// A line that starts, as a [`LineCursor`] reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineStart {
@@ -249,6 +258,40 @@ impl LineCursor {
     /// Whether the last octet fed is a CR whose break is still undecided.
     pub fn pending_cr(&self) -> bool {
         self.pending_cr
+    }
+
+    /// [`feed`](LineCursor::feed) for `text`, the next piece of the text, which starts at offset `pos`: `on_cut`
+    /// gets the piece cut at the lines that start in it, in order: the text before each line start
+    /// ([`TextCut::Text`], never empty), the line start, and the text after the last one.
+    ///
+    /// ```
+    /// use gedgraft_syntax::line_cursor::{LineCursor, TextCut};
+    /// let mut cursor = LineCursor::new();
+    /// let mut cuts = Vec::new();
+    /// cursor.feed_text("a\nbc\nd", 0, |cut| cuts.push(match cut {
+    ///     TextCut::Text(t) => t.to_string(),
+    ///     TextCut::LineStart(s) => format!("[{}]", s.at),
+    /// }));
+    /// assert_eq!(cuts, ["a\n", "[2]", "bc\n", "[5]", "d"]);
+    /// ```
+    pub fn feed_text<'t>(
+        &mut self,
+        text: &'t str,
+        pos: usize,
+        mut on_cut: impl FnMut(TextCut<'t>),
+    ) {
+        let mut from = 0;
+        self.feed(text.as_bytes(), |start| {
+            let end = start.at - pos;
+            if end > from {
+                on_cut(TextCut::Text(text.get(from..end).unwrap_or("")));
+                from = end;
+            }
+            on_cut(TextCut::LineStart(start));
+        });
+        if from < text.len() {
+            on_cut(TextCut::Text(text.get(from..).unwrap_or("")));
+        }
     }
 
     /// Walks past `bytes`, the next piece of the text, calling `on_line` for every line that starts in it (and for

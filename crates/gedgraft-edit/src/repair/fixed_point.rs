@@ -204,22 +204,7 @@ pub fn repair_to_fixed_point(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repair::OctetEdit;
-
-    fn repair(applicability: Applicability, edits: &[(Range<usize>, &[u8])]) -> Repair {
-        Repair {
-            code: "blank-line",
-            applicability,
-            message: "a message the plan does not keep".into(),
-            edits: edits
-                .iter()
-                .map(|(r, b)| OctetEdit {
-                    range: r.clone(),
-                    replacement: b.to_vec(),
-                })
-                .collect(),
-        }
-    }
+    use crate::repair::tests::repair_with as repair;
 
     #[test]
     fn a_plan_gives_back_each_repairs_edits_and_splices_as_the_repairs_do() {
