@@ -59,7 +59,7 @@ pub struct DuplicateNames {
     end: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Holders {
     /// Where each holder's identifier starts, in file order.
     starts: Vec<u64>,
@@ -68,6 +68,18 @@ struct Holders {
     /// The names made for its later holders, in order, and the number the next one tries.
     names: Vec<String>,
     next: usize,
+}
+
+impl Default for Holders {
+    fn default() -> Holders {
+        Holders {
+            starts: Vec::new(),
+            pointers: Vec::new(),
+            names: Vec::new(),
+            // The names start at `ID_2` (`next_free`).
+            next: 2,
+        }
+    }
 }
 
 impl DuplicateNames {
@@ -129,9 +141,6 @@ impl DuplicateNames {
         let holders = self.ids.get_mut(&id)?;
         let (k, follow) = later_holder(&holders.starts, at, part)?;
         // Holders come in file order: their names are made in order, each once (as `Cx::fresh_id`).
-        if holders.next == 0 {
-            holders.next = 2;
-        }
         while holders.names.len() < k {
             let name = next_free(&id, &mut holders.next, |c| held(c) > 0);
             holders.names.push(name);
