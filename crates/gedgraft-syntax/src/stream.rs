@@ -453,7 +453,7 @@ impl<R: Read> RecordStream<R> {
     /// Whether the line starting at octet `cut` is the first line of a record as the parser reads it (lexed by
     /// its rule: a well-formed line of level 0), and not a malformed line; `None` if its end is not buffered yet.
     /// Only the line is read (a file of malformed level-0 lines is a candidate cut on every line), and only up
-    /// to [`LONGEST_FIRST_LINE`] octets: a longer first line is taken for a record's.
+    /// to [`LONGEST_FIRST_LINE`] octets: a longer line is a record's first line when its payload begins within them.
     fn record_starts_at(&self, cut: usize) -> Option<bool> {
         let rest = self.buf.get(cut..)?;
         let limit = rest.len().min(LONGEST_FIRST_LINE);
@@ -466,15 +466,22 @@ impl<R: Read> RecordStream<R> {
             }
             _ => crate::line_cursor::next_line_break(&rest[..limit], 0),
         };
-        let line = match end {
-            Some(n) => &rest[..n],
-            None if rest.len() >= LONGEST_FIRST_LINE => return Some(true),
+        let (line, truncated) = match end {
+            Some(n) => (&rest[..n], false),
+            None if rest.len() >= LONGEST_FIRST_LINE => (&rest[..limit & !1], true),
             // The last line of the input (in UTF-16, an odd octet at the end is part of it).
-            None if self.eof => rest,
+            None if self.eof => (rest, false),
             None => return None,
         };
         let (text, _) = decode_document_cow(line, &self.body_detection);
-        Some(matches!(lex_line(&text, &mut Vec::new()), LineShape::Line(f) if f.level == 0))
+        // A longer line is read up to the limit: a record's first line if its level, identifier and tag end
+        // before it (its payload has begun: what follows cannot make the line malformed); else not a cut, which
+        // only makes the batch longer (a malformed `0 @…` line longer than the limit stays with the left-out
+        // run before it, as the whole-file parser reads it: found by the `stream_lower` fuzz target).
+        Some(matches!(
+            lex_line(&text, &mut Vec::new()),
+            LineShape::Line(f) if f.level == 0 && (!truncated || f.payload_start.is_some())
+        ))
     }
 
     /// Parses the next batch and adds it to `pending`.

@@ -145,7 +145,7 @@ struct Totals {
     renumbered: HashMap<String, String>,
     /// Whether the last batch edited ends inside a line on its new side ([`ends_inside_a_line`]).
     inside_a_line: bool,
-    /// Whether the new side of the batches counted so far ends inside a line ([`join_partial_line`]).
+    /// Whether the new side of the batches counted so far ends inside a line ([`ends_inside_a_line`]).
     partial_line: bool,
     unnamed: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
@@ -256,6 +256,13 @@ pub(crate) fn fix_streamed(
                     first_failed.set(totals.batches == 1);
                     format!("{name}: {e}")
                 })?;
+            // The first batch's new side ends inside a line (its records deleted down to a byte-order mark):
+            // the whole file's line counts read that line on into the next batch's first; nothing is written
+            // yet, and the whole-file path counts them.
+            if totals.batches == 1 && totals.partial_line {
+                first_failed.set(true);
+                return Err(String::new());
+            }
             dropper.later(batch);
             out(&octets)?;
         }
@@ -467,9 +474,6 @@ fn edit_batch(
         Some(edited) => edited.green(),
         None => base.green(),
     };
-    if count_lines && u32::from(new_side.text_len()) > 0 {
-        join_partial_line(batch, &changes, totals);
-    }
     if !changes.is_empty() {
         totals.changed = true;
         if count_lines {
@@ -495,32 +499,6 @@ fn composed<'e>(before: Option<Vec<Change>>, edited: &'e Edited) -> std::borrow:
         None => std::borrow::Cow::Borrowed(edited.changed_ranges()),
         Some(before) => std::borrow::Cow::Owned(compose_changes(&before, edited.changed_ranges())),
     }
-}
-
-/// The line counts of the batches before `batch` when their new side ends inside a line (a first batch whose
-/// records were all deleted leaves its byte-order mark, counted as an added line): its first new line is that
-/// partial line joined to this batch's, as the whole file's line diff sees it. If this batch changes its first
-/// line, the partial line was one added line too many; if not, its first line is one more removed (it now
-/// follows the mark). A batch whose new side is empty (all its records deleted too) leaves it to the next.
-fn join_partial_line(batch: &Parse, changes: &[Change], totals: &mut Totals) {
-    if !totals.partial_line {
-        return;
-    }
-    let root = batch.syntax();
-    let Some(first_break) = (root.descendants_with_tokens())
-        .filter_map(|e| e.into_token())
-        .find(|t| t.kind() == SyntaxKind::LineBreak)
-    else {
-        return;
-    };
-    let first_line_end = batch
-        .source_map()
-        .file_offset(first_break.text_range().end().into());
-    match changes.first() {
-        Some(c) if c.input.start < first_line_end => totals.added = totals.added.saturating_sub(1),
-        _ => totals.removed += 1,
-    }
-    totals.partial_line = false;
 }
 
 /// Whether a tree's text ends inside a line: its last token is not a line break (a batch whose records were all

@@ -235,6 +235,28 @@ fn header_first_and_records_after_the_trailer_in_batches() {
     .unwrap();
 }
 
+/// A level-0 line longer than the stream reads to decide a cut: a record's first line when its payload begins
+/// within what is read (the rest cannot make it malformed), else not a cut: a malformed `0 @…` line stays with
+/// the left-out run before it (the `stream_lower` fuzz target found the run split in two).
+#[test]
+fn a_long_level_0_line_is_a_cut_only_when_well_formed() {
+    let long = "x".repeat(2 * super::LONGEST_FIRST_LINE);
+    let wellformed = format!("0 HEAD\n0 @N1@ NOTE {long}\n0 @N2@ NOTE {long}\n0 TRLR\n");
+    let options = StreamOptions::default().with_batch_size(1);
+    let offsets = |input: &str| -> Vec<u64> {
+        RecordStream::new(input.as_bytes(), options.clone())
+            .unwrap()
+            .map(|b| b.unwrap().offset())
+            .collect()
+    };
+    assert_eq!(offsets(&wellformed).len(), 4);
+    let malformed = format!("0 HEAD\n{}0 @{long}\n0 TRLR\n", "0 @\n".repeat(3));
+    let starts = offsets(&malformed);
+    // The header's batch runs to the trailer: no cut at the malformed lines, the long one included.
+    assert_eq!(starts, [0, (23 + long.len()) as u64]);
+    same_as_whole(malformed.as_bytes(), 1, DetectOptions::default()).unwrap();
+}
+
 /// A run of one code across a cut is one diagnostic, where it starts, as in a whole-file parse.
 #[test]
 fn a_run_across_batches_is_one_diagnostic() {
