@@ -401,7 +401,7 @@ impl<R: Read> RecordStream<R> {
     /// lowering takes the first record for it): a byte-order mark, blank lines and malformed lines may come
     /// before it.
     fn next_cut(&mut self) -> Result<usize, StreamError> {
-        let mut target = if self.batches == 0 {
+        let target = if self.batches == 0 {
             1
         } else {
             // UTF-16 text is about half its octets: twice as many octets make a batch of the same text, which
@@ -410,7 +410,16 @@ impl<R: Read> RecordStream<R> {
             self.options.batch_size.max(1).saturating_mul(units)
         };
         // Whether a record starts before the cut: past the header's batch, always; in it, once one is met.
-        let mut record_before = (self.batches != 0).then_some(true);
+        self.cut_from(target, (self.batches != 0).then_some(true))
+    }
+
+    /// The first record start at or after octet `target` of the buffer (or the end of the input), with whether a
+    /// record starts before it (`None`: not known yet, in the header's batch).
+    fn cut_from(
+        &mut self,
+        mut target: usize,
+        mut record_before: Option<bool>,
+    ) -> Result<usize, StreamError> {
         loop {
             if self.buf.len() > target {
                 let cut = match self.detection.used {
@@ -496,12 +505,26 @@ impl<R: Read> RecordStream<R> {
         let mut decoded = decode_document_cow(&self.buf[..cut], detection);
         let after = self.after_trailer;
         let mut out = parse_piece(&decoded.0, encoding, self.seen_line, after);
-        if out.trailing_text && !(self.eof && cut == self.buf.len()) {
-            // Trailing text after a trailer runs to the end of the input, as the whole-file parser reads it.
-            if !self.eof {
-                self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
+        loop {
+            if out.trailing_text && !(self.eof && cut == self.buf.len()) {
+                // Trailing text after a trailer runs to the end of the input, as the whole-file parser reads it.
+                if !self.eof {
+                    self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
+                }
+                cut = self.buf.len();
+            } else if out.after_trailer == Some(true) && cut < self.buf.len() {
+                // A batch never ends with a trailer that a record follows: whether a trailer is the file's last
+                // record decides whether the lowering keeps it (`0 TRLR x` followed by records is a record).
+                // The batch grows by its own length each time (a run of trailers costs a parse of each length
+                // once, not one per line).
+                cut = self.cut_from(cut.saturating_mul(2).max(cut + 1), Some(true))?;
+            } else {
+                break;
             }
-            cut = self.buf.len();
+            let detection = match first {
+                true => &self.detection,
+                false => &self.body_detection,
+            };
             decoded = decode_document_cow(&self.buf[..cut], detection);
             out = parse_piece(&decoded.0, encoding, self.seen_line, after);
         }
@@ -538,7 +561,10 @@ impl<R: Read> RecordStream<R> {
         let mut parse = Parse::of_batch(
             green,
             diagnostics,
-            detection.clone(),
+            match first {
+                true => self.detection.clone(),
+                false => self.body_detection.clone(),
+            },
             map,
             &text,
             out.max_depth,

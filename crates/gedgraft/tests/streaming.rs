@@ -573,6 +573,32 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A trailer with a payload or an identifier is a record unless it is the file's last (R-TAGGED-STRUCTS-04,
+/// `trailers.rs`): the stream never ends a batch with a trailer a record follows, so `lower` keeps it as the
+/// whole file does (found by a helper's differential run once records after a trailer were cut into batches).
+#[test]
+fn a_trailer_a_record_follows_is_lowered_as_in_the_whole_file() {
+    let dir = temp_dir("streaming", "trailer_records");
+    let files: &[&[u8]] = &[
+        b"0 TRLR x\n0 HEAD\n",
+        b"0 HEAD\n0 TRLR x\n0 @I1@ INDI\n0 TRLR\n",
+        b"0 HEAD\n0 TRLR @I1@\n0 TRLR\n",
+        b"0 HEAD\n0 @T@ TRLR\n0 @I1@ INDI\n",
+        b"0 HEAD\n0 TRLR\n0 TRLR\n0 TRLR y\n\n0 @I1@ INDI\n0 TRLR\n",
+    ];
+    let mut failures = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        let file = write(&dir, &format!("t{i}.ged"), text);
+        let all = ["lower", file.to_str().expect("UTF-8")];
+        let whole = run(&dir, &all, true, None);
+        for size in ["1", "2", "7", "1000000"] {
+            let streamed = run_env(&dir, &all, &[("GEDGRAFT_BATCH_SIZE", size)], None);
+            failures.extend(outcome_difference(&all, (size, &streamed), &whole));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `fix --in-place EDITS… FILE` streamed and whole on copies of `original`: the same exit status, output,
 /// summary and resulting file (and backup); an unchanged file keeps its modification time.
 fn in_place_difference(dir: &Path, original: &[u8], edits: &[&str]) -> Option<String> {
