@@ -573,6 +573,37 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A malformed level-0 line longer than the stream reads to choose a cut stays with the left-out run before it,
+/// in UTF-8 and UTF-16 (the `stream_lower` fuzz target's crash was a UTF-16 file): `check` and `lower` streamed
+/// give the whole file's diagnostics.
+#[test]
+fn a_long_malformed_level_0_line_is_no_cut() {
+    let dir = temp_dir("streaming", "long_malformed");
+    let text = format!(
+        "0 HEAD\n1 CHAR UTF-8\n{}0 @{}\n0 TRLR\n",
+        "0 @\n".repeat(10),
+        "x".repeat(5000)
+    );
+    let utf16: Vec<u8> = text
+        .replace("UTF-8", "UNICODE")
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut failures = Vec::new();
+    for (name, octets) in [("utf8.ged", text.into_bytes()), ("utf16.ged", utf16)] {
+        let file = write(&dir, name, &octets);
+        for command in [&["check", "--format", "json"][..], &["lower"]] {
+            let mut all = command.to_vec();
+            all.push(file.to_str().expect("UTF-8"));
+            let whole = run(&dir, &all, true, None);
+            let env = [("GEDGRAFT_BATCH_SIZE", "1"), ("GEDGRAFT_TWO_PASS", "1")];
+            let streamed = run_env(&dir, &all, &env, None);
+            failures.extend(outcome_difference(&all, ("streamed", &streamed), &whole));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A trailer with a payload or an identifier is a record unless it is the file's last (R-TAGGED-STRUCTS-04,
 /// `trailers.rs`): the stream never ends a batch with a trailer a record follows, so `lower` keeps it as the
 /// whole file does (found by a helper's differential run once records after a trailer were cut into batches).
