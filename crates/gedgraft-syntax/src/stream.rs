@@ -493,21 +493,26 @@ impl<R: Read> RecordStream<R> {
         ))
     }
 
+    /// How a batch is decoded: the first with the file's detection (its byte-order mark), the others without.
+    fn batch_detection(&self, first: bool) -> &Detection {
+        match first {
+            true => &self.detection,
+            false => &self.body_detection,
+        }
+    }
+
     /// Parses the next batch and adds it to `pending`.
     fn parse_next(&mut self) -> Result<(), StreamError> {
         let mut cut = self.next_cut()?;
         let first = self.batches == 0;
-        let detection = match first {
-            true => &self.detection,
-            false => &self.body_detection,
-        };
         let encoding = self.detection.used;
-        let mut decoded = decode_document_cow(&self.buf[..cut], detection);
         let after = self.after_trailer;
-        let mut out = parse_piece(&decoded.0, encoding, self.seen_line, after);
-        loop {
+        let (decoded, mut out) = loop {
+            let decoded = decode_document_cow(&self.buf[..cut], self.batch_detection(first));
+            let out = parse_piece(&decoded.0, encoding, self.seen_line, after);
             if out.trailing_text && !(self.eof && cut == self.buf.len()) {
                 // Trailing text after a trailer runs to the end of the input, as the whole-file parser reads it.
+                drop(decoded);
                 if !self.eof {
                     self.eof = fill(&mut self.reader, &mut self.buf, usize::MAX)?;
                 }
@@ -517,17 +522,12 @@ impl<R: Read> RecordStream<R> {
                 // record decides whether the lowering keeps it (`0 TRLR x` followed by records is a record).
                 // The batch grows by its own length each time (a run of trailers costs a parse of each length
                 // once, not one per line).
+                drop(decoded);
                 cut = self.cut_from(cut.saturating_mul(2).max(cut + 1), Some(true))?;
             } else {
-                break;
+                break (decoded, out);
             }
-            let detection = match first {
-                true => &self.detection,
-                false => &self.body_detection,
-            };
-            decoded = decode_document_cow(&self.buf[..cut], detection);
-            out = parse_piece(&decoded.0, encoding, self.seen_line, after);
-        }
+        };
         self.after_trailer = out.after_trailer;
         let (text, map) = decoded;
         if self.detection.used == Encoding::Utf8
@@ -561,10 +561,7 @@ impl<R: Read> RecordStream<R> {
         let mut parse = Parse::of_batch(
             green,
             diagnostics,
-            match first {
-                true => self.detection.clone(),
-                false => self.body_detection.clone(),
-            },
+            self.batch_detection(first).clone(),
             map,
             &text,
             out.max_depth,
