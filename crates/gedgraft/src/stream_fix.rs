@@ -145,8 +145,6 @@ struct Totals {
     renumbered: HashMap<String, String>,
     /// Whether the last batch edited ends inside a line on its new side ([`ends_inside_a_line`]).
     inside_a_line: bool,
-    /// Whether the new side of the batches counted so far ends inside a line ([`ends_inside_a_line`]).
-    partial_line: bool,
     unnamed: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
     stage_lines: Vec<isize>,
@@ -259,7 +257,7 @@ pub(crate) fn fix_streamed(
             // The first batch's new side ends inside a line (its records deleted down to a byte-order mark):
             // the whole file's line counts read that line on into the next batch's first; nothing is written
             // yet, and the whole-file path counts them.
-            if totals.batches == 1 && totals.partial_line {
+            if count_lines && totals.batches == 1 && totals.changed && totals.inside_a_line {
                 first_failed.set(true);
                 return Err(String::new());
             }
@@ -449,12 +447,12 @@ fn edit_batch(
     };
     // Only a changed result is the batch's new side; else it is `base`.
     let last = last_run.as_ref().filter(|e| e.is_changed());
+    totals.inside_a_line = ends_inside_a_line(match &last {
+        Some(edited) => edited.green(),
+        None => base.green(),
+    });
     if let Some((diff, patch)) = review {
         totals.changed |= !changes.is_empty();
-        totals.inside_a_line = match &last {
-            Some(edited) => ends_inside_a_line(edited.green()),
-            None => ends_inside_a_line(base.green()),
-        };
         match &last {
             Some(edited) => diff.push_edited(batch, edited, &changes),
             None => diff.push(batch, base, &changes),
@@ -470,10 +468,6 @@ fn edit_batch(
         }
         return Ok(Vec::new());
     }
-    let new_side = match &last {
-        Some(edited) => edited.green(),
-        None => base.green(),
-    };
     if !changes.is_empty() {
         totals.changed = true;
         if count_lines {
@@ -483,7 +477,6 @@ fn edit_batch(
             };
             totals.removed += removed;
             totals.added += added;
-            totals.partial_line |= ends_inside_a_line(new_side);
         }
     }
     drop(changes);
