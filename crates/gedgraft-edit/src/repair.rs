@@ -332,7 +332,7 @@ pub(crate) struct Cx<'a> {
     part_starts: std::cell::OnceCell<Vec<(TextSize, TextSize)>>,
     pointers: std::cell::OnceCell<std::collections::HashMap<String, Vec<TextRange>>>,
     /// The identifiers later holders of an identifier get (`guess.rs`, made once per identifier).
-    fresh: std::cell::RefCell<std::collections::HashMap<String, Vec<String>>>,
+    fresh: std::cell::RefCell<std::collections::HashMap<String, guess::FreshNames>>,
 }
 
 impl<'a> Cx<'a> {

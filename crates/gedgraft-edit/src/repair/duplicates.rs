@@ -4,7 +4,7 @@
 //! identifier, is gathered by a pass over the batches first ([`DuplicateNames::gather`]), in file offsets.
 
 use super::guess::{
-    holder_of, in_part, later_holder, next_free, part_bound, part_of, rename_message,
+    holder_of, in_part, later_holder, part_bound, part_of, rename_message, FreshNames,
 };
 use super::{Cx, OctetEdit, Repair};
 use gedgraft_syntax::ast::AstToken;
@@ -59,27 +59,14 @@ pub struct DuplicateNames {
     end: u64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Holders {
     /// Where each holder's identifier starts, in file order.
     starts: Vec<u64>,
     /// The pointers naming the identifier, in file order.
     pointers: Vec<(u64, u64)>,
-    /// The names made for its later holders, in order, and the number the next one tries.
-    names: Vec<String>,
-    next: usize,
-}
-
-impl Default for Holders {
-    fn default() -> Holders {
-        Holders {
-            starts: Vec::new(),
-            pointers: Vec::new(),
-            names: Vec::new(),
-            // The names start at `ID_2` (`next_free`).
-            next: 2,
-        }
-    }
+    /// The identifiers its later holders get.
+    names: FreshNames,
 }
 
 impl DuplicateNames {
@@ -140,12 +127,7 @@ impl DuplicateNames {
         let part = part_of(&self.bounds, at, 0, self.end);
         let holders = self.ids.get_mut(&id)?;
         let (k, follow) = later_holder(&holders.starts, at, part)?;
-        // Holders come in file order: their names are made in order, each once (as `Cx::fresh_id`).
-        while holders.names.len() < k {
-            let name = next_free(&id, &mut holders.next, |c| held(c) > 0);
-            holders.names.push(name);
-        }
-        let new = holders.names.get(k - 1)?.clone();
+        let new = holders.names.get(&id, k, |c| held(c) > 0)?.to_string();
         let text = format!("@{new}@");
         let mut edits = vec![cx.replace(token.text_range(), &text)?];
         let mut moved = 0;

@@ -105,7 +105,7 @@ pub(super) fn duplicate_xref(cx: &Cx, d: &Diagnostic) -> Made {
     let bounds = cx.part_bounds();
     let part = part_of(bounds, at, 0.into(), cx.root.text_range().end());
     let (k, follow) = later_holder(starts, at, part)?;
-    let new = cx.fresh_id(&id, k - 1)?;
+    let new = cx.fresh_id(&id, k)?;
     let mut edits = vec![cx.replace(token.text_range(), &format!("@{new}@"))?];
     let mut moved = 0;
     if follow {
@@ -186,15 +186,38 @@ pub(super) fn rename_message(id: &str, new: &str, moved: usize) -> String {
     }
 }
 
-/// The next identifier free for a later holder of `id`: `ID_n` for the first `n` from `*next` on that no
-/// structure holds (`taken`); `*next` moves past it. The names start at `ID_2`.
-pub(super) fn next_free(id: &str, next: &mut usize, taken: impl Fn(&str) -> bool) -> String {
-    loop {
-        let candidate = format!("{id}_{next}");
-        *next += 1;
-        if !taken(&candidate) {
-            return candidate;
+/// The identifiers the later holders of one identifier get, made as they are asked for, each once (#12: 20 000
+/// holders of one identifier made the last try as many names): the k-th later holder of `ID` gets the k-th
+/// `ID_n` from `ID_2` on that no structure holds. The whole file's repair (`Cx::fresh_id`) and the streamed one
+/// (`duplicates.rs`) both ask it.
+#[derive(Debug)]
+pub(super) struct FreshNames {
+    names: Vec<String>,
+    /// The number the next candidate tries.
+    next: usize,
+}
+
+impl Default for FreshNames {
+    fn default() -> FreshNames {
+        FreshNames {
+            names: Vec::new(),
+            next: 2,
         }
+    }
+}
+
+impl FreshNames {
+    /// The identifier the `k`-th later holder (from 1) of `id` gets; `taken` says whether a structure of the
+    /// file holds a candidate.
+    pub(super) fn get(&mut self, id: &str, k: usize, taken: impl Fn(&str) -> bool) -> Option<&str> {
+        while self.names.len() < k {
+            let candidate = format!("{id}_{}", self.next);
+            self.next += 1;
+            if !taken(&candidate) {
+                self.names.push(candidate);
+            }
+        }
+        self.names.get(k.checked_sub(1)?).map(String::as_str)
     }
 }
 
@@ -242,19 +265,14 @@ impl Cx<'_> {
         map.get(id).map_or(&[], Vec::as_slice)
     }
 
-    /// The identifier the `k`-th later holder of `id` gets: the `k`-th free `ID_n` from `ID_2` on, the names
-    /// made once per identifier (#12: 20 000 holders of one identifier made the last try as many names).
+    /// The identifier the `k`-th later holder (from 1) of `id` gets ([`FreshNames`]).
     pub(super) fn fresh_id(&self, id: &str, k: usize) -> Option<String> {
         let holders = self.xref_holders();
         let mut fresh = self.fresh.borrow_mut();
-        let names = fresh.entry(id.to_string()).or_insert_with(|| {
-            let later = holders.get(id).map_or(0, |h| h.len().saturating_sub(1));
-            let mut next = 2;
-            (0..later)
-                .map(|_| next_free(id, &mut next, |c| holders.contains_key(c)))
-                .collect()
-        });
-        names.get(k).cloned()
+        let names = fresh.entry(id.to_string()).or_default();
+        names
+            .get(id, k, |c| holders.contains_key(c))
+            .map(str::to_string)
     }
 
     /// Every identifier of the file with the starts of its holders' identifiers, in file order (built once).
