@@ -400,11 +400,8 @@ fn a_batch_left_inside_a_line_is_counted_as_the_whole_file() {
                 out.to_str().expect("UTF-8"),
             ];
             args.extend_from_slice(edit);
-            let whole = run(&dir, &args, true, Some(&out));
-            for size in ["1", "1000000"] {
-                let streamed = run_env(&dir, &args, &[("GEDGRAFT_BATCH_SIZE", size)], Some(&out));
-                failures.extend(outcome_difference(&args, (size, &streamed), &whole));
-            }
+            let sizes = (&["1", "1000000"][..], &[][..]);
+            failures.extend(sizes_difference(&dir, &args, sizes, Some(&out)));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -466,6 +463,24 @@ fn outcome_difference(
         format!("{:?}\n{out}\n{err}", o.0)
     };
     (got != whole).then(|| format!("{all:?}: {name} {}\nvs whole {}", show(got), show(whole)))
+}
+
+/// `all` run whole, and streamed in batches of each of `sizes` octets (with `env` as well): how each differs.
+fn sizes_difference(
+    dir: &Path,
+    all: &[&str],
+    (sizes, env): (&[&str], &[(&str, &str)]),
+    out: Option<&Path>,
+) -> Vec<String> {
+    let whole = run(dir, all, true, out);
+    (sizes.iter())
+        .filter_map(|&size| {
+            let mut vars = vec![("GEDGRAFT_BATCH_SIZE", size)];
+            vars.extend_from_slice(env);
+            let streamed = run_env(dir, all, &vars, out);
+            outcome_difference(all, (size, &streamed), &whole)
+        })
+        .collect()
 }
 
 /// `check FILE ARGS…` streamed (in one pass where it can be, and in two: `GEDGRAFT_TWO_PASS`) and whole; the
@@ -563,11 +578,8 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
             failures.extend(check_difference(&dir, &file, args));
             let mut all = vec!["check", file.to_str().expect("UTF-8 path")];
             all.extend_from_slice(args);
-            let whole = run(&dir, &all, true, None);
-            for size in ["1", "2", "700"] {
-                let batches = run_env(&dir, &all, &[("GEDGRAFT_BATCH_SIZE", size)], None);
-                failures.extend(outcome_difference(&all, (size, &batches), &whole));
-            }
+            let sizes = (&["1", "2", "700"][..], &[][..]);
+            failures.extend(sizes_difference(&dir, &all, sizes, None));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -595,10 +607,8 @@ fn a_long_malformed_level_0_line_is_no_cut() {
         for command in [&["check", "--format", "json"][..], &["lower"]] {
             let mut all = command.to_vec();
             all.push(file.to_str().expect("UTF-8"));
-            let whole = run(&dir, &all, true, None);
-            let env = [("GEDGRAFT_BATCH_SIZE", "1"), ("GEDGRAFT_TWO_PASS", "1")];
-            let streamed = run_env(&dir, &all, &env, None);
-            failures.extend(outcome_difference(&all, ("streamed", &streamed), &whole));
+            let sizes = (&["1"][..], &[("GEDGRAFT_TWO_PASS", "1")][..]);
+            failures.extend(sizes_difference(&dir, &all, sizes, None));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -621,11 +631,8 @@ fn a_trailer_a_record_follows_is_lowered_as_in_the_whole_file() {
     for (i, text) in files.iter().enumerate() {
         let file = write(&dir, &format!("t{i}.ged"), text);
         let all = ["lower", file.to_str().expect("UTF-8")];
-        let whole = run(&dir, &all, true, None);
-        for size in ["1", "2", "7", "1000000"] {
-            let streamed = run_env(&dir, &all, &[("GEDGRAFT_BATCH_SIZE", size)], None);
-            failures.extend(outcome_difference(&all, (size, &streamed), &whole));
-        }
+        let sizes = (&["1", "2", "7", "1000000"][..], &[][..]);
+        failures.extend(sizes_difference(&dir, &all, sizes, None));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
