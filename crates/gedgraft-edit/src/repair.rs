@@ -41,8 +41,11 @@ mod conc;
 mod duplicates;
 mod fixed_point;
 mod guess;
-pub use duplicates::DuplicateNames;
 mod lines;
+mod parts;
+pub use parts::{
+    repairs_of_part, repairs_of_part_with, FileFacts, GATHERED_CODES, WHOLE_FILE_CODES,
+};
 mod payload;
 
 /// How sure a repair is of what the file meant.
@@ -236,53 +239,6 @@ pub(crate) fn each_repair(
     }
 }
 
-/// The codes whose repair needs the whole file: the trailer before a record (and whether a later one ends the
-/// file: a stream cuts batches after a trailer too), the file's line breaks, its header's `CHAR` for a mismatch
-/// found anywhere, every holder of an identifier. [`repairs_of_part`] leaves them out ([`repairs_of_part_with`]
-/// makes the `duplicate-xref` ones, after a pass that gathers the holders: [`DuplicateNames`]).
-pub const WHOLE_FILE_CODES: &[&str] = &[
-    "record-after-trailer",
-    "lf-cr-line-breaks",
-    "mixed-line-breaks",
-    "declared-encoding-mismatch",
-    "duplicate-xref",
-];
-
-/// [`repairs`] for a parse of part of a file (a batch of [`gedgraft_syntax::stream::RecordStream`], located in
-/// the file by [`Parse::origin`]): the edits are in the file's octets, and the codes of [`WHOLE_FILE_CODES`]
-/// get no repair.
-pub fn repairs_of_part(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>> {
-    let cx = Cx::new(parse);
-    let mut out: Vec<Option<Repair>> = diagnostics
-        .iter()
-        .map(|d| {
-            if WHOLE_FILE_CODES.contains(&d.code) {
-                None
-            } else {
-                cx.one(d)
-            }
-        })
-        .collect();
-    // Repairs made by one editor run over the whole file, split by the diagnostic they fix.
-    payload::long_lines(&cx, diagnostics, &mut out);
-    out
-}
-
-/// [`repairs_of_part`] for a file with identifiers held more than once: the `duplicate-xref` diagnostics get
-/// their repairs too, the whole file's, from `names` (gathered by a pass over the file first:
-/// [`DuplicateNames::gather`]) and `held(id)`, how many structures of the file hold `id` (a first pass counts
-/// them: `gedgraft_model::StreamLowering::holder_count`). Call it on every part, in file order.
-pub fn repairs_of_part_with(
-    parse: &Parse,
-    diagnostics: &[&Diagnostic],
-    names: &mut DuplicateNames,
-    held: &dyn Fn(&str) -> usize,
-) -> Vec<Option<Repair>> {
-    let mut out = repairs_of_part(parse, diagnostics);
-    names.repairs(&Cx::new(parse), diagnostics, held, &mut out);
-    out
-}
-
 /// A file with repairs applied: its octets and the changed ranges (as [`Edited::changed_ranges`](crate::Edited)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -333,6 +289,9 @@ pub(crate) struct Cx<'a> {
     pointers: std::cell::OnceCell<std::collections::HashMap<String, Vec<TextRange>>>,
     /// The identifiers later holders of an identifier get (`guess.rs`, made once per identifier).
     fresh: std::cell::RefCell<std::collections::HashMap<String, guess::FreshNames>>,
+    /// Where the file's trailers and last record are (`lines.rs`): this parse's, or the whole file's
+    /// gathered by [`FileFacts`] for a part of it.
+    ends: std::cell::OnceCell<lines::Ends>,
 }
 
 impl<'a> Cx<'a> {
@@ -346,7 +305,18 @@ impl<'a> Cx<'a> {
             part_starts: std::cell::OnceCell::new(),
             pointers: std::cell::OnceCell::new(),
             fresh: std::cell::RefCell::default(),
+            ends: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Where the file's trailers and last record are: gathered from this parse when asked, unless they were
+    /// given ([`FileFacts`]).
+    fn ends(&self) -> &lines::Ends {
+        self.ends.get_or_init(|| {
+            let mut ends = lines::Ends::default();
+            ends.gather(self);
+            ends
+        })
     }
 
     /// The repair of one diagnostic, for the codes repaired one diagnostic at a time.

@@ -64,35 +64,49 @@ impl Which {
 /// Whether a streamed file has a diagnostic whose repair needs the whole file ([`gedgraft_edit::WHOLE_FILE_CODES`]):
 /// `check` then reads it whole, so that its report is the same either way. Counted in the first pass: the
 /// encoding notes and `lf-cr-line-breaks` (`mixed-line-breaks`: [`gedgraft_syntax::stream::FileWide::codes`]).
-/// (Identifiers held twice are the lowering index's to tell, and their repairs stream:
-/// [`gedgraft_edit::DuplicateNames`].)
+/// The repairs of [`gedgraft_edit::GATHERED_CODES`] stream, from what a pass gathers first
+/// ([`gedgraft_edit::FileFacts`]): a `record-after-trailer` is only noted ([`NeedsWholeFile::gathered`]);
+/// identifiers held twice are the lowering index's to tell.
 pub(crate) struct NeedsWholeFile {
     found: bool,
+    gathered: bool,
 }
 
 impl NeedsWholeFile {
     pub(crate) fn new(detection: &gedgraft_syntax::encoding::Detection) -> NeedsWholeFile {
-        NeedsWholeFile {
-            found: detection
-                .notes
-                .iter()
-                .any(|n| gedgraft_edit::WHOLE_FILE_CODES.contains(&n.code)),
-        }
+        let mut needs = NeedsWholeFile {
+            found: false,
+            gathered: false,
+        };
+        needs.add(detection.notes.iter().map(|n| n.code));
+        needs
     }
 
     /// Counts one batch.
     pub(crate) fn count(&mut self, batch: &Parse) {
-        if self.found {
+        if self.found && self.gathered {
             return;
         }
-        self.found = batch
-            .diagnostics()
-            .iter()
-            .any(|d| gedgraft_edit::WHOLE_FILE_CODES.contains(&d.code));
+        self.add(batch.diagnostics().iter().map(|d| d.code));
     }
 
+    fn add(&mut self, codes: impl Iterator<Item = &'static str>) {
+        for code in codes.filter(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c)) {
+            match gedgraft_edit::GATHERED_CODES.contains(&code) {
+                true => self.gathered = true,
+                false => self.found = true,
+            }
+        }
+    }
+
+    /// Whether a repair needs the whole file.
     pub(crate) fn found(&self) -> bool {
         self.found
+    }
+
+    /// Whether a repair needs what a pass over the file gathers ([`gedgraft_edit::FileFacts`]).
+    pub(crate) fn gathered(&self) -> bool {
+        self.gathered
     }
 }
 

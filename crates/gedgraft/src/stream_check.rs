@@ -22,11 +22,13 @@
 //! the first error), a file that is not GEDCOM (one diagnostic for the file), inputs whose encoding
 //! notes need the whole body (a file read as UTF-8 that is not valid UTF-8, an 8-bit encoding that was not
 //! forced: found by the first pass, before anything is written), a file with a diagnostic whose repair needs
-//! the whole file (`record-after-trailer`, `lf-cr-line-breaks`, `declared-encoding-mismatch`: [`gedgraft_edit::WHOLE_FILE_CODES`],
-//! found by the first pass), and `GEDGRAFT_WHOLE_FILE=1`. A file with identifiers held twice takes a pass
-//! more, between the two: it gathers where their holders are and the pointers that name them
-//! ([`gedgraft_edit::DuplicateNames`], O(those holders and pointers) memory), which their `duplicate-xref`
-//! repairs need ([`gedgraft_edit::repairs_of_part_with`]).
+//! the whole file (`lf-cr-line-breaks`, `declared-encoding-mismatch`: [`gedgraft_edit::WHOLE_FILE_CODES`]
+//! but not [`gedgraft_edit::GATHERED_CODES`], found by the first pass), and `GEDGRAFT_WHOLE_FILE=1`. The
+//! first pass also gathers where the file's trailers and last record are, which the repairs of
+//! `record-after-trailer` need ([`gedgraft_edit::FileFacts::gather_ends`]). A file with identifiers held
+//! twice takes a pass more, between the two: it gathers where their holders are and the pointers that name
+//! them ([`gedgraft_edit::FileFacts::gather_names`], O(those holders and pointers) memory), which their
+//! `duplicate-xref` repairs need ([`gedgraft_edit::repairs_of_part_with`]).
 
 use crate::check::{json_diagnostics, json_head, json_tail};
 use crate::cli::{CheckArgs, Format};
@@ -57,7 +59,7 @@ pub(crate) fn check_streamed(
         true => OnePass::Cannot,
         false => one_pass(path, args, options, human_options, TWO_PASS_BATCH),
     };
-    let (mut lowering, mut file_wide, detection, stream) = match first {
+    let (mut lowering, mut file_wide, detection, stream, facts) = match first {
         OnePass::Checked(report, any_error) => {
             emit(&report)?;
             return Ok(Some(any_error));
@@ -69,7 +71,14 @@ pub(crate) fn check_streamed(
                 return Ok(None);
             };
             let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = Box::new(stream);
-            (lowering.into_second_pass(), file_wide, detection, stream)
+            // One pass found no repair that needs what a pass gathers ([`gedgraft_edit::FileFacts`]).
+            (
+                lowering.into_second_pass(),
+                file_wide,
+                detection,
+                stream,
+                None,
+            )
         }
         OnePass::Cannot => {
             let Some(Indexed {
@@ -78,6 +87,7 @@ pub(crate) fn check_streamed(
                 detection,
                 batches,
                 needs_whole_file,
+                facts,
             }) = index_pass(path, options, &LowerOptions::default(), args.strict)
             else {
                 return Ok(None);
@@ -91,24 +101,25 @@ pub(crate) fn check_streamed(
             if args.strict && lowering.has_error() {
                 return Ok(None);
             }
-            (lowering, file_wide, detection, batches)
+            (lowering, file_wide, detection, batches, Some(facts))
         }
     };
     let mut writer = Writer::new(args.format, human_options);
-    if lowering.has_duplicate_identifier() {
-        // Where the holders of the identifiers held twice are, and the pointers to them: a pass of its own.
-        let Some(batches) = open_batches(path, options) else {
-            return Ok(None);
-        };
-        let mut names = gedgraft_edit::DuplicateNames::default();
-        let held = |id: &str| lowering.holder_count(id);
-        let dropper = Dropper::new();
-        for batch in batches {
-            let batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            names.gather(batch.parse(), &held);
-            dropper.later(batch);
+    if let Some(mut facts) = facts {
+        if lowering.has_duplicate_identifier() {
+            // Where the holders of the identifiers held twice are, and the pointers to them: a pass of its own.
+            let Some(batches) = open_batches(path, options) else {
+                return Ok(None);
+            };
+            let held = |id: &str| lowering.holder_count(id);
+            let dropper = Dropper::new();
+            for batch in batches {
+                let batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                facts.gather_names(batch.parse(), &held);
+                dropper.later(batch);
+            }
         }
-        writer.names = Some(names);
+        writer.facts = Some(facts);
     }
     let dropper = Dropper::new();
     for batch in stream {
@@ -180,7 +191,7 @@ fn one_pass(
         };
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
-        if needs_whole.found() || !file_wide.codes().is_empty() {
+        if needs_whole.found() || needs_whole.gathered() || !file_wide.codes().is_empty() {
             return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
@@ -217,8 +228,9 @@ struct Writer<'o> {
     /// Whether no diagnostic was written yet.
     first: bool,
     any_error: bool,
-    /// What the `duplicate-xref` repairs need from the whole file, in a file with identifiers held twice.
-    names: Option<gedgraft_edit::DuplicateNames>,
+    /// What the repairs of `record-after-trailer` and `duplicate-xref` need from the whole file (after two
+    /// passes; one pass stops at them).
+    facts: Option<gedgraft_edit::FileFacts>,
 }
 
 impl<'o> Writer<'o> {
@@ -230,7 +242,7 @@ impl<'o> Writer<'o> {
             head_written: false,
             first: true,
             any_error: false,
-            names: None,
+            facts: None,
         }
     }
 
@@ -249,10 +261,10 @@ impl<'o> Writer<'o> {
         self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
         // Files with repairs that need the whole file took the whole-file path.
-        let repairs = match &mut self.names {
-            Some(names) => {
+        let repairs = match &mut self.facts {
+            Some(facts) => {
                 let held = |id: &str| lowering.holder_count(id);
-                gedgraft_edit::repairs_of_part_with(parse, &diagnostics, names, &held)
+                gedgraft_edit::repairs_of_part_with(parse, &diagnostics, facts, &held)
             }
             None => gedgraft_edit::repairs_of_part(parse, &diagnostics),
         };
@@ -314,6 +326,9 @@ pub(crate) struct Indexed {
     /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`): `check` then
     /// takes the whole-file path.
     pub needs_whole_file: bool,
+    /// Where the file's trailers and last record are, for the `record-after-trailer` repairs
+    /// ([`gedgraft_edit::FileFacts::gather_ends`]).
+    pub facts: gedgraft_edit::FileFacts,
 }
 
 /// The batches of a file (standard input through its copy, [`input::open`]) for `check` and `lower`.
@@ -348,10 +363,12 @@ pub(crate) fn index_pass(
     let detection = stream.detection().clone();
     let (mut count, mut only) = (0usize, None);
     let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
+    let mut facts = gedgraft_edit::FileFacts::default();
     let dropper = Dropper::new();
     for batch in stream {
         let batch = batch.ok()?;
         needs_whole.count(batch.parse());
+        facts.gather_ends(batch.parse());
         file_wide.count(&batch);
         if errors {
             lowering.index(batch.parse());
@@ -385,6 +402,7 @@ pub(crate) fn index_pass(
         needs_whole_file,
         detection,
         batches,
+        facts,
     })
 }
 
@@ -441,11 +459,11 @@ mod tests {
     }
 
     /// Identifiers held twice stream, in a file of one part or of several (begun by a second header: the
-    /// pointers that follow a later holder are gathered by a pass of their own); a record after a trailer
-    /// (`record-after-trailer`, whose repair looks at the trailers around it) and a mixed line break need the
-    /// whole file.
+    /// pointers that follow a later holder are gathered by a pass of their own), and so does a record after a
+    /// trailer (`record-after-trailer`: the first pass gathers where the trailers and the file's end are);
+    /// a mixed line break needs the whole file.
     #[test]
-    fn duplicate_identifiers_do_not_need_the_whole_file() {
+    fn duplicates_and_records_after_a_trailer_do_not_need_the_whole_file() {
         let dir = tempfile::tempdir().expect("a directory");
         let needs_whole = |text: &str| {
             let path = dir.path().join("f.ged");
@@ -462,7 +480,7 @@ mod tests {
             "{head}0 @I1@ INDI\n{head}0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n"
         );
         assert!(!needs_whole(&parts));
-        assert!(needs_whole(&format!(
+        assert!(!needs_whole(&format!(
             "{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n"
         )));
         assert!(needs_whole(&format!("{head}0 @I1@ INDI\r\n0 TRLR\n")));
@@ -482,6 +500,9 @@ mod tests {
         // An identifier held twice (`duplicate-xref`: the one pass cannot tell a pointer to it from one to a record).
         let twice = format!("{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
         assert_eq!(in_one_pass(&twice, &[]), None);
+        // A record after a trailer (whether a later trailer ends the file: R-TAGGED-STRUCTS-03).
+        let after = format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n");
+        assert_eq!(in_one_pass(&after, &[]), None);
         // Line breaks counted for the whole file.
         let mixed = format!("{head}0 @I1@ INDI\r\n0 TRLR\n");
         assert_eq!(in_one_pass(&mixed, &[]), None);

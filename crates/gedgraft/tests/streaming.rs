@@ -560,7 +560,7 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
         "{one_part}0 TRLR\n0 @F8@ FAM\n1 WIFE @I2@\n{head}0 @I2@ INDI\n0 @F9@ FAM\n1 HUSB @I2@\n0 TRLR\n\
          0 @F7@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 @I0@ INDI\n0 @I0@ INDI\n1 FAMS @I0@\n"
     );
-    // Parts begun by a second header alone (no record after a trailer, whose repair needs the whole file).
+    // Parts begun by a second header alone.
     let headers = format!(
         "{one_part}0 @F8@ FAM\n1 WIFE @I2@\n{head}0 @I2@ INDI\n0 @F9@ FAM\n1 HUSB @I2@\n{head}\
          0 @F7@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 @I0@ INDI\n0 @I0@ INDI\n1 FAMS @I0@\n0 TRLR\n"
@@ -580,6 +580,54 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
             all.extend_from_slice(args);
             let sizes = (&["1", "2", "700"][..], &[][..]);
             failures.extend(sizes_difference(&dir, &all, sizes, None));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A `record-after-trailer`'s repair (R-TAGGED-STRUCTS-03, -05) removes the trailer before the record, and moves
+/// it to the end of the file when no later trailer ends it: `check` streams it (the first pass gathers where
+/// the trailers and the last record are) and agrees with the whole file, batches of one record included: a
+/// later trailer or none, a trailer with a payload (not moved), a run of trailers, junk after the last one, a
+/// last line without a line break (the moved trailer gets the file's break before it), CR LF, UTF-16.
+#[test]
+fn records_after_a_trailer_are_repaired_streamed_as_whole() {
+    let dir = temp_dir("streaming", "after_trailer_repairs");
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+    let mut long = head.to_string();
+    for i in 0..30 {
+        long.push_str(&format!("0 @I{i}@ INDI\n1 NAME A{i} /B/\n"));
+        if i % 7 == 3 {
+            long.push_str("0 TRLR\n");
+        }
+    }
+    let files = [
+        format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n1 NAME x\n0 TRLR\n0 @I3@ INDI\n0 TRLR\n0 TRLR\n0 @I4@ INDI"),
+        format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n1 NAME x\n"),
+        format!("{head}0 TRLR\n{head}0 @I1@ INDI\n0 TRLR\n0 TRLR x\n0 @I2@ INDI\n0 TRLR\n1 NOTE y\n0 @I5@ INDI\n"),
+        format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n\x1a"),
+        format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n<html>\n0 TRLR\n"),
+        long.clone(),
+        long.replace('\n', "\r\n").trim_end().to_string(),
+    ];
+    let mut failures = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        let mut octets = vec![(format!("f{i}.ged"), text.clone().into_bytes())];
+        if i == 0 || i == 6 {
+            let unicode = text.replace("UTF-8", "UNICODE");
+            let utf16 = unicode.encode_utf16().flat_map(u16::to_le_bytes);
+            let octets16 = [0xFF, 0xFE].into_iter().chain(utf16).collect();
+            octets.push((format!("f{i}-16.ged"), octets16));
+        }
+        for (name, octets) in octets {
+            let file = write(&dir, &name, &octets);
+            for args in [CHECKS[0], CHECKS[1]] {
+                failures.extend(check_difference(&dir, &file, args));
+                let mut all = vec!["check", file.to_str().expect("UTF-8 path")];
+                all.extend_from_slice(args);
+                let sizes = (&["1", "2", "700"][..], &[("GEDGRAFT_TWO_PASS", "1")][..]);
+                failures.extend(sizes_difference(&dir, &all, sizes, None));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

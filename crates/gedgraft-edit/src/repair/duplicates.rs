@@ -11,45 +11,13 @@ use gedgraft_syntax::ast::AstToken;
 use gedgraft_syntax::{Diagnostic, Parse, SyntaxKind};
 use std::collections::HashMap;
 
-/// The `duplicate-xref` repairs of a file read in parts (batches of records, in file order:
-/// [`repairs_of_part_with`](crate::repairs_of_part_with)), the whole file's ([`repairs`](crate::repairs)).
-/// A pass over the batches [`gather`](DuplicateNames::gather)s, for the identifiers held more than once,
-/// where their holders are and which pointers name them (O(their holders and pointers) memory), and where
-/// the file's parts start (an export appended to another); then each batch's repairs are made from them.
-///
-/// ```
-/// use gedgraft_edit::{repairs_of_part_with, DuplicateNames};
-/// use gedgraft_model::{LowerOptions, StreamLowering};
-/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
-/// let input = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 @I1_2@ INDI\n0 @I1@ INDI\n0 TRLR\n";
-/// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
-/// // A first pass counts the holders of each identifier, a second gathers where the duplicated ones are, a
-/// // third lowers and repairs.
-/// let mut lowering = StreamLowering::new(&LowerOptions::default());
-/// for batch in batches() {
-///     lowering.index_identifiers(batch.unwrap().parse());
-/// }
-/// let held = |id: &str| lowering.holder_count(id);
-/// let mut names = DuplicateNames::default();
-/// for batch in batches() {
-///     names.gather(batch.unwrap().parse(), &held);
-/// }
-/// let mut messages = Vec::new();
-/// for batch in batches() {
-///     let batch = batch.unwrap();
-///     let lowered = lowering.lower(batch.parse());
-///     let diagnostics = lowered.all_diagnostics(batch.parse());
-///     let held = |id: &str| lowering.holder_count(id);
-///     let repairs = repairs_of_part_with(batch.parse(), &diagnostics, &mut names, &held);
-///     messages.extend(repairs.into_iter().flatten().map(|r| r.message));
-/// }
-/// // `@I1_2@` is taken: the second and third holders of `@I1@` become `@I1_3@` and `@I1_4@`.
-/// assert_eq!(messages.len(), 2);
-/// assert!(messages[0].starts_with("rename this one `@I1_3@`"), "{}", messages[0]);
-/// assert!(messages[1].starts_with("rename this one `@I1_4@`"), "{}", messages[1]);
-/// ```
+/// The `duplicate-xref` repairs of a file read in parts (batches of records, in file order): for the
+/// identifiers held more than once, where their holders are and which pointers name them (O(their holders and
+/// pointers) memory), and where the file's parts start (an export appended to another), gathered by a pass
+/// over the parts ([`FileFacts::gather_names`](super::FileFacts::gather_names)); then each part's repairs are
+/// made from them.
 #[derive(Debug, Default)]
-pub struct DuplicateNames {
+pub(crate) struct DuplicateNames {
     /// By identifier held more than once.
     ids: HashMap<String, Holders>,
     /// Where the parts of the file start (file offsets, [`part_bound`]).
@@ -72,7 +40,7 @@ struct Holders {
 impl DuplicateNames {
     /// Gathers one batch (`parse`, located in the file by its origin), after the batches before it; `held(id)`
     /// is how many structures of the file hold `id` (a first pass counts them).
-    pub fn gather(&mut self, parse: &Parse, held: &dyn Fn(&str) -> usize) {
+    pub(crate) fn gather(&mut self, parse: &Parse, held: &dyn Fn(&str) -> usize) {
         let cx = Cx::new(parse);
         let file = |at| cx.file(at) as u64;
         for record in parse.document().records() {

@@ -27,22 +27,69 @@ pub(super) fn blank_lines(cx: &Cx, d: &Diagnostic) -> Made {
     Some((message, vec![cx.replace(range, "")?]))
 }
 
-/// The text of a new `0 TRLR` line (or the given `line`) at the end of the last record, with a line break
-/// before it if the file's last line has none: the edit and where it goes.
+/// Where a file's trailers and its last record are, in file offsets: what the trailer repairs need from the
+/// whole file. Gathered from the tree of the whole file ([`Cx::ends`]) or batch by batch, in file order, from a
+/// file read in parts ([`FileFacts`](super::FileFacts)), the same facts either way (O(1) memory).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ends {
+    /// Where the last trailer record starts.
+    last_trailer: Option<usize>,
+    /// How the last record ends.
+    end: Option<End>,
+}
+
+/// How a file's last record ends: where, whether with a line break, and the line break near it.
+#[derive(Debug, Clone)]
+struct End {
+    at: usize,
+    broken: bool,
+    brk: String,
+}
+
+impl Ends {
+    /// Gathers the records of one parse (the whole file, or the next part of it).
+    pub(crate) fn gather(&mut self, cx: &Cx) {
+        let mut last = None;
+        for record in cx.parse.document().records() {
+            if is_trailer(&record) {
+                self.last_trailer = Some(cx.file(record.syntax().text_range().start()));
+            }
+            last = Some(record);
+        }
+        if let Some(last) = last {
+            let range = last.syntax().text_range();
+            self.end = Some(End {
+                at: cx.file(range.end()),
+                broken: cx.text(range).ends_with(['\n', '\r']),
+                brk: render::break_near(last.syntax()),
+            });
+        }
+    }
+
+    /// Whether a trailer record starts at or after the file offset `at`.
+    fn trailer_from(&self, at: usize) -> bool {
+        self.last_trailer.is_some_and(|t| t >= at)
+    }
+}
+
+/// The text of a new `0 TRLR` line (or the given `line`) at the end of the file's last record, with a line
+/// break before it if the file's last line has none: the edit and where it goes.
 fn at_end(cx: &Cx, line: &str) -> Option<OctetEdit> {
-    let last = cx.parse.document().records().last()?;
-    let end = last.syntax().text_range().end();
-    let before = cx.text(TextRange::new(last.syntax().text_range().start(), end));
-    let brk = render::break_near(last.syntax());
+    let end = cx.ends().end.as_ref()?;
     let mut text = String::new();
-    if !before.ends_with(['\n', '\r']) {
-        text.push_str(&brk);
+    if !end.broken {
+        text.push_str(&end.brk);
     }
     text.push_str(line);
     if !line.ends_with(['\n', '\r']) {
-        text.push_str(&brk);
+        text.push_str(&end.brk);
     }
-    cx.replace(TextRange::empty(end), &text)
+    let mut replacement = Vec::new();
+    cx.parse.encoding().encode(&text, &mut replacement).ok()?;
+    Some(OctetEdit {
+        range: end.at..end.at,
+        replacement,
+    })
 }
 
 /// `missing-trailer` (safe): `0 TRLR` is added after the last record (R-TAGGED-STRUCTS-05).
@@ -88,7 +135,9 @@ fn is_trailer(r: &Record) -> bool {
 
 /// `record-after-trailer` (safe): the trailer just before the record is removed, and put at the end of the file
 /// if no later trailer is there to end it (that one is moved by its own repair). The lowering drops every
-/// trailer, so the dataset is the same (R-TAGGED-STRUCTS-03).
+/// trailer, so the dataset is the same (R-TAGGED-STRUCTS-03). The trailer is in the record's batch in a file
+/// read in parts (a stream never ends a batch with a trailer that a record follows); the later trailers and
+/// the file's end come from [`Ends`].
 pub(super) fn trailer_to_end(cx: &Cx, d: &Diagnostic) -> Made {
     let record = cx.node_at(d.range.start(), SyntaxKind::Record)?;
     let trailer = record
@@ -102,10 +151,7 @@ pub(super) fn trailer_to_end(cx: &Cx, d: &Diagnostic) -> Made {
     }
     let line = cx.text(range).to_string();
     let mut edits = vec![cx.replace(range, "")?];
-    let later = std::iter::successors(Some(record.clone()), |r| r.next_sibling())
-        .filter_map(Record::cast)
-        .any(|r| is_trailer(&r));
-    if later {
+    if cx.ends().trailer_from(cx.file(record.text_range().start())) {
         return Some((
             "remove this inner trailer (a later `0 TRLR` ends the file)".into(),
             edits,
