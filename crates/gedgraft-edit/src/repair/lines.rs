@@ -33,7 +33,7 @@ fn at_end(cx: &Cx, line: &str) -> Option<OctetEdit> {
     let last = cx.parse.document().records().last()?;
     let end = last.syntax().text_range().end();
     let before = cx.text(TextRange::new(last.syntax().text_range().start(), end));
-    let brk = render::break_near(last.syntax());
+    let brk = render::break_near(last.syntax(), cx.parse);
     let mut text = String::new();
     if !before.ends_with(['\n', '\r']) {
         text.push_str(&brk);
@@ -47,14 +47,11 @@ fn at_end(cx: &Cx, line: &str) -> Option<OctetEdit> {
 
 /// `missing-trailer` (safe): `0 TRLR` is added after the last record (R-TAGGED-STRUCTS-05).
 pub(super) fn missing_trailer(cx: &Cx, _d: &Diagnostic) -> Made {
-    cx.parse.document().records().last()?;
-    let delim = render::Style::near(
-        &cx.parse.document().records().last()?.syntax().clone(),
-        None,
-    )
-    .delim;
+    let last = cx.parse.document().records().last()?;
+    let style = render::Style::near(last.syntax(), cx.parse, None);
+    let delim = &style.delim;
     if let Some(at) = dos_end_of_file(cx) {
-        let brk = render::break_near(cx.parse.document().records().last()?.syntax());
+        let brk = &style.line_break;
         let edit = cx.replace(TextRange::empty(at), &format!("0{delim}TRLR{brk}"))?;
         return Some((
             "add `0 TRLR` before the DOS end-of-file mark (Ctrl-Z)".into(),
