@@ -3,7 +3,7 @@
 use crate::diff::{LineDiff, Side};
 use crate::error::Warning;
 use gedgraft_encoding::{detect_and_decode, DetectOptions, Encoding, SourceMap};
-use gedgraft_syntax::{Parse, SyntaxKind};
+use gedgraft_syntax::{LineBreak, Parse, SyntaxKind};
 use rowan::GreenNode;
 use std::fmt;
 use std::ops::Range;
@@ -124,6 +124,8 @@ pub(crate) struct NewFile {
     pub map: Option<SourceMap>,
     /// The octets of `green`.
     pub bytes: Vec<u8>,
+    /// The line break before the new text in its file ([`Parse::break_before`]: a batch of a streamed file).
+    pub break_before: Option<LineBreak>,
 }
 
 /// Trees whose new nodes go deeper than this are released without recursion.
@@ -153,6 +155,8 @@ pub struct Edited<'p> {
     /// The new file's source map, when needed before (or without) its parse.
     map: OnceLock<SourceMap>,
     bytes: Vec<u8>,
+    /// The line break before the new text in its file, which its parse is given.
+    break_before: Option<LineBreak>,
     changes: Vec<Change>,
     warnings: Vec<Warning>,
     count: usize,
@@ -180,7 +184,7 @@ impl<'p> Edited<'p> {
     ) -> Edited<'p> {
         let parse = OnceLock::new();
         if let Some(p) = file.parse {
-            let _ = parse.set(p);
+            let _ = parse.set(p.with_break_before(file.break_before));
         }
         let map = OnceLock::new();
         if let Some(m) = file.map {
@@ -194,6 +198,7 @@ impl<'p> Edited<'p> {
             parse,
             map,
             bytes: file.bytes,
+            break_before: file.break_before,
             changes,
             warnings,
             count,
@@ -201,7 +206,8 @@ impl<'p> Edited<'p> {
     }
 
     fn make_parse(&self) -> Parse {
-        Parse::from_edited(self.green.clone(), &self.bytes, self.encoding).0
+        let parse = Parse::from_edited(self.green.clone(), &self.bytes, self.encoding).0;
+        parse.with_break_before(self.break_before)
     }
 
     /// The new file, parsed: its tree (sharing every untouched subtree with the input's) and fresh diagnostics.
@@ -239,6 +245,27 @@ impl<'p> Edited<'p> {
     /// The input file, parsed.
     pub fn old(&self) -> &'p Parse {
         self.old
+    }
+
+    /// The line break before the new text in its file ([`Parse::break_before`]): the input's, as a line-break
+    /// conversion writes it. The new file's parse has it; a batch of a streamed file that the edit left as it
+    /// was is read after the new text of the batches before it, so the next edit of the batch takes this one.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, LfCr, LineBreak};
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let input = b"0 HEAD\r\n0 @I1@ INDI";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let last = RecordStream::new(&input[..], options).unwrap().last().unwrap().unwrap();
+    /// let mut editor = Editor::new(last.parse());
+    /// editor.convert_line_breaks(LineBreak::Lf, LfCr::TwoBreaks);
+    /// let edited = editor.apply().unwrap();
+    /// assert!(!edited.is_changed()); // `0 @I1@ INDI` has no line break of its own
+    /// assert_eq!(edited.break_before(), Some(LineBreak::Lf)); // the header's is LF now
+    /// assert_eq!(edited.parse().break_before(), Some(LineBreak::Lf));
+    /// ```
+    pub fn break_before(&self) -> Option<LineBreak> {
+        self.break_before
     }
 
     /// The new file's octets.

@@ -285,6 +285,11 @@ impl<'p> Editor<'p> {
         self.parse.locate(offset.into()).line
     }
 
+    /// The style of new lines near `node` ([`Style::near`]), with the line break a conversion asks for.
+    fn style_near(&self, node: &SyntaxNode) -> Style {
+        Style::near(node, self.parse, self.eol.map(|e| e.to.as_str()))
+    }
+
     fn new_edit(&mut self, description: String) -> usize {
         self.edits.push(description);
         self.edits.len() - 1
@@ -487,7 +492,7 @@ impl<'p> Editor<'p> {
                 .last()
                 .is_some_and(|t| t.kind() == SyntaxKind::LineBreak),
         };
-        let style = Style::near(node, self.eol.map(|e| e.to.as_str()));
+        let style = self.style_near(node);
         let laid = match value {
             Value::Text(v) => {
                 let head = concat(&info.tokens[..=ti]);
@@ -629,7 +634,7 @@ impl<'p> Editor<'p> {
                             .push(Splice::new(&node, xi..xi + 1, vec![xref], edit))
                     }
                     (None, Some(ti)) => {
-                        let style = Style::near(&node, None);
+                        let style = Style::near(&node, self.parse, None);
                         let delim = NodeOrToken::Token(token(SyntaxKind::Delimiter, &style.delim));
                         self.splices
                             .push(Splice::new(&node, ti..ti, vec![xref, delim], edit));

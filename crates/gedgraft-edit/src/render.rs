@@ -10,7 +10,7 @@ pub(crate) use gedgraft_syntax::internal::serialise::{
     ansel_clusters, clusters, lay_out_segments, octets, writable, write_cluster, Budget, Laid,
     Unit, UnitKind,
 };
-use gedgraft_syntax::{SyntaxKind, SyntaxNode, SyntaxToken};
+use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 
 /// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other
@@ -81,9 +81,10 @@ pub(crate) struct Style {
 }
 
 impl Style {
-    /// The style of the lines around `node` (a structure): its own first line, its continuation lines, its
-    /// parent, its neighbours and its first substructures. `line_break` overrides the neighbours' break.
-    pub(crate) fn near(node: &SyntaxNode, line_break: Option<&str>) -> Style {
+    /// The style of the lines around `node` (a structure of `parse`): its own first line, its continuation
+    /// lines, its parent, its neighbours and its first substructures. `line_break` overrides the neighbours'
+    /// break ([`break_near`]).
+    pub(crate) fn near(node: &SyntaxNode, parse: &Parse, line_break: Option<&str>) -> Style {
         let mut refs: Vec<SyntaxNode> = vec![node.clone()];
         refs.extend(node.children().filter(is_line_like).take(4));
         refs.extend(node.parent().filter(is_structure));
@@ -116,7 +117,7 @@ impl Style {
             .map_or(" ".to_string(), |t| t.text().to_string());
         let line_break = match line_break {
             Some(b) => b.to_string(),
-            None => break_near(node),
+            None => break_near(node, parse),
         };
         Style {
             indents,
@@ -220,8 +221,11 @@ pub(crate) fn first_line_tokens(node: &SyntaxNode) -> Vec<SyntaxToken> {
     out
 }
 
-/// The line break nearest to `node`'s first line: its own, else the closest one before, else after, else LF.
-pub(crate) fn break_near(node: &SyntaxNode) -> String {
+/// The line break nearest to `node`'s first line (`node` is in `parse`): its own, else the closest one before,
+/// else after, else LF. Before the start of `parse`'s text, the closest one is the file's line break before it
+/// ([`Parse::break_before`]: a batch of a streamed file cannot see the batches before it), so a batch gives the
+/// line break the whole file gives.
+pub(crate) fn break_near(node: &SyntaxNode, parse: &Parse) -> String {
     const LOOK: usize = 4096;
     let own = first_line_tokens(node);
     if let Some(b) = own.iter().find(|t| t.kind() == SyntaxKind::LineBreak) {
@@ -230,12 +234,13 @@ pub(crate) fn break_near(node: &SyntaxNode) -> String {
     let Some(first) = node.first_token() else {
         return "\n".into();
     };
-    let before = std::iter::successors(first.prev_token(), SyntaxToken::prev_token).take(LOOK);
-    if let Some(b) = before
-        .into_iter()
-        .find(|t| t.kind() == SyntaxKind::LineBreak)
-    {
+    let mut before = std::iter::successors(first.prev_token(), SyntaxToken::prev_token);
+    if let Some(b) = (before.by_ref().take(LOOK)).find(|t| t.kind() == SyntaxKind::LineBreak) {
         return b.text().to_string();
+    }
+    // The search reached the start of the text (not its limit): what is before it is the file's.
+    if let (None, Some(b)) = (before.next(), parse.break_before()) {
+        return b.as_str().to_string();
     }
     let after = std::iter::successors(first.next_token(), SyntaxToken::next_token).take(LOOK);
     if let Some(b) = after

@@ -119,6 +119,24 @@ pub fn line_end(bytes: &[u8], from: usize) -> LineEnd {
     }
 }
 
+/// The form of the last line break in `bytes` (`None` if they have none): the break that ends the text before
+/// whatever follows them.
+///
+/// ```
+/// use gedgraft_syntax::{line_cursor::last_line_break, LineBreak};
+/// assert_eq!(last_line_break(b"0 HEAD\r\n0 @I1@ INDI"), Some(LineBreak::CrLf));
+/// assert_eq!(last_line_break(b"0 HEAD\n\r"), Some(LineBreak::Cr), "LF CR is two breaks");
+/// assert_eq!(last_line_break(b"0 HEAD"), None);
+/// ```
+pub fn last_line_break(bytes: &[u8]) -> Option<LineBreak> {
+    let at = memchr::memrchr2(b'\n', b'\r', bytes)?;
+    match bytes.get(..=at)? {
+        [.., b'\r', b'\n'] => Some(LineBreak::CrLf),
+        [.., b'\n'] => Some(LineBreak::Lf),
+        _ => Some(LineBreak::Cr),
+    }
+}
+
 /// The break starting at `at`, which holds an LF or a CR, and where the next line starts.
 fn break_at(bytes: &[u8], at: usize) -> (usize, LineBreak) {
     if bytes.get(at) == Some(&b'\r') {

@@ -4,7 +4,7 @@ use crate::ast::Document;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::green_walk::{green_tokens, release_iteratively};
 use crate::kind::{SyntaxKind, SyntaxNode};
-use crate::line_cursor::LineCursor;
+use crate::line_cursor::{LineBreak, LineCursor};
 use crate::line_index::LineIndex;
 use crate::not_gedcom;
 use crate::parser::{chunks_for, parse_text, parse_utf8_pieces, Parsed};
@@ -71,17 +71,20 @@ pub struct Parse {
     line_index: OnceLock<LineIndex>,
     text: OnceLock<String>,
     max_depth: usize,
-    /// For one batch of a streamed file ([`crate::stream`]): where its text starts in the file, and the file's
-    /// dialect (read from the header, which is in the first batch only). Zero and `None` for a whole file.
+    /// For one batch of a streamed file ([`crate::stream`]): where its text starts in the file (and the line
+    /// break before it), and the file's dialect (read from the header, which is in the first batch only). Zero
+    /// and `None` for a whole file.
     origin: Origin,
     dialect: Option<crate::Dialect>,
 }
 
-/// Where a parsed text starts in its file: the file offset of its first octet and how many lines come before.
+/// Where a parsed text starts in its file: the file offset of its first octet, how many lines come before, and
+/// the line break that ends the text before it (`None` at the file's start).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Origin {
     pub(crate) offset: usize,
     pub(crate) lines_before: usize,
+    pub(crate) break_before: Option<LineBreak>,
 }
 
 impl Origin {
@@ -258,10 +261,35 @@ impl Parse {
     /// assert_eq!(placed.locate(12.into()).line, 8);
     /// ```
     pub fn with_origin(mut self, origin: Location) -> Parse {
-        self.origin = Origin {
-            offset: origin.offset,
-            lines_before: origin.line.saturating_sub(1),
-        };
+        self.origin.offset = origin.offset;
+        self.origin.lines_before = origin.line.saturating_sub(1);
+        self
+    }
+
+    /// The line break that ends the file's text before this parse's: for a batch of a streamed file
+    /// ([`crate::stream`]) after the first, the last line break of the batches before it; `None` for a whole
+    /// file (nothing comes before it). New lines follow the file's line breaks, and a batch that is one line
+    /// without a line break (the file's last) has none of its own: the editor takes this one, as it takes the
+    /// line break before that line in the whole file.
+    ///
+    /// ```
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// use gedgraft_syntax::LineBreak;
+    /// let input = b"0 HEAD\r\n0 @I1@ INDI";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let batches: Vec<_> = RecordStream::new(&input[..], options).unwrap().map(Result::unwrap).collect();
+    /// let before: Vec<_> = batches.iter().map(|b| b.parse().break_before()).collect();
+    /// assert_eq!(before, [None, Some(LineBreak::CrLf)]);
+    /// assert_eq!(gedgraft_syntax::parse(input).break_before(), None);
+    /// ```
+    pub fn break_before(&self) -> Option<LineBreak> {
+        self.origin.break_before
+    }
+
+    /// This parse with [`break_before`](Parse::break_before) set to `line_break`: for the parse of an edited
+    /// batch of a streamed file, which follows the text the edit made of the batches before it.
+    pub fn with_break_before(mut self, line_break: Option<LineBreak>) -> Parse {
+        self.origin.break_before = line_break;
         self
     }
 

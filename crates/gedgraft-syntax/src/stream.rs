@@ -10,8 +10,9 @@
 //! dataset with any left-out lines before it, as one run (R-RECOVER-06), so it stays in their batch (lines of
 //! such a run make one batch however long it is, as a record does).
 //!
-//! Each batch is a [`Parse`] of its records (a `DOCUMENT` node holding them), with its file offset and first line;
-//! its diagnostics are located in the file. A level-0 line closes every open structure, so each batch starts
+//! Each batch is a [`Parse`] of its records (a `DOCUMENT` node holding them), with its file offset and first line,
+//! and the line break before it ([`Parse::break_before`], which new lines take where the batch has none); its
+//! diagnostics are located in the file. A level-0 line closes every open structure, so each batch starts
 //! where a one-pass parse would be, and the batches give the same tree (their records in order), the same octets
 //! and the same diagnostics as [`parse_with`](crate::parse_with) on the whole input: a run of one code across a
 //! cut is joined into the diagnostic where it starts (the batch holding it waits for the next one), the
@@ -43,6 +44,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{lex_line, LineShape};
 use crate::line_breaks::Tally;
+use crate::line_cursor::{last_line_break, LineBreak};
 use crate::not_gedcom;
 use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
 use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
@@ -308,6 +310,8 @@ pub struct RecordStream<R> {
     eof: bool,
     offset: u64,
     line: u64,
+    /// The last line break before `offset` (the batches' [`Parse::break_before`]).
+    break_before: Option<LineBreak>,
     batches: u64,
     dialect: Option<Dialect>,
     seen_line: bool,
@@ -370,6 +374,7 @@ impl<R: Read> RecordStream<R> {
             eof,
             offset: 0,
             line: 1,
+            break_before: None,
             batches: 0,
             dialect: None,
             seen_line: false,
@@ -557,6 +562,7 @@ impl<R: Read> RecordStream<R> {
         let origin = Origin {
             offset: usize::try_from(self.offset).unwrap_or(usize::MAX),
             lines_before: usize::try_from(self.line - 1).unwrap_or(usize::MAX),
+            break_before: self.break_before,
         };
         let mut parse = Parse::of_batch(
             green,
@@ -573,6 +579,7 @@ impl<R: Read> RecordStream<R> {
             true => crate::line_cursor::count_line_breaks(text.as_bytes()),
             false => crate::line_cursor::count_line_breaks(&self.buf[..cut]),
         };
+        self.break_before = last_line_break(text.as_bytes()).or(self.break_before);
         drop(text);
         if first {
             self.dialect = Some(parse.dialect());

@@ -415,14 +415,18 @@ fn edit_batch(
             line: origin.line.saturating_add_signed(shift),
             ..origin
         };
+        // An unchanged batch follows the batches before it as the stage wrote them (`--eol`: their line breaks).
+        let break_before = edited.break_before();
         let changed = edited
             .is_changed()
             .then(|| edited.into_parse().with_dialect_of(batch));
         match changed {
             Some(parse) => current = Some(parse.with_origin(placed)),
-            None if shift != 0 => {
+            None if shift != 0
+                || break_before != current.as_ref().unwrap_or(batch).break_before() =>
+            {
                 let parse = current.take().unwrap_or_else(|| batch.clone());
-                current = Some(parse.with_origin(placed));
+                current = Some(parse.with_origin(placed).with_break_before(break_before));
             }
             None => {}
         }

@@ -331,6 +331,74 @@ fn a_record_takes_its_own_style_streamed_as_whole() {
     assert!(written.contains("\n1 CONC "), "{written}");
 }
 
+/// New lines where a batch has no line break of its own (a batch that is the file's last line, without one)
+/// take the file's line break, streamed as whole: a batch cannot see the batches before it, and took LF in
+/// files of CR LF or CR (`missing-trailer`'s repair in `check`, the `CONC` lines of `--rewrap`, the `CONT`
+/// lines of `--set`); a stage after `--eol` takes the converted one, the batch itself unchanged by it.
+#[test]
+fn a_batch_without_a_line_break_takes_the_files_streamed_as_whole() {
+    let dir = temp_dir("streaming", "break_before");
+    let out = dir.join("out.ged");
+    let out_path = out.to_str().expect("UTF-8");
+    let long = "x".repeat(300);
+    let edits: &[&[&str]] = &[
+        &["--rewrap"],
+        &["--set", "@N1@=a\nb"],
+        &["--eol", "lf", "--rewrap"],
+        &["--eol", "cr", "--set", "@N1@=a\nb", "--rewrap=40"],
+    ];
+    let sizes: &[&str] = &["1", "2", "700"];
+    let mut failures = Vec::new();
+    for (form, brk) in [
+        ("crlf", "\r\n"),
+        ("cr", "\r"),
+        ("lf", "\n"),
+        ("lfcr", "\n\r"),
+    ] {
+        let files = [
+            format!("0 HEAD{brk}0 @I1@ INDI"),
+            format!("0 HEAD{brk}0 @N1@ NOTE {long}"),
+            format!("0 HEAD{brk}1 CHAR UTF-8{brk}0 @I1@ INDI{brk}1 NAME A{brk}0 @N1@ NOTE {long}"),
+        ];
+        for (i, text) in files.iter().enumerate() {
+            let file = write(&dir, &format!("{form}{i}.ged"), text.as_bytes());
+            let path = file.to_str().expect("UTF-8");
+            for args in [CHECKS[0], CHECKS[1]] {
+                let mut all = vec!["check", path];
+                all.extend_from_slice(args);
+                failures.extend(sizes_difference(&dir, &all, (sizes, &[]), None));
+                let two = [("GEDGRAFT_TWO_PASS", "1")];
+                failures.extend(sizes_difference(&dir, &all, (sizes, &two), None));
+            }
+            for edit in edits {
+                let mut all = vec!["fix", path, "-o", out_path];
+                all.extend_from_slice(edit);
+                failures.extend(sizes_difference(&dir, &all, (sizes, &[]), Some(&out)));
+                let mut all = vec!["fix", "--check", path];
+                all.extend_from_slice(edit);
+                failures.extend(sizes_difference(&dir, &all, (sizes, &[]), None));
+                failures.extend(in_place_difference(&dir, text.as_bytes(), edit));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // What both give: the file's own line break.
+    let json = ["check", "--format", "json", "crlf0.ged"];
+    let streamed = run_env(&dir, &json, &[("GEDGRAFT_BATCH_SIZE", "1")], None);
+    let stdout = String::from_utf8_lossy(&streamed.1);
+    assert!(
+        stdout.contains(r#""replacement":"\r\n0 TRLR\r\n""#),
+        "{stdout}"
+    );
+    let rewrap = ["fix", "cr1.ged", "--rewrap", "-o", out_path];
+    let streamed = run_env(&dir, &rewrap, &[("GEDGRAFT_BATCH_SIZE", "1")], Some(&out));
+    let written = String::from_utf8(streamed.3.unwrap_or_default()).unwrap_or_default();
+    assert!(
+        written.contains("\r1 CONC x") && !written.contains('\n'),
+        "{written:?}"
+    );
+}
+
 /// A first batch whose records are all deleted leaves its byte-order mark alone, inside a line the whole file's
 /// diff reads on into the next record: the review diff and the patch are the whole file's (the whole-file path
 /// makes them), not a lone `+[BOM]` without a line break.

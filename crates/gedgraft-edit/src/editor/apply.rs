@@ -122,6 +122,8 @@ impl<'p> Editor<'p> {
                 .and_then(Transcoder::reversal_warning),
         );
         let whole = transform.transcode.is_some();
+        // The line break before a batch of a streamed file, as the edit writes the batches before it.
+        let break_before = (parse.break_before()).map(|b| self.eol.map_or(b, |e| e.to));
         let new_parse = if parse_now {
             let (new_parse, tree) = Parse::from_edited(green.clone(), &bytes, encoding);
             if tree == gedgraft_syntax::EditedTree::Reparsed {
@@ -158,6 +160,7 @@ impl<'p> Editor<'p> {
                 parse: new_parse,
                 map: identity.then(|| gedgraft_encoding::SourceMap::identity(bytes.len())),
                 bytes,
+                break_before,
             },
             changes,
             self.warnings,

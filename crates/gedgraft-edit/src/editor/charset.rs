@@ -4,7 +4,6 @@
 use super::{Editor, NewStructure, Value};
 use crate::dialect;
 use crate::error::EditError;
-use crate::render::Style;
 use crate::splice::Splice;
 use gedgraft_encoding::{declaration, declared_encoding, is_char_tag, Encoding};
 use gedgraft_syntax::ast::{AstNode, AstToken, Structure};
@@ -41,7 +40,7 @@ impl Editor<'_> {
                 return Ok(());
             }
             let node = header.syntax().clone();
-            let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
+            let style = self.style_near(&node);
             let mut new = NewStructure::new("CHAR").text(wanted.char);
             if let Some(v) = wanted.vers {
                 new = new.child(NewStructure::new("VERS").text(v));
@@ -86,7 +85,7 @@ impl Editor<'_> {
             }
         }
         if let (Some(value), false) = (wanted.vers, kept_vers) {
-            let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
+            let style = self.style_near(&node);
             let green = self.render_new(&NewStructure::new("VERS").text(value), 2, &style);
             // The first child after CHAR's own line (and any continuation lines), before its substructures.
             let index = node

@@ -34,7 +34,7 @@ impl Editor<'_> {
         let what = format!("inserting `{}` near line {line}", new.tag);
         self.check_claim(&node, super::conflicts::Claim::Read, &what)?;
         let edit = self.new_edit(what);
-        let style = Style::near(&node, self.eol.map(|e| e.to.as_str()));
+        let style = self.style_near(&node);
         let green = self.render_new(new, level, &style);
         self.break_before_end(&parent, index, edit);
         self.splices.push(Splice::new(
@@ -131,7 +131,7 @@ impl Editor<'_> {
             return;
         }
         let Some(holder) = last.parent() else { return };
-        let style = Style::near(&holder, self.eol.map(|e| e.to.as_str()));
+        let style = self.style_near(&holder);
         let n = holder.children_with_tokens().count();
         self.splices.push(Splice::new(
             &holder,

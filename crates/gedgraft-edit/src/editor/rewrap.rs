@@ -272,7 +272,7 @@ impl Editor<'_> {
         refuse: Option<&'static str>,
     ) -> Result<bool, &'static str> {
         let info = line_info(node);
-        let style = render::Style::near(node, None);
+        let style = render::Style::near(node, self.parse, None);
         let mut changed = false;
         for line in lines.iter().filter(|l| l.octets > limit) {
             let ti = line.tag_index()?;
@@ -341,7 +341,7 @@ impl Editor<'_> {
                 s.end = i + 1;
             }
         }
-        let style = render::Style::near(node, None);
+        let style = render::Style::near(node, self.parse, None);
         let mut changed = false;
         for seg in segments {
             let seg_lines = &lines[seg.clone()];

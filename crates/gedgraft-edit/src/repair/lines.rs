@@ -61,7 +61,7 @@ impl Ends {
             self.end = Some(End {
                 at: cx.file(range.end()),
                 broken: cx.text(range).ends_with(['\n', '\r']),
-                brk: render::break_near(last.syntax()),
+                brk: render::break_near(last.syntax(), cx.parse),
             });
         }
     }
@@ -94,14 +94,11 @@ fn at_end(cx: &Cx, line: &str) -> Option<OctetEdit> {
 
 /// `missing-trailer` (safe): `0 TRLR` is added after the last record (R-TAGGED-STRUCTS-05).
 pub(super) fn missing_trailer(cx: &Cx, _d: &Diagnostic) -> Made {
-    cx.parse.document().records().last()?;
-    let delim = render::Style::near(
-        &cx.parse.document().records().last()?.syntax().clone(),
-        None,
-    )
-    .delim;
+    let last = cx.parse.document().records().last()?;
+    let style = render::Style::near(last.syntax(), cx.parse, None);
+    let delim = &style.delim;
     if let Some(at) = dos_end_of_file(cx) {
-        let brk = render::break_near(cx.parse.document().records().last()?.syntax());
+        let brk = &style.line_break;
         let edit = cx.replace(TextRange::empty(at), &format!("0{delim}TRLR{brk}"))?;
         return Some((
             "add `0 TRLR` before the DOS end-of-file mark (Ctrl-Z)".into(),

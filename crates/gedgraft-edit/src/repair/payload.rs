@@ -100,7 +100,7 @@ pub(super) fn raw_line_breaks(cx: &Cx, d: &Diagnostic) -> Made {
         .level()?
         .value()
         .checked_add(1)?;
-    let style = Style::near(&parent, None);
+    let style = Style::near(&parent, cx.parse, None);
     let head = format!(
         "{}{level}{}CONT{}",
         style.indent(level),
