@@ -25,6 +25,10 @@ pub(crate) struct DuplicateNames {
     /// The records and octets gathered so far.
     records: usize,
     end: u64,
+    /// The names `ID_n` of an identifier `ID` held more than once that a structure holds: the names its later
+    /// holders cannot take. `held` counts the holders the lowering keeps, not those of a header or a trailer
+    /// (`0 @I1_2@ TRLR`), which the whole file's rule counts too (found by a differential run).
+    taken: std::collections::HashSet<String>,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +55,10 @@ impl DuplicateNames {
         }
         for s in parse.document().all_structures() {
             let Some(x) = s.xref() else { continue };
+            let numbered = x.id().rsplit_once('_');
+            if numbered.is_some_and(|(id, n)| n.parse::<usize>().is_ok() && held(id) > 1) {
+                self.taken.insert(x.id().to_string());
+            }
             if held(x.id()) > 1 {
                 let holders = self.ids.entry(x.id().to_string()).or_default();
                 holders.starts.push(file(x.syntax().text_range().start()));
@@ -95,7 +103,10 @@ impl DuplicateNames {
         let part = part_of(&self.bounds, at, 0, self.end);
         let holders = self.ids.get_mut(&id)?;
         let (k, follow) = later_holder(&holders.starts, at, part)?;
-        let new = holders.names.get(&id, k, |c| held(c) > 0)?.to_string();
+        let taken = &self.taken;
+        let new = (holders.names)
+            .get(&id, k, |c| held(c) > 0 || taken.contains(c))?
+            .to_string();
         let text = format!("@{new}@");
         let mut edits = vec![cx.replace(token.text_range(), &text)?];
         let mut moved = 0;
