@@ -206,7 +206,8 @@ impl<'p> Edited<'p> {
     }
 
     fn make_parse(&self) -> Parse {
-        let parse = Parse::from_edited(self.green.clone(), &self.bytes, self.encoding).0;
+        let parse =
+            Parse::from_edited_like(self.green.clone(), &self.bytes, self.encoding, self.old).0;
         parse.with_break_before(self.break_before)
     }
 

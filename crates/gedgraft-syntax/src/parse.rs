@@ -79,12 +79,23 @@ pub struct Parse {
 }
 
 /// Where a parsed text starts in its file: the file offset of its first octet, how many lines come before, and
-/// the line break that ends the text before it (`None` at the file's start).
+/// the line break that ends the text before it (`None` at the file's start); and how it was read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Origin {
     pub(crate) offset: usize,
     pub(crate) lines_before: usize,
     pub(crate) break_before: Option<LineBreak>,
+    pub(crate) reading: Reading,
+}
+
+/// How a batch of a streamed file was read after the text before it ([`crate::stream`]): whether the file's
+/// first line came before it, and whether it follows a trailer (with a record still to come:
+/// [`crate::parser::parse_piece`]'s `after_trailer`). `None` for a whole file. A re-parse of an edited batch
+/// reads its text the same way ([`Parse::from_edited_like`]): what follows a trailer is read as the whole
+/// file reads it (a line with no level there is trailing text, not a malformed line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Reading {
+    pub(crate) piece: Option<(bool, Option<bool>)>,
 }
 
 impl Origin {
@@ -491,14 +502,69 @@ impl Parse {
     /// assert!(tree == EditedTree::Reparsed && new.has_errors()); // not that tree's octets: the parsed tree wins
     /// ```
     pub fn from_edited(green: GreenNode, bytes: &[u8], encoding: Encoding) -> (Parse, EditedTree) {
-        let options = ParseOptions {
-            detect: DetectOptions {
-                force: Some(encoding),
-                default_encoding: None,
-            },
-            threads: 0,
+        Parse::from_edited_reading(green, bytes, encoding, Reading::default())
+    }
+
+    /// [`Parse::from_edited`] for the edit of `like`: `bytes` are read as `like`'s text was, a whole file or a
+    /// batch of a streamed file after the batches before it ([`crate::stream`]: whether it follows the file's
+    /// first line, and a trailer), so that an edited batch parses back to its edited tree.
+    ///
+    /// ```
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// use gedgraft_syntax::{EditedTree, Parse};
+    /// // After a trailer, a line with no level is trailing text (in a batch of its own, not a malformed line).
+    /// let input = b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n0 @I2@ INDI\nINDI\n";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let batches: Vec<_> = RecordStream::new(&input[..], options).unwrap().map(Result::unwrap).collect();
+    /// let last = batches.last().unwrap().parse();
+    /// let bytes = last.to_bytes().unwrap();
+    /// let (again, tree) = Parse::from_edited_like(last.green().clone(), &bytes, last.encoding(), last);
+    /// assert_eq!(tree, EditedTree::Kept);
+    /// let (alone, tree) = Parse::from_edited(last.green().clone(), &bytes, last.encoding());
+    /// assert_eq!(tree, EditedTree::Reparsed);
+    /// ```
+    pub fn from_edited_like(
+        green: GreenNode,
+        bytes: &[u8],
+        encoding: Encoding,
+        like: &Parse,
+    ) -> (Parse, EditedTree) {
+        Parse::from_edited_reading(green, bytes, encoding, like.origin.reading)
+    }
+
+    fn from_edited_reading(
+        green: GreenNode,
+        bytes: &[u8],
+        encoding: Encoding,
+        reading: Reading,
+    ) -> (Parse, EditedTree) {
+        let detect = DetectOptions {
+            force: Some(encoding),
+            default_encoding: None,
         };
-        let mut parse = parse_with(bytes, &options);
+        let mut parse = match reading.piece {
+            None => parse_with(bytes, &ParseOptions { detect, threads: 0 }),
+            Some((later, after_trailer)) => {
+                let (detection, text, source_map) = detect_and_decode(bytes, &detect);
+                let out = crate::parser::parse_piece(&text, encoding, later, after_trailer);
+                let green = GreenNode::new(SyntaxKind::Document.into(), out.children);
+                let origin = Origin {
+                    reading,
+                    ..Origin::default()
+                };
+                let (diagnostics, depth) = (out.diagnostics, out.max_depth);
+                Parse::of_batch(
+                    green,
+                    diagnostics,
+                    detection,
+                    source_map,
+                    &text,
+                    depth,
+                    origin,
+                    None,
+                )
+            }
+        };
         let same = same_tree(&parse.green, &green);
         let unused = if same {
             std::mem::replace(&mut parse.green, green)

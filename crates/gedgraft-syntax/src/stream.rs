@@ -46,7 +46,7 @@ use crate::lexer::{lex_line, LineShape};
 use crate::line_breaks::Tally;
 use crate::line_cursor::{last_line_break, LineBreak};
 use crate::not_gedcom;
-use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse};
+use crate::parse::{drop_shadowed_by_nul, note_diagnostic, Origin, Parse, Reading};
 use crate::parser::{end_of_file_diagnostics, next_start_utf16, parse_piece, starts_near};
 use crate::{Dialect, SyntaxKind};
 use gedgraft_encoding::internal::{decode_document_cow, detect_trusting_utf8, utf16_units};
@@ -512,9 +512,10 @@ impl<R: Read> RecordStream<R> {
         let first = self.batches == 0;
         let encoding = self.detection.used;
         let after = self.after_trailer;
+        let later = self.seen_line;
         let (decoded, mut out) = loop {
             let decoded = decode_document_cow(&self.buf[..cut], self.batch_detection(first));
-            let out = parse_piece(&decoded.0, encoding, self.seen_line, after);
+            let out = parse_piece(&decoded.0, encoding, later, after);
             if out.trailing_text && !(self.eof && cut == self.buf.len()) {
                 // Trailing text after a trailer runs to the end of the input, as the whole-file parser reads it.
                 drop(decoded);
@@ -563,6 +564,9 @@ impl<R: Read> RecordStream<R> {
             offset: usize::try_from(self.offset).unwrap_or(usize::MAX),
             lines_before: usize::try_from(self.line - 1).unwrap_or(usize::MAX),
             break_before: self.break_before,
+            reading: Reading {
+                piece: Some((later, after)),
+            },
         };
         let mut parse = Parse::of_batch(
             green,

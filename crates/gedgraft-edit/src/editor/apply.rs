@@ -125,7 +125,7 @@ impl<'p> Editor<'p> {
         // The line break before a batch of a streamed file, as the edit writes the batches before it.
         let break_before = (parse.break_before()).map(|b| self.eol.map_or(b, |e| e.to));
         let new_parse = if parse_now {
-            let (new_parse, tree) = Parse::from_edited(green.clone(), &bytes, encoding);
+            let (new_parse, tree) = Parse::from_edited_like(green.clone(), &bytes, encoding, parse);
             if tree == gedgraft_syntax::EditedTree::Reparsed {
                 self.warnings.push(Warning::Reparsed);
             }
