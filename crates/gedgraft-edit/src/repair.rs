@@ -32,7 +32,7 @@
 //! ```
 
 use crate::edited::Change;
-pub use fixed_point::{repair_to_fixed_point, MAX_PASSES};
+pub use fixed_point::{repair_to_fixed_point, repair_to_fixed_point_streamed, MAX_PASSES};
 use gedgraft_syntax::{codes, Diagnostic, Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use gedgraft_syntax::{TextRange, TextSize};
 use std::ops::Range;

@@ -2,8 +2,10 @@
 //! `check` shows (a `= help:` line per fixable diagnostic, a `"fix"` object in JSON).
 //!
 //! The repairs themselves are the library's ([`gedgraft_edit::repairs`]); this module chooses which to apply,
-//! runs them to a fixed point ([`gedgraft_edit::repair_to_fixed_point`], each pass diagnosed with the syntax
-//! layer's and the lowering's diagnostics) and writes them out.
+//! runs them to a fixed point ([`gedgraft_edit::repair_to_fixed_point_streamed`], each pass diagnosed with the
+//! syntax layer's and the lowering's diagnostics) and writes them out. A pass takes its repairs from the file's
+//! octets batch by batch, as the streamed `check` makes them ([`streamed_pass`]: no tree of the whole file, nor
+//! its diagnostics, #12), or from the whole file's tree where the batches cannot tell.
 
 use crate::cli::FixArgs;
 use gedgraft_edit::{repair_kind, Applicability, Change, Repair};
@@ -126,9 +128,18 @@ pub(crate) fn repair_file(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Option<Outcome>, String> {
-    let input = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
-    let repaired =
-        gedgraft_edit::repair_to_fixed_point(&input, parse, options, diagnose, |r| which.wants(r));
+    let input = std::borrow::Cow::Owned(parse.to_bytes().map_err(|e| format!("{name}: {e}"))?);
+    let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
+        !crate::stream_fix::whole_file_forced() && streamed_pass(octets, options, each).is_some()
+    };
+    let repaired = gedgraft_edit::repair_to_fixed_point_streamed(
+        input,
+        parse,
+        options,
+        diagnose,
+        streamed,
+        |r| which.wants(r),
+    );
     notes.extend(leftover_notes(
         name,
         which,
@@ -143,6 +154,54 @@ pub(crate) fn repair_file(
         changes: repaired.changes,
         applied: repaired.applied,
     }))
+}
+
+/// The repairs of one pass over the file `octets` as a streamed `check` makes them (batch by batch, in the
+/// same order as the whole file's: [`crate::stream_check`]), given to `each`; `None` when the pass needs the
+/// whole file (what sends `check` to its whole-file path: not GEDCOM, notes of the whole body, a repair that
+/// needs the whole file). Memory: a batch, the index of identifiers and, in a file with identifiers held
+/// twice, where their holders are; not a tree of the whole file, nor its diagnostics. (A run of diagnostics
+/// across a cut between batches, one diagnostic with one repair in the whole file, needs the whole file too.)
+fn streamed_pass(
+    octets: &[u8],
+    options: &ParseOptions,
+    each: &mut dyn FnMut(Repair),
+) -> Option<()> {
+    use crate::stream_check::{batch_repairs, batches_of, gather_names, index_pass_of};
+    let open = || batches_of(octets, options);
+    let lower = gedgraft_model::LowerOptions::default();
+    let indexed = index_pass_of(open, &lower, false)?;
+    if indexed.needs_whole_file {
+        return None;
+    }
+    let (mut lowering, mut file_wide, mut facts) =
+        (indexed.lowering, indexed.file_wide, indexed.facts);
+    if lowering.has_duplicate_identifier() {
+        gather_names(open()?, &lowering, &mut facts).ok()?;
+    }
+    let dropper = gedgraft_syntax::internal::work::Dropper::new();
+    // The last line of the runs of repaired codes in the batch before: a run that goes on across the cut is
+    // counted in its first diagnostic, whose repair in that batch's tree misses the rest of the run.
+    let mut run_end = 0;
+    for batch in indexed.batches {
+        let mut batch = batch.ok()?;
+        if usize::try_from(batch.first_line()).is_ok_and(|line| line <= run_end) {
+            return None;
+        }
+        file_wide.apply(&mut batch);
+        let lowered = lowering.lower(batch.parse());
+        let diagnostics = lowered.all_diagnostics(batch.parse());
+        let repaired = diagnostics.iter().filter(|d| repair_kind(d.code).is_some());
+        run_end = repaired
+            .map(|d| d.last_line.max(d.location.line))
+            .max()
+            .unwrap_or(0);
+        let repairs = batch_repairs((batch.parse(), &lowering), &diagnostics, Some(&mut facts));
+        repairs.into_iter().flatten().for_each(&mut *each);
+        drop(diagnostics);
+        dropper.later((batch, lowered));
+    }
+    Some(())
 }
 
 /// What a repair run left undone, as lines for standard error.

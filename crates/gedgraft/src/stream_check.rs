@@ -41,6 +41,7 @@ use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
+use std::io::Read;
 use std::path::Path;
 
 /// Checks one file streamed: `Some(whether it has an error)` once its report is written, `None` when it
@@ -111,13 +112,8 @@ pub(crate) fn check_streamed(
             let Some(batches) = open_batches(path, options) else {
                 return Ok(None);
             };
-            let held = |id: &str| lowering.holder_count(id);
-            let dropper = Dropper::new();
-            for batch in batches {
-                let batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                facts.gather_names(batch.parse(), &held);
-                dropper.later(batch);
-            }
+            gather_names(batches, &lowering, &mut facts)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         }
         writer.facts = Some(facts);
     }
@@ -130,6 +126,40 @@ pub(crate) fn check_streamed(
         dropper.later((batch, lowered));
     }
     writer.finish(path, &detection, emit).map(Some)
+}
+
+/// Where the holders of the identifiers held twice are, and the pointers that name them
+/// ([`gedgraft_edit::FileFacts::gather_names`]): a pass of its own over `batches`, after the index pass (`lowering`).
+pub(crate) fn gather_names(
+    batches: impl Iterator<Item = Result<Batch, StreamError>>,
+    lowering: &StreamLowering,
+    facts: &mut gedgraft_edit::FileFacts,
+) -> Result<(), StreamError> {
+    let held = |id: &str| lowering.holder_count(id);
+    let dropper = Dropper::new();
+    for batch in batches {
+        let batch = batch?;
+        facts.gather_names(batch.parse(), &held);
+        dropper.later(batch);
+    }
+    Ok(())
+}
+
+/// The repairs of a batch's diagnostics (the batch lowered by `lowering`), those of
+/// [`gedgraft_edit::GATHERED_CODES`] from `facts` (gathered by the first pass, and by [`gather_names`] in a
+/// file with identifiers held twice) when given.
+pub(crate) fn batch_repairs(
+    (parse, lowering): (&gedgraft_syntax::Parse, &StreamLowering),
+    diagnostics: &[&gedgraft_syntax::Diagnostic],
+    facts: Option<&mut gedgraft_edit::FileFacts>,
+) -> Vec<Option<gedgraft_edit::Repair>> {
+    match facts {
+        Some(facts) => {
+            let held = |id: &str| lowering.holder_count(id);
+            gedgraft_edit::repairs_of_part_with(parse, diagnostics, facts, &held)
+        }
+        None => gedgraft_edit::repairs_of_part(parse, diagnostics),
+    }
 }
 
 /// The most report [`one_pass`] holds before it gives up for two passes (the report of a file with so many
@@ -261,13 +291,7 @@ impl<'o> Writer<'o> {
         self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
         // Files with repairs that need the whole file took the whole-file path.
-        let repairs = match &mut self.facts {
-            Some(facts) => {
-                let held = |id: &str| lowering.holder_count(id);
-                gedgraft_edit::repairs_of_part_with(parse, &diagnostics, facts, &held)
-            }
-            None => gedgraft_edit::repairs_of_part(parse, &diagnostics),
-        };
+        let repairs = batch_repairs((parse, lowering), &diagnostics, self.facts.as_mut());
         match self.format {
             Format::Json => {
                 if !self.head_written {
@@ -318,11 +342,11 @@ const TWO_PASS_BATCH: usize = 256 << 10;
 
 /// A file after the first pass of a streamed lowering: the index, the file-wide diagnostics, the detection,
 /// and the batches of the second pass.
-pub(crate) struct Indexed {
+pub(crate) struct Indexed<'a> {
     pub lowering: StreamLowering,
     pub file_wide: FileWide,
     pub detection: Detection,
-    pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
+    pub batches: Box<dyn Iterator<Item = Result<Batch, StreamError>> + 'a>,
     /// Whether a diagnostic's repair needs the whole file (`crate::repair::NeedsWholeFile`): `check` then
     /// takes the whole-file path.
     pub needs_whole_file: bool,
@@ -336,9 +360,13 @@ pub(crate) fn open_batches(
     path: &Path,
     options: &ParseOptions,
 ) -> Option<RecordStream<std::fs::File>> {
-    let file = input::open(path).ok()?;
+    batches_of(input::open(path).ok()?, options)
+}
+
+/// The batches of what `reader` reads, as [`open_batches`] cuts a file.
+pub(crate) fn batches_of<R: Read>(reader: R, options: &ParseOptions) -> Option<RecordStream<R>> {
     let stream = stream_options_sized(options, TWO_PASS_BATCH);
-    RecordStream::new(file, stream.with_exact_notes(true)).ok()
+    RecordStream::new(reader, stream.with_exact_notes(true)).ok()
 }
 
 /// A batch longer than this (in octets) is dropped in place by [`index_pass`]: twice the stream's batch size.
@@ -355,8 +383,16 @@ pub(crate) fn index_pass(
     options: &ParseOptions,
     lower: &LowerOptions,
     errors: bool,
-) -> Option<Indexed> {
-    let open = || open_batches(path, options);
+) -> Option<Indexed<'static>> {
+    index_pass_of(|| open_batches(path, options), lower, errors)
+}
+
+/// [`index_pass`] over the batches `open` gives (each call from the start of the input).
+pub(crate) fn index_pass_of<'a, R: Read + 'a>(
+    open: impl Fn() -> Option<RecordStream<R>>,
+    lower: &LowerOptions,
+    errors: bool,
+) -> Option<Indexed<'a>> {
     let mut lowering = StreamLowering::new(lower);
     let mut file_wide = FileWide::default();
     let stream = open()?;
@@ -390,7 +426,7 @@ pub(crate) fn index_pass(
     }
     drop(dropper);
     let only = only.filter(|_| count == 1);
-    let batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = match only {
+    let batches: Box<dyn Iterator<Item = Result<Batch, StreamError>> + 'a> = match only {
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),
     };

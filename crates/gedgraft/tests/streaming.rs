@@ -735,6 +735,63 @@ fn a_stage_after_an_edit_reads_a_batch_after_a_trailer_as_the_whole_file() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A file with a repair of most kinds in many records: runs of one code across records (so across cuts), a
+/// duplicate identifier with pointers to it, a level jump, a raw line break, a long line, a `CONC` split at a
+/// space, a NUL, a `FORM` in the wrong case; none whose repair needs the whole file.
+fn with_repairs() -> String {
+    let mut s = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM lineage-linked\n1 CHAR UTF-8\n".to_string();
+    for i in 0..40 {
+        s.push_str(&format!(
+            "0 @I{}@ INDI\n1 NAME Ann{i} /Smith/\n1 FAMS @F{}@\n",
+            i % 7,
+            i % 5
+        ));
+        s.push_str(&match i % 7 {
+            0 => format!("1 NOTE a@b\n0 @N{i}@ NOTE c@d\n"),
+            1 => "\n\n".to_string(),
+            2 => "1 BIRT\n3 DATE 1900\n".to_string(),
+            3 => "1 NOTE a raw\nline break\n".to_string(),
+            4 => format!("1 NOTE {}\n", "x".repeat(300)),
+            5 => "1 NOTE split \n2 CONC at space\n".to_string(),
+            _ => "1 NOTE nul\0here\n".to_string(),
+        });
+    }
+    s.push_str("0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
+    s
+}
+
+/// `fix --repair` takes each pass's repairs from a streamed check (no tree of the whole file, #12), falling
+/// back to the whole file for a pass where the batches cannot tell (a run of one code across a cut, a repair
+/// that needs the whole file): the output, summary and hints are the whole file's, batches of one record
+/// included.
+#[test]
+fn repairs_streamed_equal_repairs_whole() {
+    let dir = temp_dir("streaming", "repairs");
+    let out = dir.join("out.ged");
+    let out_arg = out.to_str().expect("UTF-8 path");
+    let mut failures = Vec::new();
+    let files = [
+        ("mixed.ged", with_repairs().into_bytes()),
+        ("g5.ged", generated("5.5.1")),
+        ("g7.ged", generated("7.0")),
+    ];
+    for (name, text) in files {
+        let file = write(&dir, name, &text);
+        let path = file.to_str().expect("UTF-8 path");
+        for repair in [
+            "--repair",
+            "--repair-unsafe",
+            "--repair=duplicate-xref,unescaped-at",
+        ] {
+            let sizes = (&["1", "2", "300", "700"][..], &[][..]);
+            let all = ["fix", repair, path, "-o", out_arg];
+            failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
+            failures.extend(sizes_difference(&dir, &["fix", repair, path], sizes, None));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A malformed level-0 line longer than the stream reads to choose a cut stays with the left-out run before it,
 /// in UTF-8 and UTF-16 (the `stream_lower` fuzz target's crash was a UTF-16 file): `check` and `lower` streamed
 /// give the whole file's diagnostics.

@@ -2,8 +2,9 @@
 //! passes of [`repair_to_fixed_point`].
 //!
 //! A pass keeps of each wanted repair only its edits, in one [`Plan`] for the pass, and lets go of the
-//! diagnostics and of the previous parse before the next parse is made (#12: 350 000 renamed identifiers held a
-//! diagnostic, a repair with its message and two vectors each, and two parses at once).
+//! diagnostics and of its parse before the octets are spliced (#12: 350 000 renamed identifiers held a
+//! diagnostic, a repair with its message and two vectors each, and two parses at once). A pass can take its
+//! repairs from a streamed check instead ([`repair_to_fixed_point_streamed`]): no tree of the whole file.
 
 use super::{each_repair, Applicability, Repair, Repaired};
 use crate::edited::{compose_changes, merge_changes, Change};
@@ -132,6 +133,24 @@ impl Plan {
     }
 }
 
+/// The wanted repairs of one pass as they come ([`PassRepairs::take`]), and how many unsafe ones were not
+/// wanted.
+#[derive(Default)]
+struct PassRepairs {
+    plan: Plan,
+    unwanted_unsafe: usize,
+}
+
+impl PassRepairs {
+    fn take(&mut self, r: Repair, wanted: &impl Fn(&Repair) -> bool) {
+        if wanted(&r) {
+            self.plan.push(r);
+        } else if r.applicability != Applicability::Safe {
+            self.unwanted_unsafe += 1;
+        }
+    }
+}
+
 /// Repairs `parse` (of the octets `input`, read with `options`) to a fixed point: each pass diagnoses the file
 /// with `diagnose`, keeps the repairs `wanted` accepts (the safe ones while there are any, then the others),
 /// applies them, and parses the result with `options`;
@@ -141,30 +160,50 @@ pub fn repair_to_fixed_point(
     input: &[u8],
     parse: &Parse,
     options: &ParseOptions,
-    mut diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
+    diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
     wanted: impl Fn(&Repair) -> bool,
 ) -> Repaired {
-    let mut bytes = Cow::Borrowed(input);
+    let input = Cow::Borrowed(input);
+    repair_to_fixed_point_streamed(input, parse, options, diagnose, |_, _| false, wanted)
+}
+
+/// [`repair_to_fixed_point`] whose passes find their repairs without a tree of the whole file where they can:
+/// `streamed(octets, each)` gives `each` the repairs of the file `octets` (those a parse and `diagnose` would
+/// give, in the same order: a streamed check's, `gedgraft fix --repair`) and returns `true`, or returns `false`
+/// when it cannot; that pass is then made on a parse of the whole file (`parse` for the first), as
+/// [`repair_to_fixed_point`] makes every pass. The repairs a `false` pass gave are dropped. An owned `input`
+/// is let go of once the first pass has changed it.
+pub fn repair_to_fixed_point_streamed(
+    input: Cow<'_, [u8]>,
+    parse: &Parse,
+    options: &ParseOptions,
+    mut diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
+    mut streamed: impl FnMut(&[u8], &mut dyn FnMut(Repair)) -> bool,
+    wanted: impl Fn(&Repair) -> bool,
+) -> Repaired {
+    let mut bytes = input;
     let mut changes: Vec<Change> = Vec::new();
     let mut applied = 0;
-    let mut owned: Option<Parse> = None;
     let (mut left, mut unwanted_unsafe) = (0, 0);
     // One pass more than the limit, which only counts what is left.
     for pass_number in 0..=MAX_PASSES {
-        let current = owned.as_ref().unwrap_or(parse);
-        let diagnostics = diagnose(current);
-        let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
-        let mut plan = Plan::default();
-        unwanted_unsafe = 0;
-        each_repair(current, &refs, |_, r| {
-            if wanted(&r) {
-                plan.push(r);
-            } else if r.applicability != Applicability::Safe {
-                unwanted_unsafe += 1;
-            }
-        });
-        drop(refs);
-        drop(diagnostics);
+        let mut pass = PassRepairs::default();
+        if !streamed(&bytes, &mut |r| pass.take(r, &wanted)) {
+            pass = PassRepairs::default();
+            // The first pass reads the parse given; a later one parses its octets, and lets go of the parse
+            // and of the diagnostics before the octets are spliced (#12: 350 000 renamed identifiers held a
+            // diagnostic, a repair with its message and two vectors each, and two parses at once).
+            let owned = (pass_number > 0).then(|| gedgraft_syntax::parse_with(&bytes, options));
+            let current = owned.as_ref().unwrap_or(parse);
+            let diagnostics = diagnose(current);
+            let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
+            each_repair(current, &refs, |_, r| pass.take(r, &wanted));
+        }
+        let PassRepairs {
+            plan,
+            unwanted_unsafe: unwanted,
+        } = pass;
+        unwanted_unsafe = unwanted;
         if pass_number == MAX_PASSES {
             left = plan.len();
             break;
@@ -172,24 +211,21 @@ pub fn repair_to_fixed_point(
         // Safe repairs first: a guess is made only about what they leave (a split character joined
         // first is no reason to change `CHAR`).
         let any_safe = plan.repairs.iter().any(|r| r.0 == Applicability::Safe);
-        let pass = splice(
+        let spliced = splice(
             &bytes,
             plan.edits(|a| !any_safe || a == Applicability::Safe),
         );
         drop(plan);
-        if pass.applied == 0 || pass.changes.is_empty() {
+        if spliced.applied == 0 || spliced.changes.is_empty() {
             break;
         }
-        applied += pass.applied;
+        applied += spliced.applied;
         changes = if changes.is_empty() {
-            pass.changes
+            spliced.changes
         } else {
-            compose_changes(&changes, &pass.changes)
+            compose_changes(&changes, &spliced.changes)
         };
-        bytes = Cow::Owned(pass.bytes);
-        // The previous pass's parse goes before the next one is made.
-        drop(owned.take());
-        owned = Some(gedgraft_syntax::parse_with(&bytes, options));
+        bytes = Cow::Owned(spliced.bytes);
     }
     Repaired {
         bytes: bytes.into_owned(),
@@ -205,6 +241,35 @@ pub fn repair_to_fixed_point(
 mod tests {
     use super::*;
     use crate::repair::tests::repair_with as repair;
+
+    /// A streamed pass gives the whole file's repairs; a pass that gives up has its repairs dropped and is made
+    /// on the whole file: the result is the whole file's either way.
+    #[test]
+    fn streamed_passes_and_passes_that_give_up_repair_as_the_whole_file() {
+        let input = b"0 HEAD\n1 CHAR UTF-8\n\n0 @I1@ INDI\n1 NOTE a@b\n\n\n0 @I2@ INDI\n1 NOTE c@d\n0 TRLR\n";
+        let parse = gedgraft_syntax::parse(input);
+        let options = ParseOptions::default();
+        let diagnose = |p: &Parse| p.diagnostics().to_vec();
+        let whole = repair_to_fixed_point(input, &parse, &options, diagnose, |_| true);
+        assert!(whole.applied > 0 && whole.bytes != input);
+        for gives_up in [0, 1] {
+            let mut passes = 0;
+            let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
+                let parse = gedgraft_syntax::parse_with(octets, &options);
+                let diagnostics = diagnose(&parse);
+                let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
+                each_repair(&parse, &refs, |_, r| each(r));
+                passes += 1;
+                passes % 2 != gives_up
+            };
+            let input = Cow::Borrowed(&input[..]);
+            let got =
+                repair_to_fixed_point_streamed(input, &parse, &options, diagnose, streamed, |_| {
+                    true
+                });
+            assert_eq!(got, whole);
+        }
+    }
 
     #[test]
     fn a_plan_gives_back_each_repairs_edits_and_splices_as_the_repairs_do() {
