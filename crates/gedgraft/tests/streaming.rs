@@ -660,7 +660,7 @@ fn duplicate_identifiers_are_repaired_streamed_as_whole() {
 }
 
 /// A `record-after-trailer`'s repair (R-TAGGED-STRUCTS-03, -05) removes the trailer before the record, and moves
-/// it to the end of the file when no later trailer ends it: `check` streams it (the first pass gathers where
+/// it to the end of the file when no later trailer ends it: `check` and `fix --repair` stream it (the first pass gathers where
 /// the trailers and the last record are) and agrees with the whole file, batches of one record included: a
 /// later trailer or none, a trailer with a payload (not moved), a run of trailers, junk after the last one, a
 /// last line without a line break (the moved trailer gets the file's break before it), CR LF, UTF-16.
@@ -702,6 +702,16 @@ fn records_after_a_trailer_are_repaired_streamed_as_whole() {
                 let sizes = (&["1", "2", "700"][..], &[("GEDGRAFT_TWO_PASS", "1")][..]);
                 failures.extend(sizes_difference(&dir, &all, sizes, None));
             }
+            // `fix --repair` takes each pass's repairs from the batches too.
+            let out = dir.join("out.ged");
+            let (path, out_arg) = (file.to_str().expect("UTF-8"), out.to_str().expect("UTF-8"));
+            let all = ["fix", "--repair", path, "-o", out_arg];
+            failures.extend(sizes_difference(
+                &dir,
+                &all,
+                (&["1", "2", "700"], &[]),
+                Some(&out),
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
