@@ -112,9 +112,10 @@ pub use error::{EditError, Warning};
 pub use patch::{octet_line_changes, octet_patch};
 pub use patch_stream::StreamedPatch;
 pub use repair::{
-    apply_repairs, repair_kind, repair_to_fixed_point, repair_to_fixed_point_streamed, repairs,
-    repairs_of_part, repairs_of_part_with, Applicability, FileFacts, OctetEdit, Repair, Repaired,
-    GATHERED_CODES, MAX_PASSES, REPAIR_KINDS, WHOLE_FILE_CODES,
+    apply_repairs, repair_kind, repair_of_run, repair_to_fixed_point,
+    repair_to_fixed_point_streamed, repairs, repairs_of_part, repairs_of_part_with, Applicability,
+    FileFacts, OctetEdit, Repair, Repaired, GATHERED_CODES, MAX_PASSES, REPAIR_KINDS,
+    WHOLE_FILE_CODES,
 };
 pub use scope::Scope;
 

@@ -47,6 +47,8 @@ pub use parts::{
     repairs_of_part, repairs_of_part_with, FileFacts, GATHERED_CODES, WHOLE_FILE_CODES,
 };
 mod payload;
+mod runs;
+pub use runs::repair_of_run;
 
 /// How sure a repair is of what the file meant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -15,7 +15,8 @@
 //! diagnostics are located in the file. A level-0 line closes every open structure, so each batch starts
 //! where a one-pass parse would be, and the batches give the same tree (their records in order), the same octets
 //! and the same diagnostics as [`parse_with`](crate::parse_with) on the whole input: a run of one code across a
-//! cut is joined into the diagnostic where it starts (the batch holding it waits for the next one), the
+//! cut is joined into the diagnostic where it starts (the batch holding it waits for the next one, and the later
+//! batches keep their parts of it for what is made of the run's lines: [`Batch::run_goes_on`]), the
 //! diagnostics of the file's end (`missing-trailer`) come with the last batch.
 //!
 //! UTF-16 is cut at the level-0 lines of its text (its code units read as the ASCII octets they are) and its
@@ -54,6 +55,7 @@ use gedgraft_encoding::{detect, DetectOptions, Detection, Encoding, EncodingNote
 use rowan::GreenNode;
 use std::collections::VecDeque;
 use std::io::Read;
+use text_size::TextSize;
 
 /// How to stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +144,12 @@ pub struct Batch {
     len: usize,
     /// The forms of the batch's line breaks, at offsets in its text ([`FileWide`] joins them).
     breaks: Tally,
+    /// The batch's first diagnostic as its parser made it, when the stream counted it in the run of an earlier
+    /// batch's diagnostic (a run across the cut before this batch).
+    continued_run: Option<Diagnostic>,
+    /// The diagnostic whose run goes on into the batches after this one: its code, where it starts in the
+    /// batch's text, and how many of the batches after this one hold a part of it.
+    run_goes_on: Option<(&'static str, TextSize, usize)>,
 }
 
 impl Batch {
@@ -178,6 +186,35 @@ impl Batch {
     /// Whether the batch holds no octets (only an empty input gives one).
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The first diagnostic of this batch as its parser made it (located in this batch: its range, its count
+    /// and where its last problem starts are this batch's), when it goes on the run of a diagnostic of an
+    /// earlier batch, which counts it ([`Batch::run_goes_on`]); it is not among this batch's diagnostics.
+    pub fn continued_run(&self) -> Option<&Diagnostic> {
+        self.continued_run.as_ref()
+    }
+
+    /// The diagnostic of this batch whose run goes on across the cut after it, and how many of the next
+    /// batches hold a part of the run (each as its [`Batch::continued_run`]): the diagnostic counts the whole
+    /// run, but its range and [`Diagnostic::last_start`] are in this batch's text, so what is made of the
+    /// lines of the run (a repair) needs those batches too.
+    ///
+    /// ```
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let input = b"0 HEAD\n0 @N1@ NOTE a@b\n0 @N2@ NOTE c@d\n0 TRLR\n";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let batches: Vec<_> = RecordStream::new(&input[..], options).unwrap().map(Result::unwrap).collect();
+    /// let (run, more) = batches[1].run_goes_on().unwrap();
+    /// assert_eq!((run.code, run.count, run.last_line, more), ("unescaped-at", 2, 3, 1));
+    /// assert_eq!(batches[2].continued_run().map(|d| (d.count, d.location.line)), Some((1, 3)));
+    /// assert!(batches[2].diagnostics().is_empty());
+    /// ```
+    pub fn run_goes_on(&self) -> Option<(&Diagnostic, usize)> {
+        let (code, start, batches) = self.run_goes_on?;
+        let mut all = self.parse.diagnostics().iter();
+        let d = all.find(|d| d.code == code && d.range.start() == start)?;
+        Some((d, batches))
     }
 }
 
@@ -590,8 +627,11 @@ impl<R: Read> RecordStream<R> {
         }
 
         // A run of one code that goes on across the cut is counted in the diagnostic where it started.
-        let absorbed = out.first_diag_on_first_line
-            && self.join_run_across_cut(&mut parse, first_at, &mut last_at);
+        let continued_run = match out.first_diag_on_first_line {
+            true => self.join_run_across_cut(&mut parse, first_at, &mut last_at),
+            false => None,
+        };
+        let absorbed = continued_run.is_some();
         if let Some(l) = last_at {
             self.target = Some((self.batches, l));
         } else if !absorbed && parser_count > 0 {
@@ -605,6 +645,8 @@ impl<R: Read> RecordStream<R> {
             first_line: self.line,
             len: cut,
             breaks: out.breaks,
+            continued_run,
+            run_goes_on: None,
         });
         self.buf.drain(..cut);
         self.offset = self.offset.saturating_add(cut as u64);
@@ -670,38 +712,37 @@ impl<R: Read> RecordStream<R> {
     }
 
     /// Counts the first diagnostic of `parse` (at `first_at`) in the run of an earlier batch it goes on, if
-    /// there is one of its code and class; `last_at` follows the removal. Whether it was counted.
+    /// there is one of its code and class; `last_at` follows the removal. The diagnostic counted, taken out of
+    /// `parse` (the earlier batch notes that its run goes on into one more batch: [`Batch::run_goes_on`]).
     fn join_run_across_cut(
         &mut self,
         parse: &mut Parse,
         first_at: Option<usize>,
         last_at: &mut Option<usize>,
-    ) -> bool {
+    ) -> Option<Diagnostic> {
         let (true, Some(at), Some((batch, index))) = (self.run_goes_on, first_at, self.target)
         else {
-            return false;
+            return None;
         };
-        let back = (self.batches - batch) as usize;
+        let back = usize::try_from(self.batches - batch).ok()?;
         let slot = self.pending.len().checked_sub(back);
-        let into = slot.and_then(|s| self.pending.get_mut(s));
-        let Some(t) = into.and_then(|b| b.parse.diagnostics_mut().get_mut(index)) else {
-            return false;
-        };
-        let Some(d) = parse.diagnostics().get(at) else {
-            return false;
-        };
+        let into = slot.and_then(|s| self.pending.get_mut(s))?;
+        let t = into.parse.diagnostics_mut().get_mut(index)?;
+        let d = parse.diagnostics().get(at)?;
         if !t.is_like(d) {
-            return false;
+            return None;
         }
         t.count = t.count.saturating_add(d.count);
         t.last_line = d.last_line;
-        parse.diagnostics_mut().remove(at);
+        let more = into.run_goes_on.map_or(0, |(_, _, n)| n);
+        into.run_goes_on = Some((t.code, t.range.start(), more.saturating_add(1)));
+        let d = parse.diagnostics_mut().remove(at);
         *last_at = last_at.and_then(|l| match l.cmp(&at) {
             std::cmp::Ordering::Less => Some(l),
             std::cmp::Ordering::Equal => None,
             std::cmp::Ordering::Greater => Some(l - 1),
         });
-        true
+        Some(d)
     }
 }
 

@@ -160,14 +160,15 @@ pub(crate) fn repair_file(
 /// same order as the whole file's: [`crate::stream_check`]), given to `each`; `None` when the pass needs the
 /// whole file (what sends `check` to its whole-file path: not GEDCOM, notes of the whole body, a repair that
 /// needs the whole file). Memory: a batch, the index of identifiers and, in a file with identifiers held
-/// twice, where their holders are; not a tree of the whole file, nor its diagnostics. (A run of diagnostics
-/// across a cut between batches, one diagnostic with one repair in the whole file, needs the whole file too.)
+/// twice, where their holders are; not a tree of the whole file, nor its diagnostics. A run of diagnostics
+/// across a cut between batches, one diagnostic with one repair in the whole file, is repaired whole with the
+/// batches that hold it ([`crate::stream_check::Runs`]).
 fn streamed_pass(
     octets: &[u8],
     options: &ParseOptions,
     each: &mut dyn FnMut(Repair),
 ) -> Option<()> {
-    use crate::stream_check::{batch_repairs, batches_of, gather_names, index_pass_of};
+    use crate::stream_check::{batch_repairs, batches_of, gather_names, index_pass_of, Runs};
     let open = || batches_of(octets, options);
     let lower = gedgraft_model::LowerOptions::default();
     let indexed = index_pass_of(open, &lower, false)?;
@@ -180,23 +181,16 @@ fn streamed_pass(
         gather_names(open()?, &lowering, &mut facts).ok()?;
     }
     let dropper = gedgraft_syntax::internal::work::Dropper::new();
-    // The last line of the runs of repaired codes in the batch before: a run that goes on across the cut is
-    // counted in its first diagnostic, whose repair in that batch's tree misses the rest of the run.
-    let mut run_end = 0;
-    for batch in indexed.batches {
+    // A run of one code across a cut is counted in its first diagnostic, whose repair is the whole run's, made
+    // with the batches that hold the rest of it (`Runs`).
+    let mut batches = Runs::new(indexed.batches);
+    while let Some(batch) = batches.next_batch() {
         let mut batch = batch.ok()?;
-        if usize::try_from(batch.first_line()).is_ok_and(|line| line <= run_end) {
-            return None;
-        }
         file_wide.apply(&mut batch);
         let lowered = lowering.lower(batch.parse());
         let diagnostics = lowered.all_diagnostics(batch.parse());
-        let repaired = diagnostics.iter().filter(|d| repair_kind(d.code).is_some());
-        run_end = repaired
-            .map(|d| d.last_line.max(d.location.line))
-            .max()
-            .unwrap_or(0);
-        let repairs = batch_repairs((batch.parse(), &lowering), &diagnostics, Some(&mut facts));
+        let run = (&batch, batches.following(&batch).ok()?);
+        let repairs = batch_repairs((run, &lowering), &diagnostics, Some(&mut facts));
         repairs.into_iter().flatten().for_each(&mut *each);
         drop(diagnostics);
         dropper.later((batch, lowered));

@@ -118,11 +118,14 @@ pub(crate) fn check_streamed(
         writer.facts = Some(facts);
     }
     let dropper = Dropper::new();
-    for batch in stream {
-        let mut batch = batch.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut stream = Runs::new(stream);
+    let cannot_read = |e: StreamError| format!("cannot read {}: {e}", path.display());
+    while let Some(batch) = stream.next_batch() {
+        let mut batch = batch.map_err(cannot_read)?;
         file_wide.apply(&mut batch);
         let lowered = lowering.lower(batch.parse());
-        writer.batch(path, &detection, (batch.parse(), &lowering), &lowered, emit)?;
+        let run = (&batch, stream.following(&batch).map_err(cannot_read)?);
+        writer.batch(path, &detection, (run, &lowering), &lowered, emit)?;
         dropper.later((batch, lowered));
     }
     writer.finish(path, &detection, emit).map(Some)
@@ -147,18 +150,70 @@ pub(crate) fn gather_names(
 
 /// The repairs of a batch's diagnostics (the batch lowered by `lowering`), those of
 /// [`gedgraft_edit::GATHERED_CODES`] from `facts` (gathered by the first pass, and by [`gather_names`] in a
-/// file with identifiers held twice) when given.
+/// file with identifiers held twice) when given. The batch comes with the batches after it that hold the rest
+/// of its run across the cut, if it has one ([`Runs::following`]): that run's repair is the whole run's
+/// ([`gedgraft_edit::repair_of_run`]), as in the whole file.
 pub(crate) fn batch_repairs(
-    (parse, lowering): (&gedgraft_syntax::Parse, &StreamLowering),
+    ((batch, following), lowering): ((&Batch, &[Batch]), &StreamLowering),
     diagnostics: &[&gedgraft_syntax::Diagnostic],
     facts: Option<&mut gedgraft_edit::FileFacts>,
 ) -> Vec<Option<gedgraft_edit::Repair>> {
-    match facts {
+    let parse = batch.parse();
+    let mut repairs = match facts {
         Some(facts) => {
             let held = |id: &str| lowering.holder_count(id);
             gedgraft_edit::repairs_of_part_with(parse, diagnostics, facts, &held)
         }
         None => gedgraft_edit::repairs_of_part(parse, diagnostics),
+    };
+    if let Some((run, n)) = batch.run_goes_on() {
+        let rest: Vec<_> = (following.iter().take(n))
+            .filter_map(|b| Some((b.parse(), b.continued_run()?)))
+            .collect();
+        let at = diagnostics.iter().position(|d| std::ptr::eq(*d, run));
+        if let Some(slot) = at.and_then(|i| repairs.get_mut(i)) {
+            *slot = gedgraft_edit::repair_of_run((parse, run, slot.take()), &rest);
+        }
+    }
+    repairs
+}
+
+/// Batches, each with the batches after it that hold the rest of its run of one code across the cut
+/// ([`Batch::run_goes_on`]): the stream holds a batch until its run ends, so those are parsed already; they
+/// wait here to be taken in turn. Memory: the batches of the run, as the stream holds them.
+pub(crate) struct Runs<I> {
+    batches: I,
+    held: std::collections::VecDeque<Batch>,
+}
+
+impl<I: Iterator<Item = Result<Batch, StreamError>>> Runs<I> {
+    pub(crate) fn new(batches: I) -> Self {
+        Runs {
+            batches,
+            held: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The next batch.
+    pub(crate) fn next_batch(&mut self) -> Option<Result<Batch, StreamError>> {
+        match self.held.pop_front() {
+            Some(batch) => Some(Ok(batch)),
+            None => self.batches.next(),
+        }
+    }
+
+    /// The batches after `batch` (the one [`Runs::next_batch`] gave last) that hold the rest of its run across the
+    /// cut: none if it has no such run.
+    pub(crate) fn following(&mut self, batch: &Batch) -> Result<&[Batch], StreamError> {
+        let n = batch.run_goes_on().map_or(0, |(_, n)| n);
+        while self.held.len() < n {
+            match self.batches.next() {
+                Some(next) => self.held.push_back(next?),
+                None => break,
+            }
+        }
+        let held = self.held.make_contiguous();
+        Ok(&held[..n.min(held.len())])
     }
 }
 
@@ -215,7 +270,8 @@ fn one_pass(
         }
     };
     let dropper = Dropper::new();
-    for batch in stream {
+    let mut stream = Runs::new(stream);
+    while let Some(batch) = stream.next_batch() {
         let Ok(batch) = batch else {
             return OnePass::Cannot;
         };
@@ -225,13 +281,11 @@ fn one_pass(
             return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
-        let written = writer.batch(
-            path,
-            &detection,
-            (batch.parse(), &lowering),
-            &lowered,
-            &mut hold,
-        );
+        let Ok(following) = stream.following(&batch) else {
+            return OnePass::Cannot;
+        };
+        let run = (&batch, following);
+        let written = writer.batch(path, &detection, (run, &lowering), &lowered, &mut hold);
         dropper.later((batch, lowered));
         if written.is_err()
             || lowering.has_duplicate_identifier()
@@ -277,21 +331,23 @@ impl<'o> Writer<'o> {
     }
 
     /// Writes the diagnostics of one batch (its file-wide ones in place) and its lowering's (`lowering`: after
-    /// the batch was lowered).
+    /// the batch was lowered); the batch comes with the batches that hold the rest of its run across the cut
+    /// ([`Runs::following`]).
     fn batch(
         &mut self,
         path: &Path,
         detection: &Detection,
-        (parse, lowering): (&gedgraft_syntax::Parse, &StreamLowering),
+        (run, lowering): ((&Batch, &[Batch]), &StreamLowering),
         lowered: &gedgraft_model::Lowered,
         emit: &mut dyn FnMut(&str) -> Result<(), String>,
     ) -> Result<(), String> {
         let mut emit = |text: &str| emit(text);
+        let parse = run.0.parse();
         let diagnostics = lowered.all_diagnostics(parse);
         self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
         // Files with repairs that need the whole file took the whole-file path.
-        let repairs = batch_repairs((parse, lowering), &diagnostics, self.facts.as_mut());
+        let repairs = batch_repairs((run, lowering), &diagnostics, self.facts.as_mut());
         match self.format {
             Format::Json => {
                 if !self.head_written {

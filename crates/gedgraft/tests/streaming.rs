@@ -1318,3 +1318,66 @@ fn strict_streams_files_without_errors() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A run of one code on neighbouring lines that goes on across a cut between batches is one diagnostic in
+/// the batch where it starts, and its repair is the whole run's, made with the batches that hold the rest of
+/// it: the same message (`write the 2 bare `@`s as `@@``, not the first batch's `write the `@` as `@@``) and
+/// edits as the whole file's, human and JSON, in one pass and two, batches of one record, two octets, 700
+/// octets and the default size; `fix` repairs such a run streamed as whole.
+#[test]
+fn a_run_across_a_cut_is_repaired_whole() {
+    let dir = temp_dir("streaming", "runs");
+    let long = |n: usize| format!("0 @N{n}@ NOTE {}\n", "z".repeat(286));
+    let many = |record: &dyn Fn(usize) -> String| (0..120).map(record).collect::<String>();
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "at.ged",
+            b"0 HEAD\n0 OBJE\n1 F a@b\n0 INDI @\n0 TRLR\n".to_vec(),
+        ),
+        ("no-head.ged", b"0 OBJE\n1 F a@b\n0 INDI @\n".to_vec()),
+        (
+            "nul.ged",
+            b"0 HEAD\n0 @N1@ NOTE a\0\n0 @N2@ NOTE \0b\n0 TRLR\n".to_vec(),
+        ),
+        (
+            "long.ged",
+            format!("0 HEAD\n{}{}{}0 TRLR\n", long(1), long(2), long(3)).into_bytes(),
+        ),
+        (
+            "blank.ged",
+            b"0 HEAD\n0 INDI\n\n\n0 FAM\n \n\t\n0 @I1@ INDI\n\n0 TRLR\n\n".to_vec(),
+        ),
+        (
+            "many.ged",
+            format!(
+                "0 HEAD\n1 CHAR UTF-8\n{}{}{}0 TRLR\n",
+                many(&|i| format!("0 @N{i}@ NOTE a@b@\n")),
+                many(&|i| format!("0 @M{i}@ NOTE n\0u\0l\n")),
+                many(&|i| format!("0 @L{i}@ NOTE {}\n\n", "y".repeat(250 + i % 9))),
+            )
+            .into_bytes(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text) in files {
+        let file = write(&dir, name, &text);
+        let path = file.to_str().expect("UTF-8 path");
+        let runs: [&[&str]; 4] = [
+            &["check", path],
+            &["check", "--format", "json", path],
+            &["fix", "--repair", path],
+            &["fix", "--repair-unsafe", path],
+        ];
+        for all in runs {
+            for env in [&[][..], &[("GEDGRAFT_TWO_PASS", "1")][..]] {
+                let sizes = (&["1", "2", "700"][..], env);
+                failures.extend(sizes_difference(&dir, all, sizes, None));
+                // The default size: the header's batch ends at its first record.
+                let whole = run(&dir, all, true, None);
+                let default = run_env(&dir, all, env, None);
+                failures.extend(outcome_difference(all, ("default", &default), &whole));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,5 +1,6 @@
 //! Repairs of whole lines: blank lines, the trailer, line breaks.
 
+use super::runs::Counts;
 use super::{Cx, Made, OctetEdit, Repair};
 use crate::editor::LfCr;
 use crate::render;
@@ -9,22 +10,30 @@ use gedgraft_syntax::{codes, Diagnostic, SyntaxKind, TextRange};
 
 /// `blank-line` (safe): the run's blank lines are removed; the lowering ignores them (R-LINE-STRINGS-06).
 pub(super) fn blank_lines(cx: &Cx, d: &Diagnostic) -> Made {
+    let (edits, counts) = blank_part(cx, d)?;
+    Some((blank_message(counts), edits))
+}
+
+/// [`blank_lines`]'s edit of the lines of the run in `cx`'s tree, and how many LF and CR they hold (a run
+/// across parts of a file sums them, [`super::runs`]); `None` when the run gets no repair.
+pub(super) fn blank_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, Counts)> {
     let range = cx.run_lines(d);
     let text = cx.text(range);
     if text.is_empty() || !text.chars().all(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
         return None;
     }
-    let n = text
-        .matches('\n')
-        .count()
-        .max(text.matches('\r').count())
-        .max(1);
-    let message = if n == 1 {
+    let counts = [text.matches('\n').count(), text.matches('\r').count()];
+    Some((vec![cx.replace(range, "")?], counts))
+}
+
+/// [`blank_lines`]'s message for lines holding `lf` LF and `cr` CR.
+pub(super) fn blank_message([lf, cr]: Counts) -> String {
+    let n = lf.max(cr).max(1);
+    if n == 1 {
         "remove the blank line".to_string()
     } else {
         format!("remove the {n} blank lines")
-    };
-    Some((message, vec![cx.replace(range, "")?]))
+    }
 }
 
 /// Where a file's trailers and its last record are, in file offsets: what the trailer repairs need from the

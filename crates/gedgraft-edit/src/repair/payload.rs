@@ -1,5 +1,6 @@
 //! Repairs inside payloads: raw line breaks, split characters, bare `@`, long lines, `FORM`'s case, NUL.
 
+use super::runs::Counts;
 use super::{plural, Cx, Made, OctetEdit, Repair};
 use crate::render::Style;
 use gedgraft_encoding::{raw, Encoding};
@@ -243,6 +244,13 @@ pub(super) fn split_characters(cx: &Cx, d: &Diagnostic) -> Made {
 /// `unescaped-at` (safe; not in GEDCOM 7, where the code is not reported): each bare `@` of the run is written
 /// `@@`, which reads as the same `@` (R-ESCAPING-01, R-IDENTIFY-ESCS-05).
 pub(super) fn bare_at(cx: &Cx, d: &Diagnostic) -> Made {
+    let (edits, counts) = bare_at_part(cx, d)?;
+    Some((bare_at_message(counts), edits))
+}
+
+/// [`bare_at`]'s edits on the lines of the run in `cx`'s tree, and how many (the message's count: a run across
+/// parts of a file sums them, [`super::runs`]); `None` when the run gets no repair.
+pub(super) fn bare_at_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, Counts)> {
     if cx.parse.dialect().doubles_only_leading_at() {
         return None;
     }
@@ -252,12 +260,17 @@ pub(super) fn bare_at(cx: &Cx, d: &Diagnostic) -> Made {
             edits.push(cx.replace(TextRange::empty(t.text_range().start()), "@")?);
         }
     }
-    let message = if edits.len() == 1 {
+    let counts = [edits.len(), 0];
+    Some((edits, counts))
+}
+
+/// [`bare_at`]'s message for `n` bare `@`s.
+pub(super) fn bare_at_message([n, _]: Counts) -> String {
+    if n == 1 {
         "write the `@` as `@@`".to_string()
     } else {
-        format!("write the {} as `@@`", plural(edits.len(), "bare `@`"))
-    };
-    Some((message, edits))
+        format!("write the {} as `@@`", plural(n, "bare `@`"))
+    }
 }
 
 /// `line-too-long` (safe): the editor's re-wrap ([`Editor::rewrap`](crate::Editor::rewrap)) over the whole
@@ -343,6 +356,12 @@ pub(super) fn form_case(cx: &Cx, d: &Diagnostic) -> Made {
 /// characters (R-LINES-01), usually padding or a writer's bug, but removing them joins what they stood between.
 /// Lines with U+FFFE or U+FFFF get no repair.
 pub(super) fn nul_characters(cx: &Cx, d: &Diagnostic) -> Made {
+    let (edits, counts) = nul_part(cx, d)?;
+    Some((nul_message(counts), edits))
+}
+
+/// [`nul_characters`]'s edits on the lines of the run in `cx`'s tree, and how many.
+pub(super) fn nul_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, Counts)> {
     let lines = cx.run_lines(d);
     let text = cx.text(lines);
     let mut edits = Vec::new();
@@ -352,6 +371,11 @@ pub(super) fn nul_characters(cx: &Cx, d: &Diagnostic) -> Made {
             edits.push(cx.replace(TextRange::at(at, 1.into()), "")?);
         }
     }
-    let message = format!("remove the {}", plural(edits.len(), "NUL character"));
-    Some((message, edits))
+    let counts = [edits.len(), 0];
+    Some((edits, counts))
+}
+
+/// [`nul_characters`]'s message for `n` NUL characters.
+pub(super) fn nul_message([n, _]: Counts) -> String {
+    format!("remove the {}", plural(n, "NUL character"))
 }
