@@ -168,7 +168,9 @@ fn streamed_pass(
     options: &ParseOptions,
     each: &mut dyn FnMut(Repair),
 ) -> Option<()> {
-    use crate::stream_check::{batch_repairs, batches_of, gather_names, index_pass_of, Runs};
+    use crate::stream_check::{
+        batch_repairs, batches_of, gather_names, index_pass_of, second_pass,
+    };
     let open = || batches_of(octets, options);
     let lower = gedgraft_model::LowerOptions::default();
     let indexed = index_pass_of(open, &lower, false)?;
@@ -180,22 +182,21 @@ fn streamed_pass(
     if lowering.has_duplicate_identifier() {
         gather_names(open()?, &lowering, &mut facts).ok()?;
     }
-    let dropper = gedgraft_syntax::internal::work::Dropper::new();
     // A run of one code across a cut is counted in its first diagnostic, whose repair is the whole run's, made
-    // with the batches that hold the rest of it (`Runs`).
-    let mut batches = Runs::new(indexed.batches);
-    while let Some(batch) = batches.next_batch() {
-        let mut batch = batch.ok()?;
-        file_wide.apply(&mut batch);
-        let lowered = lowering.lower(batch.parse());
-        let diagnostics = lowered.all_diagnostics(batch.parse());
-        let run = (&batch, batches.following(&batch).ok()?);
-        let repairs = batch_repairs((run, &lowering), &diagnostics, Some(&mut facts));
-        repairs.into_iter().flatten().for_each(&mut *each);
-        drop(diagnostics);
-        dropper.later((batch, lowered));
-    }
-    Some(())
+    // with the batches that hold the rest of it.
+    let lowerings = (&mut lowering, &mut file_wide);
+    second_pass(
+        indexed.batches,
+        lowerings,
+        |_| (),
+        |run, lowering, lowered| {
+            let diagnostics = lowered.all_diagnostics(run.0.parse());
+            let repairs = batch_repairs((run, lowering), &diagnostics, Some(&mut facts));
+            repairs.into_iter().flatten().for_each(&mut *each);
+            Ok(())
+        },
+    )
+    .ok()
 }
 
 /// What a repair run left undone, as lines for standard error.

@@ -106,29 +106,45 @@ pub(crate) fn check_streamed(
         }
     };
     let mut writer = Writer::new(args.format, human_options);
+    let cannot_read = |e: StreamError| format!("cannot read {}: {e}", path.display());
     if let Some(mut facts) = facts {
         if lowering.has_duplicate_identifier() {
             // Where the holders of the identifiers held twice are, and the pointers to them: a pass of its own.
             let Some(batches) = open_batches(path, options) else {
                 return Ok(None);
             };
-            gather_names(batches, &lowering, &mut facts)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            gather_names(batches, &lowering, &mut facts).map_err(cannot_read)?;
         }
         writer.facts = Some(facts);
     }
+    let lowerings = (&mut lowering, &mut file_wide);
+    second_pass(stream, lowerings, cannot_read, |run, lowering, lowered| {
+        writer.batch(path, &detection, (run, lowering), lowered, emit)
+    })?;
+    writer.finish(path, &detection, emit).map(Some)
+}
+
+/// The second pass over a streamed file: each batch (its file-wide diagnostics in place) lowered after the
+/// batches before it and given to `each` with the batches that hold the rest of its run across the cut
+/// ([`Runs::following`]), then freed on a thread of its own. `check` writes each batch's report, `fix
+/// --repair` takes its repairs (`crate::repair`).
+pub(crate) fn second_pass<E>(
+    batches: impl Iterator<Item = Result<Batch, StreamError>>,
+    (lowering, file_wide): (&mut StreamLowering, &mut FileWide),
+    read_error: impl Fn(StreamError) -> E,
+    mut each: impl FnMut((&Batch, &[Batch]), &StreamLowering, &gedgraft_model::Lowered) -> Result<(), E>,
+) -> Result<(), E> {
     let dropper = Dropper::new();
-    let mut stream = Runs::new(stream);
-    let cannot_read = |e: StreamError| format!("cannot read {}: {e}", path.display());
-    while let Some(batch) = stream.next_batch() {
-        let mut batch = batch.map_err(cannot_read)?;
+    let mut batches = Runs::new(batches);
+    while let Some(batch) = batches.next_batch() {
+        let mut batch = batch.map_err(&read_error)?;
         file_wide.apply(&mut batch);
         let lowered = lowering.lower(batch.parse());
-        let run = (&batch, stream.following(&batch).map_err(cannot_read)?);
-        writer.batch(path, &detection, (run, &lowering), &lowered, emit)?;
+        let following = batches.following(&batch).map_err(&read_error)?;
+        each((&batch, following), lowering, &lowered)?;
         dropper.later((batch, lowered));
     }
-    writer.finish(path, &detection, emit).map(Some)
+    Ok(())
 }
 
 /// Where the holders of the identifiers held twice are, and the pointers that name them
