@@ -81,6 +81,7 @@ mod atomic;
 mod dialect;
 mod diff;
 mod diff_count;
+mod diff_count_stream;
 mod diff_lines;
 mod diff_ops;
 /// The test-only whole-text oracle of the review diff: kept with the tests, compiled into the unit tests only.

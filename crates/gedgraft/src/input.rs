@@ -98,14 +98,20 @@ pub fn load_with(path: &Path, options: &ParseOptions) -> Result<Loaded, String> 
     parse_octets(path, &bytes, options)
 }
 
-/// Parses the octets read from `path`; files of 4 GiB or more are refused.
-pub fn parse_octets(path: &Path, bytes: &[u8], options: &ParseOptions) -> Result<Loaded, String> {
-    if u32::try_from(bytes.len()).is_err() {
-        return Err(format!(
+/// Refuses files of 4 GiB or more, which a tree of the whole file cannot hold.
+pub fn check_size(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    match u32::try_from(bytes.len()) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!(
             "{}: files of 4 GiB or more are not supported",
             path.display()
-        ));
+        )),
     }
+}
+
+/// Parses the octets read from `path`; files of 4 GiB or more are refused.
+pub fn parse_octets(path: &Path, bytes: &[u8], options: &ParseOptions) -> Result<Loaded, String> {
+    check_size(path, bytes)?;
     Ok(Loaded {
         path: path.to_path_buf(),
         parse: parse_with(bytes, options),

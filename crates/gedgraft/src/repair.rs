@@ -129,6 +129,44 @@ pub(crate) fn repair_file(
     notes: &mut Vec<String>,
 ) -> Result<Option<Outcome>, String> {
     let input = std::borrow::Cow::Owned(parse.to_bytes().map_err(|e| format!("{name}: {e}"))?);
+    let Some(repaired) = repaired(input, Some(parse), which, options, name, notes) else {
+        return Ok(None);
+    };
+    Ok(Some(Outcome {
+        parse: gedgraft_syntax::parse_with(&repaired.bytes, options),
+        changes: repaired.changes,
+        applied: repaired.applied,
+    }))
+}
+
+/// [`repair_file`] of a file's octets, with no tree of the whole file where every pass streams: the repaired
+/// octets, their changes from `octets` and how many repairs were applied; `None` when nothing changed.
+pub(crate) fn repair_octets(
+    octets: &[u8],
+    which: &Which,
+    options: &ParseOptions,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Option<gedgraft_edit::Repaired> {
+    repaired(
+        std::borrow::Cow::Borrowed(octets),
+        None,
+        which,
+        options,
+        name,
+        notes,
+    )
+}
+
+/// The repairs to a fixed point, a pass streamed where it can be; `None` when nothing changed.
+fn repaired(
+    input: std::borrow::Cow<'_, [u8]>,
+    parse: Option<&Parse>,
+    which: &Which,
+    options: &ParseOptions,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Option<gedgraft_edit::Repaired> {
     let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
         !crate::stream_fix::whole_file_forced() && streamed_pass(octets, options, each).is_some()
     };
@@ -146,14 +184,7 @@ pub(crate) fn repair_file(
         repaired.left,
         repaired.unwanted_unsafe,
     ));
-    if repaired.changes.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(Outcome {
-        parse: gedgraft_syntax::parse_with(&repaired.bytes, options),
-        changes: repaired.changes,
-        applied: repaired.applied,
-    }))
+    (!repaired.changes.is_empty()).then_some(repaired)
 }
 
 /// The repairs of one pass over the file `octets` as a streamed `check` makes them (batch by batch, in the

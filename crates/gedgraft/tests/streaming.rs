@@ -802,6 +802,64 @@ fn repairs_streamed_equal_repairs_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `fix` with repairs alone, written (`-o FILE`, `-o -`, `--in-place`) or checked (`--check`), reads no tree of
+/// the whole file (#12): its passes stream and its `-R +A` lines are counted batch by batch from the old and new
+/// octets. The output, summary, hints and exit status are the whole-file path's, in UTF-16, with a byte-order
+/// mark, with CR or CR LF line breaks, with a mislabelled encoding (a pass that needs the whole file), for a
+/// file that is not GEDCOM, and for one with nothing to repair.
+#[test]
+fn repairs_alone_written_or_checked_equal_the_whole_files() {
+    let dir = temp_dir("streaming", "repairs_alone");
+    let out = dir.join("out.ged");
+    let out_arg = out.to_str().expect("UTF-8 path");
+    let text = with_repairs();
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            text.replace("UTF-8", "UNICODE")
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("utf16.ged", utf16),
+        (
+            "bom-cr.ged",
+            [&b"\xEF\xBB\xBF"[..], text.replace('\n', "\r").as_bytes()].concat(),
+        ),
+        ("crlf.ged", text.replace('\n', "\r\n").into_bytes()),
+        (
+            "mislabelled.ged",
+            text.replace("UTF-8", "ASCII")
+                .replace("Ann1 ", "J\u{e9}r\u{f4}me ")
+                .into_bytes(),
+        ),
+        ("not-gedcom.ged", b"just some text\nand more\n".to_vec()),
+        ("clean.ged", generated("5.5.1")),
+    ];
+    let mut failures = Vec::new();
+    for (name, octets) in &files {
+        let file = write(&dir, name, octets);
+        let path = file.to_str().expect("UTF-8 path");
+        for repair in ["--repair", "--repair-unsafe"] {
+            let sizes = (&["1", "300"][..], &[][..]);
+            let written = ["fix", repair, path, "-o", out_arg];
+            failures.extend(sizes_difference(&dir, &written, sizes, Some(&out)));
+            let to_stdout = ["fix", repair, path, "-o", "-"];
+            failures.extend(sizes_difference(&dir, &to_stdout, sizes, None));
+            let checked = ["fix", "--check", repair, path];
+            failures.extend(sizes_difference(&dir, &checked, sizes, None));
+            failures.extend(in_place_difference(&dir, octets, &[repair]));
+        }
+        assert_eq!(
+            std::fs::read(&file).ok().as_ref(),
+            Some(octets),
+            "{name}: --check wrote"
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A malformed level-0 line longer than the stream reads to choose a cut stays with the left-out run before it,
 /// in UTF-8 and UTF-16 (the `stream_lower` fuzz target's crash was a UTF-16 file): `check` and `lower` streamed
 /// give the whole file's diagnostics.

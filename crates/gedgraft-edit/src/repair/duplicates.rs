@@ -104,9 +104,7 @@ impl DuplicateNames {
         let holders = self.ids.get_mut(&id)?;
         let (k, follow) = later_holder(&holders.starts, at, part)?;
         let taken = &self.taken;
-        let new = (holders.names)
-            .get(&id, k, |c| held(c) > 0 || taken.contains(c))?
-            .to_string();
+        let new = (holders.names).get(&id, k, |c| held(c) > 0 || taken.contains(c))?;
         let text = format!("@{new}@");
         let mut edits = vec![cx.replace(token.text_range(), &text)?];
         let mut moved = 0;

@@ -61,9 +61,10 @@ where
         at = range.end;
     }
     bytes.extend_from_slice(&input[at..]);
+    // Made in the edits' own room (collected in place): a pass can change every line (#12).
     let changes = merge_changes(
         taken
-            .iter()
+            .into_iter()
             .map(|(range, replacement)| (range.start, range.end, replacement.len()))
             .collect(),
     );
@@ -164,18 +165,19 @@ pub fn repair_to_fixed_point(
     wanted: impl Fn(&Repair) -> bool,
 ) -> Repaired {
     let input = Cow::Borrowed(input);
-    repair_to_fixed_point_streamed(input, parse, options, diagnose, |_, _| false, wanted)
+    repair_to_fixed_point_streamed(input, Some(parse), options, diagnose, |_, _| false, wanted)
 }
 
 /// [`repair_to_fixed_point`] whose passes find their repairs without a tree of the whole file where they can:
 /// `streamed(octets, each)` gives `each` the repairs of the file `octets` (those a parse and `diagnose` would
 /// give, in the same order: a streamed check's, `gedgraft fix --repair`) and returns `true`, or returns `false`
-/// when it cannot; that pass is then made on a parse of the whole file (`parse` for the first), as
+/// when it cannot; that pass is then made on a parse of the whole file (`parse` for the first, if given; else
+/// the octets are parsed then, so that a caller whose passes stream holds no tree of the whole file at all), as
 /// [`repair_to_fixed_point`] makes every pass. The repairs a `false` pass gave are dropped. An owned `input`
 /// is let go of once the first pass has changed it.
 pub fn repair_to_fixed_point_streamed(
     input: Cow<'_, [u8]>,
-    parse: &Parse,
+    parse: Option<&Parse>,
     options: &ParseOptions,
     mut diagnose: impl FnMut(&Parse) -> Vec<Diagnostic>,
     mut streamed: impl FnMut(&[u8], &mut dyn FnMut(Repair)) -> bool,
@@ -190,11 +192,16 @@ pub fn repair_to_fixed_point_streamed(
         let mut pass = PassRepairs::default();
         if !streamed(&bytes, &mut |r| pass.take(r, &wanted)) {
             pass = PassRepairs::default();
-            // The first pass reads the parse given; a later one parses its octets, and lets go of the parse
-            // and of the diagnostics before the octets are spliced (#12: 350 000 renamed identifiers held a
-            // diagnostic, a repair with its message and two vectors each, and two parses at once).
-            let owned = (pass_number > 0).then(|| gedgraft_syntax::parse_with(&bytes, options));
-            let current = owned.as_ref().unwrap_or(parse);
+            // The first pass reads the parse given, if any; a later one parses its octets, and lets go of the
+            // parse and of the diagnostics before the octets are spliced (#12: 350 000 renamed identifiers held
+            // a diagnostic, a repair with its message and two vectors each, and two parses at once).
+            let given = parse.filter(|_| pass_number == 0);
+            let owned = given
+                .is_none()
+                .then(|| gedgraft_syntax::parse_with(&bytes, options));
+            let Some(current) = owned.as_ref().or(given) else {
+                break;
+            };
             let diagnostics = diagnose(current);
             let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
             each_repair(current, &refs, |_, r| pass.take(r, &wanted));
@@ -252,7 +259,8 @@ mod tests {
         let diagnose = |p: &Parse| p.diagnostics().to_vec();
         let whole = repair_to_fixed_point(input, &parse, &options, diagnose, |_| true);
         assert!(whole.applied > 0 && whole.bytes != input);
-        for gives_up in [0, 1] {
+        // Given the parse, or left to parse the octets where a pass gives up: the same result.
+        for (gives_up, given) in [(0, Some(&parse)), (1, Some(&parse)), (0, None), (1, None)] {
             let mut passes = 0;
             let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
                 let parse = gedgraft_syntax::parse_with(octets, &options);
@@ -264,7 +272,7 @@ mod tests {
             };
             let input = Cow::Borrowed(&input[..]);
             let got =
-                repair_to_fixed_point_streamed(input, &parse, &options, diagnose, streamed, |_| {
+                repair_to_fixed_point_streamed(input, given, &options, diagnose, streamed, |_| {
                     true
                 });
             assert_eq!(got, whole);
