@@ -24,7 +24,7 @@
 
 use crate::diff_lines::Lines;
 use crate::edited::Change;
-use crate::unified::{added_in, merge_windows, removed_in, shift, write_unified};
+use crate::unified::{added_in, merge_windows, removed_in, shift, write_unified, Window};
 use gedgraft_encoding::{Encoding, SourceMap};
 use gedgraft_syntax::line_cursor::{LineCursor, TextCut};
 use gedgraft_syntax::Parse;
@@ -72,6 +72,9 @@ impl<'a> Side<'a> {
         }
     }
 }
+
+/// The points a [`Scan`] places on lines per change: its start, its last character, its end.
+const POINTS: usize = 3;
 
 /// Lines of context around each change.
 pub(crate) const CONTEXT: usize = 3;
@@ -135,10 +138,11 @@ impl<'a, 'r> Scan<'a, 'r> {
         wanted: &'r [usize],
         context: usize,
     ) -> Scanned {
-        let mut points: Vec<(usize, usize)> = Vec::with_capacity(ranges.len() * 2);
+        let mut points: Vec<(usize, usize)> = Vec::with_capacity(ranges.len() * POINTS);
         for (i, r) in ranges.iter().enumerate() {
-            points.push((r.start, 2 * i));
-            points.push((r.end.saturating_sub(1).max(r.start), 2 * i + 1));
+            points.push((r.start, POINTS * i));
+            points.push((r.end.saturating_sub(1).max(r.start), POINTS * i + 1));
+            points.push((r.end, POINTS * i + 2));
         }
         points.sort_unstable();
         let mut scan = Scan {
@@ -276,6 +280,42 @@ impl Scanned {
         (line.min(self.count.saturating_sub(1)), start)
     }
 
+    /// Whether the `i`-th change's text range starts and ends at line starts (the text's end counts as one).
+    fn edges(&self, i: usize, range: &Range<usize>) -> (bool, bool) {
+        let at_start = |point: usize, at: usize| {
+            at >= self.end || self.found.get(point).is_some_and(|f| f.1 == at)
+        };
+        (
+            at_start(POINTS * i, range.start),
+            at_start(POINTS * i + 2, range.end),
+        )
+    }
+
+    /// The `i`-th change's window of lines on each side: each side's own ([`Scanned::window`]), widened where
+    /// an edge of the change is at a line start on one side only. There the other side's line at that edge
+    /// holds text both sides share (an LF that joins a CR before the change into one line break, the rest of
+    /// a line that the change broke in two or to whose start it added text), which this side has on the line
+    /// before the change's start, or on the line that starts at its end: that line is in the window too, or
+    /// the windows would face lines that differ (found by the batch-by-batch counts' property test).
+    fn windows(old: (&Scanned, &Range<usize>), new: (&Scanned, &Range<usize>), i: usize) -> Window {
+        let mut sides = [
+            (old.0, old.0.window(i, old.1.clone())),
+            (new.0, new.0.window(i, new.1.clone())),
+        ];
+        let (old_edges, new_edges) = (old.0.edges(i, old.1), new.0.edges(i, new.1));
+        if old_edges.0 != new_edges.0 {
+            let (_, w) = &mut sides[usize::from(new_edges.0)];
+            w.start = w.start.saturating_sub(1);
+        }
+        if old_edges.1 != new_edges.1 {
+            let (scan, w) = &mut sides[usize::from(new_edges.1)];
+            let at_end = scan.found.get(POINTS * i + 2).map_or(0, |f| f.0);
+            w.end = w.end.max((at_end + 1).min(scan.count));
+        }
+        let [(_, o), (_, n)] = sides;
+        (o, n)
+    }
+
     /// The window of lines the `i`-th change's text range covers.
     fn window(&self, i: usize, range: Range<usize>) -> Range<usize> {
         let count = self.count;
@@ -287,10 +327,10 @@ impl Scanned {
             };
             (lo, self.last_start)
         } else {
-            self.line_of(2 * i)
+            self.line_of(POINTS * i)
         };
         let mut hi = if range.end > range.start {
-            self.line_of(2 * i + 1).0 + 1
+            self.line_of(POINTS * i + 1).0 + 1
         } else {
             lo
         };
@@ -457,7 +497,7 @@ impl Flat {
                 .iter()
                 .zip(&new_ranges)
                 .enumerate()
-                .map(|(i, (o, n))| (old_scan.window(i, o.clone()), new_scan.window(i, n.clone()))),
+                .map(|(i, (o, n))| Scanned::windows((&old_scan, o), (&new_scan, n), i)),
             (old_count, new_count),
             false,
         );
@@ -744,6 +784,42 @@ mod tests {
             assert_same(&old, &new, &changes);
         }
 
+        /// Octets replaced anywhere in an ASCII file (lines broken in two and joined, text added at a line start,
+        /// an LF after a CR): the diff rebuilds the new lines, and every way of making it agrees.
+        #[test]
+        fn raw_edits_give_diffs_that_rebuild_the_new_lines(
+            pieces in prop::collection::vec(prop::sample::select(vec![
+                &b"0 HEAD"[..], b"1 NAME Bob", b"0 @I1@ INDI", b"\n", b"\r\n", b"\r", b"\n\r", b"  ", b"x",
+            ]), 0..30),
+            edits in prop::collection::vec(
+                (0..300usize, 0..4usize, prop::sample::select(vec![
+                    &b""[..], b"X", b"\n", b"\r", b"\r\n", b"0 @Z@ INDI\n", b"Y\n0",
+                ])),
+                0..6,
+            ),
+        ) {
+            let a = pieces.concat();
+            let mut edits: Vec<_> = edits.into_iter().map(|(at, n, r)| (at.min(a.len()), n, r)).collect();
+            edits.sort_by_key(|e| e.0);
+            let (mut b, mut raw, mut at) = (Vec::new(), Vec::new(), 0);
+            for (start, n, r) in edits {
+                if start < at {
+                    continue;
+                }
+                let end = (start + n).min(a.len());
+                b.extend_from_slice(&a[at..start]);
+                b.extend_from_slice(r);
+                raw.push((start, end, r.len()));
+                at = end;
+            }
+            b.extend_from_slice(&a[at..]);
+            let changes = crate::edited::merge_changes(raw);
+            let utf8 = Some(Encoding::Utf8);
+            let (old, new) = (parse_as(&a, utf8), parse_as(&b, utf8));
+            assert_rebuilds(&old, &new, &LineDiff::new(&old, &new, &changes));
+            assert_same(&old, &new, &changes);
+        }
+
         #[test]
         fn real_edits(a in text(), enc in encoding(), which in 0..8usize) {
             let old = parse_as(&a, enc);
@@ -783,6 +859,87 @@ mod tests {
                 assert_same(&old, parse, edited.changed_ranges());
             }
         }
+    }
+
+    /// The diff's hunks and the lines between them, in order, rebuild `new`'s lines from `old`'s: every line it
+    /// keeps is the same on both sides.
+    fn assert_rebuilds(old: &Parse, new: &Parse, diff: &LineDiff) {
+        let lines = |text: &str| -> Vec<String> {
+            let starts = diff_reference::line_starts(text);
+            starts
+                .windows(2)
+                .map(|w| text[w[0]..w[1]].to_string())
+                .collect()
+        };
+        let (a, b) = (lines(old.text()), lines(new.text()));
+        let same = |o: usize, n: usize, len: usize| {
+            assert_eq!(
+                a.get(o..o + len),
+                b.get(n..n + len),
+                "lines kept at old {o}, new {n}"
+            );
+        };
+        let (mut oi, mut ni) = (0, 0);
+        for op in diff.groups.iter().flatten() {
+            // The lines since the last operation are the same on both sides (a deletion's place in the new
+            // lines, and an insertion's in the old, are where the lines before them end).
+            let (o, n) = (op.old_range(), op.new_range());
+            let gap = match op {
+                DiffOp::Delete { .. } => o.start - oi,
+                DiffOp::Insert { .. } => n.start - ni,
+                _ => {
+                    assert_eq!(
+                        o.start - oi,
+                        n.start - ni,
+                        "the lines between hunks differ in number"
+                    );
+                    o.start - oi
+                }
+            };
+            same(oi, ni, gap);
+            if let DiffOp::Equal { len, .. } = op {
+                same(o.start, n.start, *len);
+            }
+            (oi, ni) = (oi + gap + o.len(), ni + gap + n.len());
+        }
+        assert_eq!(
+            a.len() - oi,
+            b.len() - ni,
+            "the lines after the last hunk differ in number"
+        );
+        same(oi, ni, a.len() - oi);
+    }
+
+    #[test]
+    fn an_edge_at_a_line_start_on_one_side_only_widens_that_sides_window() {
+        // A line broken in two at the change's end (`0 HEA|D`), and an LF added after a lone CR, which makes
+        // the line before the change's start end in CR LF: once windows a line off, the one change offsetting
+        // the other (`-1 +2` for `-2 +3`).
+        let old_text = b"0 HEAD\n0 @S@ SOUR\r1 NOTE w\r1 NAME z\r0 TRLR\n";
+        let at = old_text.windows(6).position(|w| w == b"1 NAME").unwrap();
+        let new_text = [
+            &old_text[..5],
+            b"\n",
+            &old_text[5..at],
+            b"\n",
+            &old_text[at..],
+        ]
+        .concat();
+        let changes = [
+            Change {
+                input: 5..5,
+                output: 5..6,
+            },
+            Change {
+                input: at..at,
+                output: at + 1..at + 2,
+            },
+        ];
+        let (old, new) = (parse_as(old_text, None), parse_as(&new_text, None));
+        let diff = LineDiff::new(&old, &new, &changes);
+        assert_rebuilds(&old, &new, &diff);
+        assert_eq!((diff.removed(), diff.added()), (2, 3));
+        assert_same(&old, &new, &changes);
     }
 
     #[test]
@@ -851,7 +1008,8 @@ mod tests {
             prop_assert_eq!(scanned.count, starts.len() - 1);
             prop_assert_eq!(scanned.end, text.len());
             for (i, r) in ranges.iter().enumerate() {
-                for (k, at) in [(2 * i, r.start), (2 * i + 1, (r.end - 1).max(r.start))] {
+                let (first, last) = (POINTS * i, POINTS * i + 1);
+                for (k, at) in [(first, r.start), (last, (r.end - 1).max(r.start)), (last + 1, r.end)] {
                     let line = starts.partition_point(|&s| s <= at).saturating_sub(1);
                     let (got, got_start) = scanned.found[k];
                     prop_assert_eq!(got, line);

@@ -32,7 +32,14 @@ pub(crate) fn counts(old: Side, new: Side, changes: &[Change]) -> Option<(usize,
     let mut pending: Option<Window> = None;
     let (mut removed, mut added) = (0, 0);
     for (o, n) in ranges {
-        let next = (sides.0.window(o)?, sides.1.window(n)?);
+        let (old_window, old_edges) = sides.0.window(o)?;
+        let (new_window, new_edges) = sides.1.window(n)?;
+        // An edge at a line start on one side only widens the diff's windows by a line it has not read
+        // (`Scanned::windows`): left to the diff.
+        if old_edges != new_edges {
+            return None;
+        }
+        let next = (old_window, new_window);
         match &mut pending {
             // The diff starts a first window at line 0 when the lines before it differ in number.
             None if next.0.start != next.1.start => return None,
@@ -115,24 +122,27 @@ impl<'a> Reading<'a> {
         }
     }
 
-    /// The lines of the change at text range `r`, as the diff's window places them (`Scanned::window`); `None`
-    /// for a range out of the text or before the last one.
-    fn window(&mut self, r: Range<usize>) -> Option<Range<usize>> {
+    /// The lines of the change at text range `r`, as the diff's window places them (`Scanned::window`), and
+    /// whether the range starts and ends at line starts (`Scanned::edges`); `None` for a range out of the text
+    /// or before the last one.
+    fn window(&mut self, r: Range<usize>) -> Option<(Range<usize>, (bool, bool))> {
         if r.start >= self.len || r.end > self.len || r.end < r.start || r.start < self.last_point {
             return None;
         }
         let (lo, lo_start) = self.locate(r.start, false)?;
         let last = r.end.saturating_sub(1).max(r.start);
         self.last_point = last;
-        let mut hi = if r.end > r.start {
-            self.locate(last, true)?.0 + 1
+        let (mut hi, ends_at_start) = if r.end > r.start {
+            let (line, _) = self.locate(last, true)?;
+            let line_end = self.current.map_or(r.end, |c| c.2);
+            (line + 1, line_end == r.end)
         } else {
-            lo
+            (lo, lo_start == r.start)
         };
         if lo_start != r.start {
             hi = hi.max(lo + 1);
         }
-        Some(lo..hi.max(lo))
+        Some((lo..hi.max(lo), (lo_start == r.start, ends_at_start)))
     }
 
     /// The number and start of the line holding offset `at` (at or after the last one asked for), reading on;

@@ -305,24 +305,37 @@ mod tests {
         starts
     }
 
+    /// A file of the records `picks` names, between a header and a trailer.
+    fn file_of(picks: &[usize]) -> String {
+        let records: String = picks.iter().map(|&p| RECORDS[p]).collect();
+        format!("0 HEAD\n{records}0 TRLR\n")
+    }
+
+    /// The counts in batches of one record and of a few are the whole files'.
+    fn counted_as_whole(old: &[u8], new: &[u8], changes: &[Change]) -> Result<(), TestCaseError> {
+        let want = whole_counts(old, new, changes);
+        for size in [1, 30] {
+            let options = StreamOptions::default().with_batch_size(size);
+            prop_assert_eq!(
+                LineDiff::counts_of_octets(old, new, changes, &options),
+                want
+            );
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// Whole lines replaced (by none, one or two lines: records joined, split, deleted, inserted, across the
         /// cuts between batches or not) and octets replaced inside lines: the counts batch by batch are the
-        /// whole files'. (The edges of each change are at line starts on both sides or inside lines on both:
-        /// where they are not, the whole file's diff can misplace its windows, a known fault the batches do
-        /// not share where the cuts part the changes.)
+        /// whole files'.
         #[test]
         fn counts_of_octets_are_the_whole_files(
             picks in prop::collection::vec(0..4usize, 0..14),
             raw in prop::collection::vec((any::<bool>(), 0..1000usize, 0..4usize, 0..3usize), 0..8),
         ) {
-            let mut file = String::from("0 HEAD\n");
-            for p in picks {
-                file.push_str(RECORDS[p]);
-            }
-            file.push_str("0 TRLR\n");
+            let file = file_of(&picks);
             let old = file.as_bytes();
             let starts = line_starts(old);
             let lines = starts.len() - 1;
@@ -357,11 +370,34 @@ mod tests {
                 free = end;
             }
             let (new, changes) = spliced(old, &edits);
-            let want = whole_counts(old, &new, &changes);
-            for size in [1, 30] {
-                let options = StreamOptions::default().with_batch_size(size);
-                prop_assert_eq!(LineDiff::counts_of_octets(old, &new, &changes, &options), want);
+            counted_as_whole(old, &new, &changes)?;
+        }
+
+        /// Any octets replaced anywhere, edges inside lines on one side and at line starts on the other
+        /// included (an LF after a CR, a line broken in two, text added at a line start).
+        #[test]
+        fn counts_of_any_octets_replaced_are_the_whole_files(
+            picks in prop::collection::vec(0..RECORDS.len(), 0..14),
+            raw in prop::collection::vec((0..1000usize, 0..4usize, 0..7usize), 0..8),
+        ) {
+            const REPLACEMENTS: &[&[u8]] = &[b"", b"X", b"\n", b"\r\n", b"\r", b"0 @Z@ INDI\n", b"1 NOTE q\n0"];
+            let file = file_of(&picks);
+            let old = file.as_bytes();
+            let mut starts: Vec<(usize, usize, usize)> =
+                raw.into_iter().map(|(at, len, r)| (at % (old.len() + 1), len, r)).collect();
+            starts.sort_unstable();
+            let mut edits: Vec<(usize, usize, &[u8])> = Vec::new();
+            let mut free = 0;
+            for (at, len, r) in starts {
+                if at < free || (at == free && at > 0) {
+                    continue;
+                }
+                let end = (at + len).min(old.len());
+                edits.push((at, end, REPLACEMENTS[r]));
+                free = end;
             }
+            let (new, changes) = spliced(old, &edits);
+            counted_as_whole(old, &new, &changes)?;
         }
 
         /// The editor's changes (line breaks converted, tags renamed, structures deleted) likewise.
@@ -370,11 +406,7 @@ mod tests {
             picks in prop::collection::vec(0..RECORDS.len(), 0..12),
             which in 0..4usize,
         ) {
-            let mut file = String::from("0 HEAD\n");
-            for p in picks {
-                file.push_str(RECORDS[p]);
-            }
-            file.push_str("0 TRLR\n");
+            let file = file_of(&picks);
             let old = gedgraft_syntax::parse(file.as_bytes());
             let mut editor = Editor::new(&old);
             match which {

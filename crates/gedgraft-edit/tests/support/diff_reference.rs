@@ -146,6 +146,15 @@ fn window(starts: &[usize], complete: bool, range: Range<usize>) -> Range<usize>
     lo..hi.max(lo)
 }
 
+/// Adds an operation; equal runs that meet are one run (a window can start or end with a line that is the same
+/// on both sides): a hunk's context is the last lines of the run before it and the first of the run after it.
+fn push(ops: &mut Vec<DiffOp>, op: DiffOp) {
+    match (ops.last_mut(), op) {
+        (Some(DiffOp::Equal { len, .. }), DiffOp::Equal { len: more, .. }) => *len += more,
+        (_, op) => ops.push(op),
+    }
+}
+
 impl LineDiff {
     /// The diff between `old` and `new`, where `changes` (in file octets) are the only places they differ.
     pub(crate) fn new(old: &Parse, new: &Parse, changes: &[Change]) -> LineDiff {
@@ -164,10 +173,30 @@ impl LineDiff {
                 ..old.source_map().text_offset(c.input.end);
             let n = new.source_map().text_offset(c.output.start)
                 ..new.source_map().text_offset(c.output.end);
-            let (wo, wn) = (
-                window(&old_starts, old_complete, o),
-                window(&new_starts, new_complete, n),
+            let (mut wo, mut wn) = (
+                window(&old_starts, old_complete, o.clone()),
+                window(&new_starts, new_complete, n.clone()),
             );
+            // An edge at a line start on one side only: that side takes the line before the start, or the
+            // line at the end, which the other side's line at that edge shares text with.
+            let at_start = |starts: &[usize], at: usize| starts.binary_search(&at).is_ok();
+            let (os, ns) = (
+                at_start(&old_starts, o.start),
+                at_start(&new_starts, n.start),
+            );
+            if os != ns {
+                let w = if os { &mut wo } else { &mut wn };
+                w.start = w.start.saturating_sub(1);
+            }
+            let (oe, ne) = (at_start(&old_starts, o.end), at_start(&new_starts, n.end));
+            if oe != ne {
+                let (w, starts, end) = if oe {
+                    (&mut wo, &old_starts, o.end)
+                } else {
+                    (&mut wn, &new_starts, n.end)
+                };
+                w.end = w.end.max((line_of(starts, end) + 1).min(starts.len() - 1));
+            }
             match windows.last_mut() {
                 Some((po, pn))
                     if wo.start < po.end
@@ -200,11 +229,14 @@ impl LineDiff {
         let mut new_lines = Vec::new();
         for (wo, wn) in windows {
             if wo.start > oi {
-                ops.push(DiffOp::Equal {
-                    old_index: oi,
-                    new_index: ni,
-                    len: wo.start - oi,
-                });
+                push(
+                    &mut ops,
+                    DiffOp::Equal {
+                        old_index: oi,
+                        new_index: ni,
+                        len: wo.start - oi,
+                    },
+                );
             }
             let a: Vec<Shown> = wo
                 .clone()
@@ -215,7 +247,7 @@ impl LineDiff {
                 .map(|l| shown(new_text, &new_starts, l, new_enc))
                 .collect();
             for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
-                ops.push(shift(op, wo.start, wn.start));
+                push(&mut ops, shift(op, wo.start, wn.start));
             }
             old_lines.push((wo.start, a));
             new_lines.push((wn.start, b));
@@ -223,11 +255,14 @@ impl LineDiff {
             ni = wn.end;
         }
         if oi < old_count && ni < new_count && !ops.is_empty() {
-            ops.push(DiffOp::Equal {
-                old_index: oi,
-                new_index: ni,
-                len: (old_count - oi).min(new_count - ni),
-            });
+            push(
+                &mut ops,
+                DiffOp::Equal {
+                    old_index: oi,
+                    new_index: ni,
+                    len: (old_count - oi).min(new_count - ni),
+                },
+            );
         }
         let groups: Vec<Vec<DiffOp>> = similar::group_diff_ops(ops, 3)
             .into_iter()
