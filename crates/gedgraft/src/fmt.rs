@@ -136,12 +136,13 @@ fn fmt_file(
     Ok((changed, summary))
 }
 
-/// The file's line break: its first one (LF when it has none).
+/// The file's line break: its first one, as the lexer ends a line (LF when it has none).
 fn line_ending_of(text: &str) -> LineEnding {
-    match text.find(['\n', '\r']).map(|i| &text.as_bytes()[i..]) {
-        Some([b'\r', b'\n', ..]) => LineEnding::CrLf,
-        Some([b'\r', ..]) => LineEnding::Cr,
-        _ => LineEnding::Lf,
+    use gedgraft_syntax::LineBreak;
+    match gedgraft_syntax::line_cursor::line_end(text.as_bytes(), 0).form {
+        Some(LineBreak::CrLf) => LineEnding::CrLf,
+        Some(LineBreak::Cr) => LineEnding::Cr,
+        Some(LineBreak::Lf) | None => LineEnding::Lf,
     }
 }
 
