@@ -12,6 +12,7 @@ use crate::diff::Side;
 use crate::edited::Change;
 use crate::LineDiff;
 use gedgraft_encoding::Encoding;
+use gedgraft_syntax::internal::located_like;
 use gedgraft_syntax::stream::{Batch, RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{Parse, ParseOptions};
 use std::ops::Range;
@@ -41,22 +42,92 @@ impl LineDiff {
         if changes.is_empty() {
             return (0, 0);
         }
-        let in_order = changes
-            .windows(2)
-            .all(|w| w[0].input.end <= w[1].input.start && w[0].output.end <= w[1].output.start);
-        let within = changes
-            .iter()
-            .all(|c| c.input.end <= old.len() && c.output.end <= new.len());
-        let streamed = (in_order && within)
-            .then(|| counts_streamed(old, new, changes, options))
-            .and_then(Result::ok);
-        streamed.unwrap_or_else(|| {
-            let options = ParseOptions::default().with_detect(options.detect);
-            let old = gedgraft_syntax::parse_with(old, &options);
-            let new = gedgraft_syntax::parse_with(new, &options);
-            LineDiff::counts(&old, &new, changes)
-        })
+        let streamed = in_order_within(old, new, changes).then(|| {
+            let (mut removed, mut added) = (0, 0);
+            let encodings = encodings(old, new, options)?;
+            each_group((old, new), changes, options, encodings, |(old, changed)| {
+                if let Some((new, changes)) = changed {
+                    let (r, a) = LineDiff::count_between(Side::of(old), Side::of(new), changes);
+                    (removed, added) = (removed + r, added + a);
+                }
+            })?;
+            Ok::<_, StreamError>((removed, added))
+        });
+        match streamed.and_then(Result::ok) {
+            Some(counts) => counts,
+            None => {
+                let (old, new) = parse_whole(old, new, options);
+                LineDiff::counts(&old, &new, changes)
+            }
+        }
     }
+
+    /// The review diff of [`LineDiff::new`] of the files `old` and `new`, octets that differ only in
+    /// `changes`, made as [`LineDiff::counts_of_octets`] counts it: batch by batch ([`crate::StreamedDiff`]),
+    /// with no tree of either file. Memory: a batch of each side, and the lines the diff shows.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Change, LineDiff};
+    /// use gedgraft_syntax::stream::StreamOptions;
+    /// let old = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+    /// let new = b"0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n0 TRLR\n";
+    /// let changes = [Change { input: 25..26, output: 25..26 }];
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let diff = LineDiff::of_octets(old, new, &changes, &options);
+    /// assert!(diff.unified("a", "b").contains("-0 @I1@ INDI\n+0 @I2@ INDI\n"));
+    /// ```
+    pub fn of_octets(
+        old: &[u8],
+        new: &[u8],
+        changes: &[Change],
+        options: &StreamOptions,
+    ) -> LineDiff {
+        let streamed = in_order_within(old, new, changes).then(|| {
+            let encodings = encodings(old, new, options)?;
+            if changes.is_empty() {
+                return Ok(LineDiff::empty(encodings));
+            }
+            let mut diff = crate::StreamedDiff::with_encodings(encodings);
+            each_group(
+                (old, new),
+                changes,
+                options,
+                encodings,
+                |(old, changed)| match changed {
+                    Some((new, changes)) => diff.push(old, new, changes),
+                    None => diff.push(old, old, &[]),
+                },
+            )?;
+            Ok::<_, StreamError>(diff.finish())
+        });
+        match streamed.and_then(Result::ok) {
+            Some(diff) => diff,
+            None => {
+                let (old, new) = parse_whole(old, new, options);
+                LineDiff::new(&old, &new, changes)
+            }
+        }
+    }
+}
+
+/// Whether `changes` are in order, disjoint and within both files.
+fn in_order_within(old: &[u8], new: &[u8], changes: &[Change]) -> bool {
+    let in_order = changes
+        .windows(2)
+        .all(|w| w[0].input.end <= w[1].input.start && w[0].output.end <= w[1].output.start);
+    in_order
+        && changes
+            .iter()
+            .all(|c| c.input.end <= old.len() && c.output.end <= new.len())
+}
+
+/// Both files parsed whole (what the stream cannot read: not GEDCOM).
+fn parse_whole(old: &[u8], new: &[u8], options: &StreamOptions) -> (Parse, Parse) {
+    let options = ParseOptions::default().with_detect(options.detect);
+    (
+        gedgraft_syntax::parse_with(old, &options),
+        gedgraft_syntax::parse_with(new, &options),
+    )
 }
 
 /// The batches of `old` from the first not yet counted: where they start in `old` and in `new`, and the first
@@ -69,19 +140,33 @@ struct Group {
     alone: bool,
 }
 
-fn counts_streamed(
+/// The encodings the whole files `old` and `new` are read in, from their heads as the stream reads them.
+fn encodings(
     old: &[u8],
     new: &[u8],
+    options: &StreamOptions,
+) -> Result<(Encoding, Encoding), StreamError> {
+    let old = RecordStream::new(old, options.clone())?.detection().used;
+    let new = RecordStream::new(new, options.clone())?.detection().used;
+    Ok((old, new))
+}
+
+/// One group of batches, as [`each_group`] gives it: the old side's parse (located at the group's start in the
+/// file), and the new side's parse with the changes, relative to the two pieces, when the group has any.
+type GroupSides<'g> = (&'g Parse, Option<(&'g Parse, &'g [Change])>);
+
+/// Reads `old` batch by batch and gives `each` every group of batches in order: a batch alone, or batches with
+/// a change across or at the cut between them, with the piece of `new` their changes make of them.
+fn each_group(
+    (old, new): (&[u8], &[u8]),
     changes: &[Change],
     options: &StreamOptions,
-) -> Result<(usize, usize), StreamError> {
-    let new_encoding = RecordStream::new(new, options.clone())?.detection().used;
-    let stream = RecordStream::new(old, options.clone())?;
-    let old_encoding = stream.detection().used;
-    let mut batches = stream.peekable();
-    let (mut removed, mut added) = (0, 0);
+    (old_encoding, new_encoding): (Encoding, Encoding),
+    mut each: impl FnMut(GroupSides),
+) -> Result<(), StreamError> {
+    let mut batches = RecordStream::new(old, options.clone())?.peekable();
     let mut next = 0;
-    // Where the last change counted ends, in `old` and in `new`: octets after it are at the same distance.
+    // Where the last change taken ends, in `old` and in `new`: octets after it are at the same distance.
     let mut shift = (0usize, 0usize);
     let mut pending: Option<Group> = None;
     while let Some(batch) = batches.next() {
@@ -116,7 +201,8 @@ fn counts_streamed(
         if let Some(c) = own.last() {
             shift = (c.input.end, c.output.end);
         }
-        if own.is_empty() {
+        if own.is_empty() && group.alone {
+            each((group.first.parse(), None));
             continue;
         }
         let (old_end, new_end) = match last {
@@ -127,16 +213,25 @@ fn counts_streamed(
             (group.old_start..old_end, old_encoding),
             (group.new_start..new_end, new_encoding),
         );
-        let (r, a) =
-            count_group(&group, (old, new), pieces, own).ok_or(StreamError::NeedsWholeFile)?;
-        (removed, added) = (removed + r, added + a);
+        let sides =
+            group_sides(&group, (old, new), pieces, own).ok_or(StreamError::NeedsWholeFile)?;
+        let old_side = sides.old.as_ref().unwrap_or(group.first.parse());
+        each((old_side, Some((&sides.new, &sides.changes))));
     }
-    Ok((removed, added))
+    Ok(())
 }
 
-/// The counts of one group of batches: its piece of each side parsed as its first batch was (the old side is
-/// that batch's own parse when the group is that batch alone), and its changes made relative to the pieces.
-fn count_group(
+/// A group's pieces parsed: the old one (none when the group is its first batch alone, whose parse it is),
+/// the new one, and the changes relative to them.
+struct Sides {
+    old: Option<Parse>,
+    new: Parse,
+    changes: Vec<Change>,
+}
+
+/// The sides of one group of batches: its piece of each side parsed as its first batch was, the old one
+/// located where that batch is, and its changes made relative to the pieces.
+fn group_sides(
     group: &Group,
     (old, new): (&[u8], &[u8]),
     ((old_range, old_encoding), (new_range, new_encoding)): (
@@ -144,17 +239,19 @@ fn count_group(
         (Range<usize>, Encoding),
     ),
     changes: &[Change],
-) -> Option<(usize, usize)> {
+) -> Option<Sides> {
     let like = group.first.parse();
     let piece = |bytes: &[u8], range: Range<usize>, encoding| {
         let bytes = bytes.get(range)?;
         Some(Parse::from_edited_like(like.green().clone(), bytes, encoding, like).0)
     };
-    let old_owned = match group.alone {
+    let old_side = match group.alone {
         true => None,
-        false => Some(piece(old, old_range.clone(), old_encoding)?),
+        false => Some(located_like(
+            piece(old, old_range.clone(), old_encoding)?,
+            like,
+        )),
     };
-    let old_side = old_owned.as_ref().unwrap_or(like);
     let new_side = piece(new, new_range.clone(), new_encoding)?;
     let within = |r: &Range<usize>, of: &Range<usize>| {
         Some(r.start.checked_sub(of.start)?..r.end.checked_sub(of.start)?)
@@ -168,11 +265,11 @@ fn count_group(
             })
         })
         .collect::<Option<_>>()?;
-    Some(LineDiff::count_between(
-        Side::of(old_side),
-        Side::of(&new_side),
-        &relative,
-    ))
+    Some(Sides {
+        old: old_side,
+        new: new_side,
+        changes: relative,
+    })
 }
 
 #[cfg(test)]
@@ -189,6 +286,12 @@ mod tests {
         LineDiff::counts(&old, &new, changes)
     }
 
+    /// The whole files' review diff.
+    fn whole_diff(old: &[u8], new: &[u8], changes: &[Change]) -> String {
+        let (old, new) = (gedgraft_syntax::parse(old), gedgraft_syntax::parse(new));
+        LineDiff::new(&old, &new, changes).unified("a", "b")
+    }
+
     /// The counts with batches of one record, of a few and of the default size, all the whole files'.
     fn assert_counts_as_whole(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
         let want = whole_counts(old, new, changes);
@@ -196,6 +299,12 @@ mod tests {
             let options = StreamOptions::default().with_batch_size(size);
             let got = LineDiff::counts_of_octets(old, new, changes, &options);
             assert_eq!(got, want, "batches of {size} octets");
+            let streamed = LineDiff::of_octets(old, new, changes, &options).unified("a", "b");
+            assert_eq!(
+                streamed,
+                whole_diff(old, new, changes),
+                "batches of {size} octets"
+            );
         }
         want
     }
@@ -311,15 +420,18 @@ mod tests {
         format!("0 HEAD\n{records}0 TRLR\n")
     }
 
-    /// The counts in batches of one record and of a few are the whole files'.
+    /// The counts and the review diff in batches of one record and of a few are the whole files'.
     fn counted_as_whole(old: &[u8], new: &[u8], changes: &[Change]) -> Result<(), TestCaseError> {
         let want = whole_counts(old, new, changes);
+        let diff = whole_diff(old, new, changes);
         for size in [1, 30] {
             let options = StreamOptions::default().with_batch_size(size);
             prop_assert_eq!(
                 LineDiff::counts_of_octets(old, new, changes, &options),
                 want
             );
+            let streamed = LineDiff::of_octets(old, new, changes, &options).unified("a", "b");
+            prop_assert_eq!(&streamed, &diff);
         }
         Ok(())
     }

@@ -79,6 +79,15 @@ impl StreamedDiff {
         StreamedDiff::default()
     }
 
+    /// No batch yet, of files read in these encodings (old, new): batches pushed with no change, their old
+    /// side given for the new, do not tell the new file's.
+    pub(crate) fn with_encodings(encodings: (Encoding, Encoding)) -> StreamedDiff {
+        StreamedDiff {
+            encodings: Some(encodings),
+            ..StreamedDiff::default()
+        }
+    }
+
     /// The next batch: its parse before and after the edit, and the changes between them.
     pub fn push(&mut self, old: &Parse, new: &Parse, changes: &[Change]) {
         self.push_side(old, Side::of(new), changes);

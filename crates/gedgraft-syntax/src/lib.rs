@@ -80,6 +80,15 @@ pub mod internal {
     pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};
 
+    /// `parse` located where `like` is in its file (its first octet, line and the line break before it): the
+    /// parse of a piece of another version of a streamed file, read like one of its batches
+    /// ([`Parse::from_edited_like`](crate::Parse::from_edited_like)), for a streamed line diff whose hunks
+    /// count lines from the file's start.
+    pub fn located_like(mut parse: crate::Parse, like: &crate::Parse) -> crate::Parse {
+        parse.locate_like(like);
+        parse
+    }
+
     /// How deep a walk over `parse`'s tree goes at most: the deepest the parser's stack of open structures
     /// went, and one for a line; a walk with an explicit stack makes room for that many frames at once rather
     /// than doubling its way there (the lowering of a record nested 400 000 deep, #12).

@@ -315,6 +315,11 @@ impl Parse {
         }
     }
 
+    /// Takes `like`'s place in its file ([`crate::internal::located_like`]).
+    pub(crate) fn locate_like(&mut self, like: &Parse) {
+        self.origin = like.origin;
+    }
+
     /// The diagnostics, for the stream to join a run of one code across two batches.
     pub(crate) fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
         &mut self.diagnostics

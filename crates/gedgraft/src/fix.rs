@@ -442,10 +442,13 @@ fn fix_file(
             return Ok(report);
         }
     }
-    // The repairs alone, written or checked: their passes stream, and the octets are counted and written as they
-    // are, with no tree of the whole file (#12; `GEDGRAFT_WHOLE_FILE` takes the whole-file path, for tests).
+    // The repairs alone, written, checked or reviewed (not as a patch): their passes stream, and the octets are
+    // counted, diffed and written as they are, with no tree of the whole file (#12; `GEDGRAFT_WHOLE_FILE` takes
+    // the whole-file path, for tests).
     let diff_mode = args.output.is_none() && !args.in_place && !args.check;
-    let alone = plan.stages.is_empty() && !diff_mode && !crate::stream_fix::whole_file_forced();
+    let alone = plan.stages.is_empty()
+        && !(diff_mode && args.patch)
+        && !crate::stream_fix::whole_file_forced();
     if let Some(which) = plan.repair.as_ref().filter(|_| alone) {
         return repairs_alone(path, args, which, options, stdout);
     }
@@ -576,9 +579,10 @@ fn summary(
     ))
 }
 
-/// `fix` with repairs and no other edit, written (`-o`, `--in-place`) or checked (`--check`): the repairs'
-/// passes stream ([`crate::repair::repair_octets`]), the lines are counted batch by batch
-/// ([`LineDiff::counts_of_octets`]) and the octets are written as they are. Memory: the old and the new octets,
+/// `fix` with repairs and no other edit, written (`-o`, `--in-place`), checked (`--check`) or reviewed (the
+/// review diff, not `--patch`): the repairs' passes stream ([`crate::repair::repair_octets`]), the lines are
+/// counted or diffed batch by batch ([`LineDiff::counts_of_octets`], [`LineDiff::of_octets`]) and the octets
+/// are written as they are. Memory: the old and the new octets,
 /// a pass's repairs and a batch, not a tree of the whole file (#12: one identifier held by 700 000 records
 /// peaked at 24 times the file with the trees).
 fn repairs_alone(
@@ -598,11 +602,20 @@ fn repairs_alone(
         None => (Cow::Borrowed(&bytes[..]), Vec::new(), 0),
     };
     let changed = !changes.is_empty();
-    let counts = (!args.quiet).then(|| {
-        let stream = crate::stream_fix::stream_options(options);
-        LineDiff::counts_of_octets(&bytes, &new, &changes, &stream)
-    });
-    write_out(path, args, changed, || Ok(Cow::Borrowed(&new[..])), stdout)?;
+    let stream = crate::stream_fix::stream_options(options);
+    let counts = if args.output.is_none() && !args.in_place && !args.check {
+        // The review diff.
+        let diff = LineDiff::of_octets(&bytes, &new, &changes, &stream);
+        if changed {
+            output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
+        }
+        Some((diff.removed(), diff.added()))
+    } else {
+        let counts =
+            (!args.quiet).then(|| LineDiff::counts_of_octets(&bytes, &new, &changes, &stream));
+        write_out(path, args, changed, || Ok(Cow::Borrowed(&new[..])), stdout)?;
+        counts
+    };
     lines.extend(summary(&name, args, changed, edits, counts));
     Ok(Report { changed, lines })
 }

@@ -802,13 +802,13 @@ fn repairs_streamed_equal_repairs_whole() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// `fix` with repairs alone, written (`-o FILE`, `-o -`, `--in-place`) or checked (`--check`), reads no tree of
-/// the whole file (#12): its passes stream and its `-R +A` lines are counted batch by batch from the old and new
-/// octets. The output, summary, hints and exit status are the whole-file path's, in UTF-16, with a byte-order
+/// `fix` with repairs alone, written (`-o FILE`, `-o -`, `--in-place`), checked (`--check`) or reviewed (the
+/// review diff), reads no tree of the whole file (#12): its passes stream, and its review diff and `-R +A` lines
+/// are made batch by batch from the old and new octets. The output, summary, hints and exit status are the whole-file path's, in UTF-16, with a byte-order
 /// mark, with CR or CR LF line breaks, with a mislabelled encoding (a pass that needs the whole file), for a
 /// file that is not GEDCOM, and for one with nothing to repair.
 #[test]
-fn repairs_alone_written_or_checked_equal_the_whole_files() {
+fn repairs_alone_written_checked_or_reviewed_equal_the_whole_files() {
     let dir = temp_dir("streaming", "repairs_alone");
     let out = dir.join("out.ged");
     let out_arg = out.to_str().expect("UTF-8 path");
@@ -849,6 +849,8 @@ fn repairs_alone_written_or_checked_equal_the_whole_files() {
             failures.extend(sizes_difference(&dir, &to_stdout, sizes, None));
             let checked = ["fix", "--check", repair, path];
             failures.extend(sizes_difference(&dir, &checked, sizes, None));
+            let reviewed = ["fix", repair, path];
+            failures.extend(sizes_difference(&dir, &reviewed, sizes, None));
             failures.extend(in_place_difference(&dir, octets, &[repair]));
         }
         assert_eq!(
