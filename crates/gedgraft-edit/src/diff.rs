@@ -280,10 +280,12 @@ impl Scanned {
         (line.min(self.count.saturating_sub(1)), start)
     }
 
-    /// Whether the `i`-th change's text range starts and ends at line starts (the text's end counts as one).
+    /// Whether the `i`-th change's text range starts and ends at line starts (the text's end counts as one when
+    /// a line break ends the text: else it is inside the last line).
     fn edges(&self, i: usize, range: &Range<usize>) -> (bool, bool) {
-        let at_start = |point: usize, at: usize| {
-            at >= self.end || self.found.get(point).is_some_and(|f| f.1 == at)
+        let at_start = |point: usize, at: usize| match at >= self.end {
+            true => self.complete || self.end == 0,
+            false => self.found.get(point).is_some_and(|f| f.1 == at),
         };
         (
             at_start(POINTS * i, range.start),

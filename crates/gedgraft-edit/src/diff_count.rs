@@ -73,6 +73,18 @@ pub(crate) fn counts(old: Side, new: Side, changes: &[Change]) -> Option<(usize,
     Some((removed + r, added + a))
 }
 
+/// Whether the text of `root` ends with a line break: its last token does.
+fn ends_with_line_break(root: &rowan::GreenNodeData) -> bool {
+    let mut node = root;
+    loop {
+        match node.children().last() {
+            Some(rowan::NodeOrToken::Node(n)) => node = n,
+            Some(rowan::NodeOrToken::Token(t)) => return t.text().ends_with(['\n', '\r']),
+            None => return false,
+        }
+    }
+}
+
 /// How many lines a window removes and adds, as the diff compares them.
 fn window_counts((old, new): &mut (Reading, Reading), (wo, wn): &Window) -> Option<(usize, usize)> {
     if wo.is_empty() || wn.is_empty() {
@@ -94,6 +106,8 @@ struct Reading<'a> {
     lines: LineReader<'a>,
     /// The text's length.
     len: usize,
+    /// Whether a line break ends the text.
+    complete: bool,
     encoding: Encoding,
     /// The last offset placed on a line: changes must come after it.
     last_point: usize,
@@ -112,6 +126,7 @@ impl<'a> Reading<'a> {
         Reading {
             lines: LineReader::new(gedgraft_syntax::internal::green_tokens(side.root)),
             len: u32::from(side.root.text_len()) as usize,
+            complete: ends_with_line_break(side.root),
             encoding: side.encoding,
             last_point: 0,
             current: None,
@@ -135,7 +150,9 @@ impl<'a> Reading<'a> {
         let (mut hi, ends_at_start) = if r.end > r.start {
             let (line, _) = self.locate(last, true)?;
             let line_end = self.current.map_or(r.end, |c| c.2);
-            (line + 1, line_end == r.end)
+            // The text's end is a line start when a line break ends the text (`Scanned::edges`).
+            let at_end = r.end == self.len;
+            (line + 1, line_end == r.end && (!at_end || self.complete))
         } else {
             (lo, lo_start == r.start)
         };

@@ -381,6 +381,25 @@ mod tests {
         assert_eq!(counts, (2, 2));
     }
 
+    /// The trailer before two records moved to the end of a file with no final line break (the
+    /// `record-after-trailer` repair): the text's end is inside the last line, not at a line start, so the
+    /// change there widens no window into the batch before it (found by a differential run of `fix --repair`).
+    #[test]
+    fn a_change_at_the_end_of_a_text_with_no_final_line_break_stays_in_its_batch() {
+        let old = b"0 HEAD\r1 CHAR UTF-8\r0 TRLR\r0 @I29@ INDI\r0 @O30@ OBJE";
+        let at = old.windows(6).position(|w| w == b"0 TRLR").unwrap();
+        let end = old.len();
+        let (new, changes) = spliced(old, &[(at, at + 7, b""), (end, end, b"\r0 TRLR")]);
+        assert_eq!(
+            &new,
+            b"0 HEAD\r1 CHAR UTF-8\r0 @I29@ INDI\r0 @O30@ OBJE\r0 TRLR"
+        );
+        assert_eq!(assert_counts_as_whole(old, &new, &changes), (2, 2));
+        let options = StreamOptions::default().with_batch_size(1);
+        let diff = LineDiff::of_octets(old, &new, &changes, &options).unified("a", "b");
+        assert!(diff.ends_with("-0 TRLR\n 0 @I29@ INDI\n-0 @O30@ OBJE\n\\ No newline at end of file\n+0 @O30@ OBJE\n+0 TRLR\n\\ No newline at end of file\n"), "{diff}");
+    }
+
     #[test]
     fn no_changes_count_nothing_and_a_file_that_is_not_gedcom_is_read_whole() {
         let options = StreamOptions::default();

@@ -835,6 +835,10 @@ fn repairs_alone_written_checked_or_reviewed_equal_the_whole_files() {
                 .into_bytes(),
         ),
         ("not-gedcom.ged", b"just some text\nand more\n".to_vec()),
+        (
+            "appended-no-final-break.ged",
+            b"0 HEAD\r1 CHAR UTF-8\r0 TRLR\r0 @I29@ INDI\r0 @O30@ OBJE".to_vec(),
+        ),
         ("clean.ged", generated("5.5.1")),
     ];
     let mut failures = Vec::new();

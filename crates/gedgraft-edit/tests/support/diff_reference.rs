@@ -179,16 +179,23 @@ impl LineDiff {
             );
             // An edge at a line start on one side only: that side takes the line before the start, or the
             // line at the end, which the other side's line at that edge shares text with.
-            let at_start = |starts: &[usize], at: usize| starts.binary_search(&at).is_ok();
+            // The text's end is a line start when a line break ends the text (or it is empty).
+            let at_start = |starts: &[usize], complete: bool, at: usize| {
+                let end = starts.last().copied().unwrap_or(0);
+                starts.binary_search(&at).is_ok() && (at < end || complete || end == 0)
+            };
             let (os, ns) = (
-                at_start(&old_starts, o.start),
-                at_start(&new_starts, n.start),
+                at_start(&old_starts, old_complete, o.start),
+                at_start(&new_starts, new_complete, n.start),
             );
             if os != ns {
                 let w = if os { &mut wo } else { &mut wn };
                 w.start = w.start.saturating_sub(1);
             }
-            let (oe, ne) = (at_start(&old_starts, o.end), at_start(&new_starts, n.end));
+            let (oe, ne) = (
+                at_start(&old_starts, old_complete, o.end),
+                at_start(&new_starts, new_complete, n.end),
+            );
             if oe != ne {
                 let (w, starts, end) = if oe {
                     (&mut wo, &old_starts, o.end)
