@@ -45,12 +45,18 @@ impl LineDiff {
         let streamed = in_order_within(old, new, changes).then(|| {
             let (mut removed, mut added) = (0, 0);
             let encodings = encodings(old, new, options)?;
-            each_group((old, new), changes, options, encodings, |(old, changed)| {
-                if let Some((new, changes)) = changed {
-                    let (r, a) = LineDiff::count_between(Side::of(old), Side::of(new), changes);
-                    (removed, added) = (removed + r, added + a);
-                }
-            })?;
+            each_group(
+                (old, new),
+                changes,
+                options,
+                encodings,
+                |(old, changed), _| {
+                    if let Some((new, changes)) = changed {
+                        let (r, a) = LineDiff::count_between(Side::of(old), Side::of(new), changes);
+                        (removed, added) = (removed + r, added + a);
+                    }
+                },
+            )?;
             Ok::<_, StreamError>((removed, added))
         });
         match streamed.and_then(Result::ok) {
@@ -93,7 +99,7 @@ impl LineDiff {
                 changes,
                 options,
                 encodings,
-                |(old, changed)| match changed {
+                |(old, changed), _| match changed {
                     Some((new, changes)) => diff.push(old, new, changes),
                     None => diff.push(old, old, &[]),
                 },
@@ -107,6 +113,59 @@ impl LineDiff {
                 LineDiff::new(&old, &new, changes)
             }
         }
+    }
+}
+
+impl crate::StreamedPatch {
+    /// The octet patch of [`octet_patch`](crate::octet_patch) of the files `old` and `new`, octets that differ
+    /// only in `changes`, made batch by batch as [`LineDiff::of_octets`] makes the review diff, with no tree
+    /// of either file (empty without changes); `None` where the whole files must make it (UTF-16, which has no
+    /// patch; a change after the last line break; a file that is not GEDCOM:
+    /// [`StreamedPatch::finish`](crate::StreamedPatch::finish)).
+    ///
+    /// ```
+    /// use gedgraft_edit::{Change, StreamedPatch};
+    /// use gedgraft_syntax::stream::StreamOptions;
+    /// let old = b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+    /// let new = b"0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n0 TRLR\n";
+    /// let changes = [Change { input: 25..26, output: 25..26 }];
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let patch = StreamedPatch::of_octets(old, new, &changes, &options, ("a/f", "b/f")).unwrap();
+    /// assert!(patch.ends_with(b"-0 @I1@ INDI\n+0 @I2@ INDI\n 0 TRLR\n"));
+    /// ```
+    pub fn of_octets(
+        old: &[u8],
+        new: &[u8],
+        changes: &[Change],
+        options: &StreamOptions,
+        (old_name, new_name): (&str, &str),
+    ) -> Option<Vec<u8>> {
+        if changes.is_empty() {
+            return Some(Vec::new());
+        }
+        if !in_order_within(old, new, changes) {
+            return None;
+        }
+        let encodings = encodings(old, new, options).ok()?;
+        if encodings.0.is_utf16() || encodings.1.is_utf16() {
+            return None;
+        }
+        let mut patch = crate::StreamedPatch::new();
+        each_group(
+            (old, new),
+            changes,
+            options,
+            encodings,
+            |(_, changed), (o, n)| {
+                let (old, new) = (
+                    old.get(o).unwrap_or_default(),
+                    new.get(n).unwrap_or_default(),
+                );
+                patch.push(old, new, changed.map_or(&[][..], |c| c.1));
+            },
+        )
+        .ok()?;
+        patch.finish(old_name, new_name)
     }
 }
 
@@ -156,13 +215,14 @@ fn encodings(
 type GroupSides<'g> = (&'g Parse, Option<(&'g Parse, &'g [Change])>);
 
 /// Reads `old` batch by batch and gives `each` every group of batches in order: a batch alone, or batches with
-/// a change across or at the cut between them, with the piece of `new` their changes make of them.
+/// a change across or at the cut between them, with the piece of `new` their changes make of them, and where
+/// the two pieces lie in `old` and `new`.
 fn each_group(
     (old, new): (&[u8], &[u8]),
     changes: &[Change],
     options: &StreamOptions,
     (old_encoding, new_encoding): (Encoding, Encoding),
-    mut each: impl FnMut(GroupSides),
+    mut each: impl FnMut(GroupSides, (Range<usize>, Range<usize>)),
 ) -> Result<(), StreamError> {
     let mut batches = RecordStream::new(old, options.clone())?.peekable();
     let mut next = 0;
@@ -201,22 +261,23 @@ fn each_group(
         if let Some(c) = own.last() {
             shift = (c.input.end, c.output.end);
         }
-        if own.is_empty() && group.alone {
-            each((group.first.parse(), None));
-            continue;
-        }
         let (old_end, new_end) = match last {
             true => (old.len(), new.len()),
             false => (end, end - shift.0 + shift.1),
         };
+        let ranges = (group.old_start..old_end, group.new_start..new_end);
+        if own.is_empty() && group.alone {
+            each((group.first.parse(), None), ranges);
+            continue;
+        }
         let pieces = (
-            (group.old_start..old_end, old_encoding),
-            (group.new_start..new_end, new_encoding),
+            (ranges.0.clone(), old_encoding),
+            (ranges.1.clone(), new_encoding),
         );
         let sides =
             group_sides(&group, (old, new), pieces, own).ok_or(StreamError::NeedsWholeFile)?;
         let old_side = sides.old.as_ref().unwrap_or(group.first.parse());
-        each((old_side, Some((&sides.new, &sides.changes))));
+        each((old_side, Some((&sides.new, &sides.changes))), ranges);
     }
     Ok(())
 }
@@ -292,6 +353,18 @@ mod tests {
         LineDiff::new(&old, &new, changes).unified("a", "b")
     }
 
+    /// The streamed octet patch, where it can be made, is the whole files' (`octet_patch`).
+    fn patch_as_whole(old: &[u8], new: &[u8], changes: &[Change], options: &StreamOptions) -> bool {
+        let names = ("a/f", "b/f");
+        let Some(streamed) = crate::StreamedPatch::of_octets(old, new, changes, options, names)
+        else {
+            return true;
+        };
+        let (o, n) = (gedgraft_syntax::parse(old), gedgraft_syntax::parse(new));
+        let whole = crate::octet_patch(old, o.encoding(), new, n.encoding(), changes, "a/f", "b/f");
+        whole.as_ref() == Some(&streamed)
+    }
+
     /// The counts with batches of one record, of a few and of the default size, all the whole files'.
     fn assert_counts_as_whole(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
         let want = whole_counts(old, new, changes);
@@ -303,6 +376,10 @@ mod tests {
             assert_eq!(
                 streamed,
                 whole_diff(old, new, changes),
+                "batches of {size} octets"
+            );
+            assert!(
+                patch_as_whole(old, new, changes, &options),
                 "batches of {size} octets"
             );
         }
@@ -451,6 +528,7 @@ mod tests {
             );
             let streamed = LineDiff::of_octets(old, new, changes, &options).unified("a", "b");
             prop_assert_eq!(&streamed, &diff);
+            prop_assert!(patch_as_whole(old, new, changes, &options));
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::cli::FixArgs;
 use crate::{input, output};
 use gedgraft_edit::{
     check_replaceable, compose_changes, write_atomic, Change, EditError, Edited, Editor, LineBreak,
-    LineDiff, RawOctets, Scope,
+    LineDiff, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -442,15 +442,15 @@ fn fix_file(
             return Ok(report);
         }
     }
-    // The repairs alone, written, checked or reviewed (not as a patch): their passes stream, and the octets are
-    // counted, diffed and written as they are, with no tree of the whole file (#12; `GEDGRAFT_WHOLE_FILE` takes
-    // the whole-file path, for tests).
+    // The repairs alone, written, checked or reviewed: their passes stream, and the octets are counted, diffed
+    // and written as they are, with no tree of the whole file (#12; `GEDGRAFT_WHOLE_FILE` takes the whole-file
+    // path, for tests).
     let diff_mode = args.output.is_none() && !args.in_place && !args.check;
-    let alone = plan.stages.is_empty()
-        && !(diff_mode && args.patch)
-        && !crate::stream_fix::whole_file_forced();
+    let alone = plan.stages.is_empty() && !crate::stream_fix::whole_file_forced();
     if let Some(which) = plan.repair.as_ref().filter(|_| alone) {
-        return repairs_alone(path, args, which, options, stdout);
+        if let Some(report) = repairs_alone(path, args, which, options, stdout)? {
+            return Ok(report);
+        }
     }
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;
@@ -580,9 +580,10 @@ fn summary(
 }
 
 /// `fix` with repairs and no other edit, written (`-o`, `--in-place`), checked (`--check`) or reviewed (the
-/// review diff, not `--patch`): the repairs' passes stream ([`crate::repair::repair_octets`]), the lines are
-/// counted or diffed batch by batch ([`LineDiff::counts_of_octets`], [`LineDiff::of_octets`]) and the octets
-/// are written as they are. Memory: the old and the new octets,
+/// review diff, `--patch`): the repairs' passes stream ([`crate::repair::repair_octets`]), the lines are
+/// counted, diffed or patched batch by batch ([`LineDiff::counts_of_octets`], [`LineDiff::of_octets`],
+/// [`StreamedPatch::of_octets`]) and the octets are written as they are; `None` for a patch only the whole
+/// file can make (nothing written yet). Memory: the old and the new octets,
 /// a pass's repairs and a batch, not a tree of the whole file (#12: one identifier held by 700 000 records
 /// peaked at 24 times the file with the trees).
 fn repairs_alone(
@@ -591,7 +592,7 @@ fn repairs_alone(
     which: &crate::repair::Which,
     options: &gedgraft_syntax::ParseOptions,
     stdout: &mut impl Write,
-) -> Result<Report, String> {
+) -> Result<Option<Report>, String> {
     let name = path.display().to_string();
     let bytes = input::read_octets(path)?;
     input::check_size(path, &bytes)?;
@@ -603,7 +604,20 @@ fn repairs_alone(
     };
     let changed = !changes.is_empty();
     let stream = crate::stream_fix::stream_options(options);
-    let counts = if args.output.is_none() && !args.in_place && !args.check {
+    let counts = if args.output.is_none() && !args.in_place && !args.check && args.patch {
+        // The patch, unless only the whole file can make it (UTF-16, a change after the last line break): then
+        // the whole-file path makes it, or says why it cannot.
+        let path = name.trim_start_matches('/');
+        let names = (format!("a/{path}"), format!("b/{path}"));
+        let names = (names.0.as_str(), names.1.as_str());
+        let Some(patch) = StreamedPatch::of_octets(&bytes, &new, &changes, &stream, names) else {
+            return Ok(None);
+        };
+        if changed {
+            output::write_stdout(stdout, &patch)?;
+        }
+        (!args.quiet).then(|| LineDiff::counts_of_octets(&bytes, &new, &changes, &stream))
+    } else if args.output.is_none() && !args.in_place && !args.check {
         // The review diff.
         let diff = LineDiff::of_octets(&bytes, &new, &changes, &stream);
         if changed {
@@ -617,7 +631,7 @@ fn repairs_alone(
         counts
     };
     lines.extend(summary(&name, args, changed, edits, counts));
-    Ok(Report { changed, lines })
+    Ok(Some(Report { changed, lines }))
 }
 
 /// The review diff of a file: decoded text, with the encodings named in the header (`--- a/f.ged (ANSEL)`).

@@ -803,8 +803,9 @@ fn repairs_streamed_equal_repairs_whole() {
 }
 
 /// `fix` with repairs alone, written (`-o FILE`, `-o -`, `--in-place`), checked (`--check`) or reviewed (the
-/// review diff), reads no tree of the whole file (#12): its passes stream, and its review diff and `-R +A` lines
-/// are made batch by batch from the old and new octets. The output, summary, hints and exit status are the whole-file path's, in UTF-16, with a byte-order
+/// review diff, `--patch`), reads no tree of the whole file (#12): its passes stream, and its review diff, patch
+/// and `-R +A` lines are made batch by batch from the old and new octets (a patch only the whole file can make,
+/// UTF-16's refusal included, by the whole-file path). The output, summary, hints and exit status are the whole-file path's, in UTF-16, with a byte-order
 /// mark, with CR or CR LF line breaks, with a mislabelled encoding (a pass that needs the whole file), for a
 /// file that is not GEDCOM, and for one with nothing to repair.
 #[test]
@@ -855,6 +856,8 @@ fn repairs_alone_written_checked_or_reviewed_equal_the_whole_files() {
             failures.extend(sizes_difference(&dir, &checked, sizes, None));
             let reviewed = ["fix", repair, path];
             failures.extend(sizes_difference(&dir, &reviewed, sizes, None));
+            let patched = ["fix", repair, "--patch", path];
+            failures.extend(sizes_difference(&dir, &patched, sizes, None));
             failures.extend(in_place_difference(&dir, octets, &[repair]));
         }
         assert_eq!(
