@@ -1,7 +1,8 @@
 //! The lines of one side of a review diff that the diff compares or prints: their text as shown, their line
 //! break and their octets (see [`crate::LineDiff`] for how lines are shown and compared).
 
-use crate::diff::{Scan, Side};
+use crate::diff::Side;
+use crate::diff_scan::Scan;
 use crate::unified::ShownLine;
 use gedgraft_encoding::{ansel, Encoding};
 use gedgraft_syntax::LineBreak;

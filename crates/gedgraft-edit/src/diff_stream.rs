@@ -8,8 +8,9 @@
 //! on both sides (a changed line is always held), so they are read once, from the old side, and placed on both
 //! sides at their own line numbers.
 
-use crate::diff::{push_op, Flat, Scan, Side, CONTEXT};
+use crate::diff::{push_op, Flat, Side, CONTEXT};
 use crate::diff_lines::Lines;
+use crate::diff_scan::Scan;
 use crate::edited::{Change, Edited};
 use crate::LineDiff;
 use gedgraft_encoding::Encoding;

@@ -88,6 +88,7 @@ mod diff_ops;
 #[cfg(test)]
 #[path = "../tests/support/diff_reference.rs"]
 mod diff_reference;
+mod diff_scan;
 mod diff_stream;
 mod edited;
 mod editor;
