@@ -326,7 +326,7 @@ impl<'a> LineReader<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! The counts read window by window against the first, whole-text diff ([`crate::diff_reference`]).
 
     use super::*;
@@ -385,14 +385,44 @@ mod tests {
         assert_eq!(got, Some(want));
     }
 
-    /// Records whose lines the edits below change, keep, delete and split.
-    const RECORDS: &[&str] = &[
+    /// Records whose lines the edits below change, keep, delete and split (the streamed counts' tests too).
+    pub(crate) const RECORDS: &[&str] = &[
         "0 @I@ INDI\n1 NAME a\n",
         "0 @I@ INDI\r\n1 NAME b\r\n1 SEX M\r\n",
         "0 @N@ NOTE x\n1 CONT y\n",
         "0 @S@ SOUR\r1 NOTE w\r1 NAME z\r",
         "0 @T@ _X\n\n1 _Y @a\n\r1 NOTE j\n",
     ];
+
+    /// A file of the records `picks` names, between a header and a trailer.
+    pub(crate) fn file_of(picks: &[usize]) -> String {
+        let records: String = picks.iter().map(|&p| RECORDS[p]).collect();
+        format!("0 HEAD\n{records}0 TRLR\n")
+    }
+
+    /// The `which`-th of [`EDITS`] kinds of edit: line breaks converted (CR LF, or LF with LF CR as one),
+    /// `NAME` renamed, `@` escaped, `NOTE`s deleted.
+    pub(crate) fn edit(editor: &mut Editor, which: usize) {
+        match which {
+            0 => editor.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks),
+            1 => editor.convert_line_breaks(LineBreak::Lf, LfCr::OneBreak),
+            2 => {
+                let _ = editor.rename_tag("NAME", "_NAME", None);
+            }
+            3 => {
+                editor.escape_at_signs(None);
+            }
+            _ => {
+                let notes = crate::Scope::parse("*.NOTE").unwrap();
+                for s in editor.select(&notes) {
+                    let _ = editor.delete(&s);
+                }
+            }
+        }
+    }
+
+    /// How many kinds of edit [`edit`] makes.
+    pub(crate) const EDITS: usize = 5;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(500))]
@@ -401,27 +431,12 @@ mod tests {
         #[test]
         fn counts_read_window_by_window_are_the_diffs(
             picks in prop::collection::vec(0..RECORDS.len(), 0..12),
-            which in 0..5usize,
+            which in 0..EDITS,
         ) {
-            let mut file = String::from("0 HEAD\n");
-            for p in picks {
-                file.push_str(RECORDS[p]);
-            }
-            file.push_str("0 TRLR\n");
+            let file = file_of(&picks);
             let old = gedgraft_syntax::parse(file.as_bytes());
             let mut editor = Editor::new(&old);
-            match which {
-                0 => editor.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks),
-                1 => editor.convert_line_breaks(LineBreak::Lf, LfCr::OneBreak),
-                2 => { let _ = editor.rename_tag("NAME", "_NAME", None); }
-                3 => { editor.escape_at_signs(None); }
-                _ => {
-                    let notes = crate::Scope::parse("*.NOTE").unwrap();
-                    for s in editor.select(&notes) {
-                        let _ = editor.delete(&s);
-                    }
-                }
-            }
+            edit(&mut editor, which);
             let result = editor.apply();
             if let Ok(edited) = &result {
                 let (want, got) = both(&old, edited.parse(), edited.changed_ranges());

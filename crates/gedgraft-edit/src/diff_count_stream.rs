@@ -338,8 +338,9 @@ mod tests {
     //! The counts from the octets, batch by batch, against [`LineDiff::counts`] of the two whole files.
 
     use super::*;
+    use crate::diff_count::tests::{edit, file_of, EDITS, RECORDS};
     use crate::edited::merge_changes;
-    use crate::{Editor, LfCr, LineBreak};
+    use crate::Editor;
     use proptest::prelude::*;
 
     fn whole_counts(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
@@ -488,14 +489,6 @@ mod tests {
         assert_eq!(assert_counts_as_whole(b"a\nb\n", &new, &changes), (1, 1));
     }
 
-    const RECORDS: &[&str] = &[
-        "0 @I@ INDI\n1 NAME a\n",
-        "0 @I@ INDI\r\n1 NAME b\r\n1 SEX M\r\n",
-        "0 @N@ NOTE x\n1 CONT y\n",
-        "0 @S@ SOUR\r1 NOTE w\r1 NAME z\r",
-        "0 @T@ _X\n\n1 _Y @a\n\r1 NOTE j\n",
-    ];
-
     /// Where the lines of a text of [`RECORDS`] without a blank line start (after LF, CR LF, or CR), and the end.
     fn line_starts(text: &[u8]) -> Vec<usize> {
         let mut starts = vec![0];
@@ -510,10 +503,19 @@ mod tests {
         starts
     }
 
-    /// A file of the records `picks` names, between a header and a trailer.
-    fn file_of(picks: &[usize]) -> String {
-        let records: String = picks.iter().map(|&p| RECORDS[p]).collect();
-        format!("0 HEAD\n{records}0 TRLR\n")
+    /// The edits that neither overlap nor touch an edit before them, from edits sorted by start.
+    fn disjoint<'r>(
+        sorted: impl IntoIterator<Item = (usize, usize, &'r [u8])>,
+    ) -> Vec<(usize, usize, &'r [u8])> {
+        let (mut kept, mut free) = (Vec::new(), 0);
+        for (start, end, replacement) in sorted {
+            if start < free || (start == free && start > 0) {
+                continue;
+            }
+            kept.push((start, end, replacement));
+            free = end;
+        }
+        kept
     }
 
     /// The counts and the review diff in batches of one record and of a few are the whole files'.
@@ -548,11 +550,9 @@ mod tests {
             let old = file.as_bytes();
             let starts = line_starts(old);
             let lines = starts.len() - 1;
-            let mut edits: Vec<(usize, usize, &[u8])> = Vec::new();
-            let mut free = 0;
             let mut picked: Vec<_> = raw.into_iter().map(|(whole, at, n, r)| (at % lines, whole, n, r)).collect();
             picked.sort_unstable();
-            for (line, whole, n, r) in picked {
+            let edits = disjoint(picked.into_iter().map(|(line, whole, n, r)| {
                 let (start, end) = if whole {
                     let last = (line + n).min(lines);
                     (starts[line], starts[last])
@@ -564,9 +564,6 @@ mod tests {
                     let at = starts[line] + 1 + n.min(content.saturating_sub(1));
                     (at.min(starts[line] + content), (at + n).min(starts[line] + content))
                 };
-                if start < free || (start == free && start > 0) {
-                    continue;
-                }
                 let replacement: &[u8] = match (whole, r) {
                     (true, 0) => b"",
                     (true, 1) => b"X\n",
@@ -575,9 +572,8 @@ mod tests {
                     (false, 1) => b"X",
                     (false, _) => b"YZ",
                 };
-                edits.push((start, end, replacement));
-                free = end;
-            }
+                (start, end, replacement)
+            }));
             let (new, changes) = spliced(old, &edits);
             counted_as_whole(old, &new, &changes)?;
         }
@@ -595,40 +591,23 @@ mod tests {
             let mut starts: Vec<(usize, usize, usize)> =
                 raw.into_iter().map(|(at, len, r)| (at % (old.len() + 1), len, r)).collect();
             starts.sort_unstable();
-            let mut edits: Vec<(usize, usize, &[u8])> = Vec::new();
-            let mut free = 0;
-            for (at, len, r) in starts {
-                if at < free || (at == free && at > 0) {
-                    continue;
-                }
-                let end = (at + len).min(old.len());
-                edits.push((at, end, REPLACEMENTS[r]));
-                free = end;
-            }
+            let edits = disjoint(
+                starts.into_iter().map(|(at, len, r)| (at, (at + len).min(old.len()), REPLACEMENTS[r])),
+            );
             let (new, changes) = spliced(old, &edits);
             counted_as_whole(old, &new, &changes)?;
         }
 
-        /// The editor's changes (line breaks converted, tags renamed, structures deleted) likewise.
+        /// The editor's changes (line breaks converted, tags renamed, `@` escaped, structures deleted) likewise.
         #[test]
         fn counts_of_an_editors_octets_are_the_whole_files(
             picks in prop::collection::vec(0..RECORDS.len(), 0..12),
-            which in 0..4usize,
+            which in 0..EDITS,
         ) {
             let file = file_of(&picks);
             let old = gedgraft_syntax::parse(file.as_bytes());
             let mut editor = Editor::new(&old);
-            match which {
-                0 => editor.convert_line_breaks(LineBreak::CrLf, LfCr::TwoBreaks),
-                1 => editor.convert_line_breaks(LineBreak::Lf, LfCr::OneBreak),
-                2 => { let _ = editor.rename_tag("NAME", "_NAME", None); }
-                _ => {
-                    let notes = crate::Scope::parse("*.NOTE").unwrap();
-                    for s in editor.select(&notes) {
-                        let _ = editor.delete(&s);
-                    }
-                }
-            }
+            edit(&mut editor, which);
             let counted = editor.apply().ok().map(|edited| {
                 let options = StreamOptions::default().with_batch_size(1);
                 let got = LineDiff::counts_of_octets(file.as_bytes(), edited.bytes(), edited.changed_ranges(), &options);
