@@ -1,12 +1,17 @@
-//! The line counts of a file's review diff from its old and new octets alone ([`LineDiff::counts_of_octets`]):
-//! the old octets read batch by batch ([`RecordStream`]), and each batch counted with the piece of the new octets
-//! its changes make of it, so that neither side is ever a tree of the whole file (`gedgraft fix --repair`, whose
-//! passes stream, writes octets and counts its `-R +A` lines so, #12).
+//! A file's review diff, its line counts and its octet patch from its old and new octets alone
+//! ([`LineDiff::counts_of_octets`], [`LineDiff::of_octets`], [`StreamedPatch::of_octets`]): the old octets read
+//! batch by batch ([`RecordStream`]), and each batch taken with the piece of the new octets its changes make of
+//! it, so that neither side is ever a tree of the whole file (`gedgraft fix --repair`, whose passes stream,
+//! writes octets and shows its changes so, #12).
 //!
 //! A window of the diff is the lines its changes touch ([`crate::diff_count`]), and the lines between windows are
 //! the same on both sides; a batch ends after a line break, at a record. So where no change touches the cut
 //! between two batches (neither inside it nor at its edge), no window spans the cut, and the file's counts are
-//! the sums of the batches'. Batches with a change across (or at) the cut between them are counted together.
+//! the sums of the batches' (and the diff and the patch are the batches' joined, as [`crate::StreamedDiff`] and
+//! [`StreamedPatch`] join them). Batches with a change across (or at) the cut between them are taken together.
+//!
+//! [`StreamedPatch`]: crate::StreamedPatch
+//! [`StreamedPatch::of_octets`]: crate::StreamedPatch::of_octets
 
 use crate::diff::Side;
 use crate::edited::Change;
@@ -119,9 +124,10 @@ impl LineDiff {
 impl crate::StreamedPatch {
     /// The octet patch of [`octet_patch`](crate::octet_patch) of the files `old` and `new`, octets that differ
     /// only in `changes`, made batch by batch as [`LineDiff::of_octets`] makes the review diff, with no tree
-    /// of either file (empty without changes); `None` where the whole files must make it (UTF-16, which has no
-    /// patch; a change after the last line break; a file that is not GEDCOM:
-    /// [`StreamedPatch::finish`](crate::StreamedPatch::finish)).
+    /// of either file (empty without changes), and in the same pass the review diff's line counts
+    /// ([`LineDiff::counts_of_octets`]: the patch's own lines end at LF only); `None` where the whole files
+    /// must make it (UTF-16, which has no patch; a change after the last line break; a file that is not
+    /// GEDCOM: [`StreamedPatch::finish`](crate::StreamedPatch::finish)).
     ///
     /// ```
     /// use gedgraft_edit::{Change, StreamedPatch};
@@ -130,8 +136,9 @@ impl crate::StreamedPatch {
     /// let new = b"0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n0 TRLR\n";
     /// let changes = [Change { input: 25..26, output: 25..26 }];
     /// let options = StreamOptions::default().with_batch_size(1);
-    /// let patch = StreamedPatch::of_octets(old, new, &changes, &options, ("a/f", "b/f")).unwrap();
+    /// let (patch, counts) = StreamedPatch::of_octets(old, new, &changes, &options, ("a/f", "b/f")).unwrap();
     /// assert!(patch.ends_with(b"-0 @I1@ INDI\n+0 @I2@ INDI\n 0 TRLR\n"));
+    /// assert_eq!(counts, (1, 1));
     /// ```
     pub fn of_octets(
         old: &[u8],
@@ -139,9 +146,9 @@ impl crate::StreamedPatch {
         changes: &[Change],
         options: &StreamOptions,
         (old_name, new_name): (&str, &str),
-    ) -> Option<Vec<u8>> {
+    ) -> Option<(Vec<u8>, (usize, usize))> {
         if changes.is_empty() {
-            return Some(Vec::new());
+            return Some((Vec::new(), (0, 0)));
         }
         if !in_order_within(old, new, changes) {
             return None;
@@ -151,21 +158,27 @@ impl crate::StreamedPatch {
             return None;
         }
         let mut patch = crate::StreamedPatch::new();
+        let (mut removed, mut added) = (0, 0);
         each_group(
             (old, new),
             changes,
             options,
             encodings,
-            |(_, changed), (o, n)| {
+            |(old_side, changed), (o, n)| {
                 let (old, new) = (
                     old.get(o).unwrap_or_default(),
                     new.get(n).unwrap_or_default(),
                 );
                 patch.push(old, new, changed.map_or(&[][..], |c| c.1));
+                if let Some((new_side, changes)) = changed {
+                    let (r, a) =
+                        LineDiff::count_between(Side::of(old_side), Side::of(new_side), changes);
+                    (removed, added) = (removed + r, added + a);
+                }
             },
         )
         .ok()?;
-        patch.finish(old_name, new_name)
+        Some((patch.finish(old_name, new_name)?, (removed, added)))
     }
 }
 
@@ -354,16 +367,18 @@ mod tests {
         LineDiff::new(&old, &new, changes).unified("a", "b")
     }
 
-    /// The streamed octet patch, where it can be made, is the whole files' (`octet_patch`).
+    /// The streamed octet patch, where it can be made, is the whole files' (`octet_patch`), and so are its
+    /// counts.
     fn patch_as_whole(old: &[u8], new: &[u8], changes: &[Change], options: &StreamOptions) -> bool {
         let names = ("a/f", "b/f");
-        let Some(streamed) = crate::StreamedPatch::of_octets(old, new, changes, options, names)
+        let Some((streamed, counts)) =
+            crate::StreamedPatch::of_octets(old, new, changes, options, names)
         else {
             return true;
         };
         let (o, n) = (gedgraft_syntax::parse(old), gedgraft_syntax::parse(new));
         let whole = crate::octet_patch(old, o.encoding(), new, n.encoding(), changes, "a/f", "b/f");
-        whole.as_ref() == Some(&streamed)
+        whole.as_ref() == Some(&streamed) && counts == LineDiff::counts(&o, &n, changes)
     }
 
     /// The counts with batches of one record, of a few and of the default size, all the whole files'.

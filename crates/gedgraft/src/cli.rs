@@ -454,6 +454,14 @@ pub struct FixArgs {
     pub input: InputArgs,
 }
 
+impl FixArgs {
+    /// Whether `fix` shows its change rather than writing or checking it: the review diff, or the patch with
+    /// `--patch` (no `-o`, no `--in-place`, no `--check`).
+    pub(crate) fn reviews(&self) -> bool {
+        self.output.is_none() && !self.in_place && !self.check
+    }
+}
+
 /// Checks a `--backup` suffix.
 fn backup_suffix(suffix: &str) -> Result<String, String> {
     gedgraft_edit::check_backup_suffix(suffix)

@@ -445,7 +445,7 @@ fn fix_file(
     // The repairs alone, written, checked or reviewed: their passes stream, and the octets are counted, diffed
     // and written as they are, with no tree of the whole file (#12; `GEDGRAFT_WHOLE_FILE` takes the whole-file
     // path, for tests).
-    let diff_mode = args.output.is_none() && !args.in_place && !args.check;
+    let diff_mode = args.reviews();
     let alone = plan.stages.is_empty() && !crate::stream_fix::whole_file_forced();
     if let Some(which) = plan.repair.as_ref().filter(|_| alone) {
         if let Some(report) = repairs_alone(path, args, which, options, stdout)? {
@@ -557,7 +557,7 @@ fn write_out<'o>(
 }
 
 /// The summary line of a file (`f.ged: changed: 3 edits, -2 +2 lines`), unless `--quiet`.
-fn summary(
+pub(crate) fn summary(
     name: &str,
     args: &FixArgs,
     changed: bool,
@@ -604,20 +604,22 @@ fn repairs_alone(
     };
     let changed = !changes.is_empty();
     let stream = crate::stream_fix::stream_options(options);
-    let counts = if args.output.is_none() && !args.in_place && !args.check && args.patch {
+    let counts = if args.reviews() && args.patch {
         // The patch, unless only the whole file can make it (UTF-16, a change after the last line break): then
         // the whole-file path makes it, or says why it cannot.
         let path = name.trim_start_matches('/');
         let names = (format!("a/{path}"), format!("b/{path}"));
         let names = (names.0.as_str(), names.1.as_str());
-        let Some(patch) = StreamedPatch::of_octets(&bytes, &new, &changes, &stream, names) else {
+        let Some((patch, counts)) =
+            StreamedPatch::of_octets(&bytes, &new, &changes, &stream, names)
+        else {
             return Ok(None);
         };
         if changed {
             output::write_stdout(stdout, &patch)?;
         }
-        (!args.quiet).then(|| LineDiff::counts_of_octets(&bytes, &new, &changes, &stream))
-    } else if args.output.is_none() && !args.in_place && !args.check {
+        Some(counts)
+    } else if args.reviews() {
         // The review diff.
         let diff = LineDiff::of_octets(&bytes, &new, &changes, &stream);
         if changed {

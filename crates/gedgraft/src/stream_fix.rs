@@ -117,9 +117,9 @@ fn renumbers(plan: &Plan) -> bool {
     })
 }
 
-/// Whether `fix` prints the review diff (no output file, no `--in-place`, no `--check`, no `--patch`).
+/// Whether `fix` prints the review diff (it reviews, [`FixArgs::reviews`], and not as a patch).
 fn review_diff_mode(args: &FixArgs) -> bool {
-    args.output.is_none() && !args.in_place && !args.check && !args.patch
+    args.reviews() && !args.patch
 }
 
 /// What the batches did to the file so far, and what is gathered across them.
@@ -800,20 +800,14 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
-    if !args.quiet {
-        let verb = if args.check || (args.output.is_none() && !args.in_place) {
-            "would change"
-        } else {
-            "changed"
-        };
-        lines.push(crate::words::fix_summary(
-            name,
-            verb,
-            totals.changed,
-            totals.edits,
-            (totals.removed, totals.added),
-        ));
-    }
+    let counts = Some((totals.removed, totals.added));
+    lines.extend(crate::fix::summary(
+        name,
+        args,
+        totals.changed,
+        totals.edits,
+        counts,
+    ));
     Report {
         changed: totals.changed,
         lines,

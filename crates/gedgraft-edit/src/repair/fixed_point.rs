@@ -195,12 +195,13 @@ pub fn repair_to_fixed_point_streamed(
             // The first pass reads the parse given, if any; a later one parses its octets, and lets go of the
             // parse and of the diagnostics before the octets are spliced (#12: 350 000 renamed identifiers held
             // a diagnostic, a repair with its message and two vectors each, and two parses at once).
-            let given = parse.filter(|_| pass_number == 0);
-            let owned = given
-                .is_none()
-                .then(|| gedgraft_syntax::parse_with(&bytes, options));
-            let Some(current) = owned.as_ref().or(given) else {
-                break;
+            let owned;
+            let current = match parse.filter(|_| pass_number == 0) {
+                Some(given) => given,
+                None => {
+                    owned = gedgraft_syntax::parse_with(&bytes, options);
+                    &owned
+                }
             };
             let diagnostics = diagnose(current);
             let refs: Vec<&Diagnostic> = diagnostics.iter().collect();
