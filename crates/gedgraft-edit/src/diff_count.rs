@@ -15,6 +15,7 @@ use crate::diff_lines::Lines;
 use crate::edited::Change;
 use crate::unified::{added_in, join, joins, removed_in, Window};
 use gedgraft_encoding::Encoding;
+use gedgraft_syntax::internal::green_view::ends_with_line_break;
 use gedgraft_syntax::internal::GreenTokens;
 use gedgraft_syntax::line_cursor::{LineCursor, TextCut};
 use std::collections::VecDeque;
@@ -73,18 +74,6 @@ pub(crate) fn counts(old: Side, new: Side, changes: &[Change]) -> Option<(usize,
     Some((removed + r, added + a))
 }
 
-/// Whether the text of `root` ends with a line break: its last token does.
-fn ends_with_line_break(root: &rowan::GreenNodeData) -> bool {
-    let mut node = root;
-    loop {
-        match node.children().last() {
-            Some(rowan::NodeOrToken::Node(n)) => node = n,
-            Some(rowan::NodeOrToken::Token(t)) => return t.text().ends_with(['\n', '\r']),
-            None => return false,
-        }
-    }
-}
-
 /// How many lines a window removes and adds, as the diff compares them.
 fn window_counts((old, new): &mut (Reading, Reading), (wo, wn): &Window) -> Option<(usize, usize)> {
     if wo.is_empty() || wn.is_empty() {
@@ -126,7 +115,7 @@ impl<'a> Reading<'a> {
         Reading {
             lines: LineReader::new(gedgraft_syntax::internal::green_tokens(side.root)),
             len: u32::from(side.root.text_len()) as usize,
-            complete: ends_with_line_break(side.root),
+            complete: ends_with_line_break(side.root) == Some(true),
             encoding: side.encoding,
             last_point: 0,
             current: None,

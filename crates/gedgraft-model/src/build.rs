@@ -369,7 +369,14 @@ impl DatasetBuilder {
                 holders: section
                     .holders
                     .iter()
-                    .map(|&(start, len, id, top)| (name(start, len), id, top && records, empty))
+                    .map(|&(start, len, id, top)| {
+                        let line = section
+                            .part
+                            .structures
+                            .get(id as usize)
+                            .map_or(0, |s| s.line);
+                        (name(start, len), id, top && records, empty, line)
+                    })
                     .collect(),
                 pointers: section
                     .pointers

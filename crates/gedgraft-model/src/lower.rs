@@ -214,7 +214,7 @@ pub fn lower(parse: &Parse, options: &LowerOptions) -> Lowered {
         root.text_len(),
     );
     let language = head.default_language.clone();
-    let lower_run = |run| lower_run(parse, finishing, &language, &trailers, run);
+    let lower_run = |run| lower_run(parse, (finishing, true), &language, &trailers, run);
     let mut fragments = Vec::with_capacity(runs.len() + 1);
     let metadata = Metadata {
         dialect: finishing.dialect,
@@ -266,15 +266,18 @@ type Run<'p> = (usize, Elements<'p>, usize, usize);
 /// Lowers the records of a run into a fragment.
 fn lower_run<'p>(
     parse: &'p Parse,
-    finishing: Finishing,
+    (finishing, keep): (Finishing, bool),
     language: &str,
     trailers: &[usize],
     (first, elements, count, len): Run<'p>,
 ) -> Fragment<'p> {
     let mut builder = Builder::new(parse, finishing, language.to_string());
+    builder.keep = keep;
     // Room for about one structure per line of average length, and the strings (at most as long as the
     // lines, and much shorter without tags and levels), so that the vectors rarely grow.
-    builder.part.structures.reserve(len / 24);
+    if keep {
+        builder.part.structures.reserve(len / 24);
+    }
     builder.run = (usize::from(elements.offset()), len);
     // The walk's frames, at once: a bound that a deep record's walk would otherwise double its way to (#12);
     // no more than a frame per two octets, a line's least.
@@ -373,8 +376,8 @@ pub(crate) struct Fragment<'p> {
     /// The local ids of the records.
     pub records: Vec<u32>,
     /// Every structure with a cross-reference identifier: the identifier, its local id, whether it is a
-    /// record.
-    pub holders: Vec<(&'p str, u32, bool, TextRange)>,
+    /// record, the identifier's range and the structure's line (from the part's line base).
+    pub holders: Vec<(&'p str, u32, bool, TextRange, u32)>,
     /// Every pointer payload: the structure's local id, the target and the pointer's range.
     pub pointers: Vec<(u32, &'p str, TextRange)>,
     pub diagnostics: Vec<Diagnostic>,
@@ -401,8 +404,13 @@ struct Builder<'p> {
     metadata: Metadata,
     sink: Sink,
     records: Vec<u32>,
-    holders: Vec<(&'p str, u32, bool, TextRange)>,
+    holders: Vec<(&'p str, u32, bool, TextRange, u32)>,
     pointers: Vec<(u32, &'p str, TextRange)>,
+    /// Whether the structures are kept (else only counted: a lowering for its diagnostics alone,
+    /// [`StreamLowering::diagnostics_only`]).
+    keep: bool,
+    /// How many structures were lowered: the local id of the next.
+    count: u32,
     /// The line number of the next element, from the part's line base.
     line: usize,
     /// The assembler of string payloads.
@@ -469,6 +477,8 @@ impl<'p> Builder<'p> {
             records: Vec::new(),
             holders: Vec::new(),
             pointers: Vec::new(),
+            keep: true,
+            count: 0,
             line: 0,
             text: TextBuilder::new(finishing),
             stack: Vec::new(),
@@ -515,7 +525,9 @@ impl<'p> Builder<'p> {
                 self.line += count_line_breaks(node);
             } else {
                 let id = self.lower_tree(node, Mode::Normal, true);
-                self.records.push(id);
+                if self.keep {
+                    self.records.push(id);
+                }
             }
         }
         self.keep_line();
@@ -572,6 +584,10 @@ impl<'p> Builder<'p> {
     /// delay), so each doubling of a large run's vector costs its size again in peak memory (a record of
     /// 400 000 lines nested one in the other, #12).
     fn push_structure(&mut self, structure: Structure) {
+        self.count = self.count.saturating_add(1);
+        if !self.keep {
+            return;
+        }
         let structures = &mut self.part.structures;
         if structures.len() == structures.capacity() {
             let (start, len) = self.run;
@@ -592,7 +608,7 @@ impl<'p> Builder<'p> {
         is_record: bool,
         mode: Mode,
     ) -> Owner {
-        let id = self.part.len_u32();
+        let id = self.count;
         // R-SECOND-PASS-02: misplaced HEAD, CONT, CONC and TRLR structures are the syntax layer's
         // (`misplaced-header`, `misplaced-continuation`, `continuation-at-level-0`, `misplaced-trailer`); they stay
         // in the dataset as ordinary structures.
@@ -619,7 +635,8 @@ impl<'p> Builder<'p> {
         let tag = self.tag(line.tag);
         let xref = match (line.xref_id(), line.xref) {
             (Some(x), Some(token)) => {
-                self.holders.push((x, id, is_record, token.range()));
+                self.holders
+                    .push((x, id, is_record, token.range(), line_u32(self.line)));
                 self.part.push(x)
             }
             _ => Str::ABSENT,

@@ -335,6 +335,26 @@ pub fn count_line_breaks(node: Node<'_>) -> usize {
         .count()
 }
 
+/// How a tree's text ends: `None` if it is empty, else whether its last octet ends a line (`\n` or `\r`,
+/// whatever token holds it: text after the trailer may end with one too). A streamed diff reads a side that
+/// ends otherwise on into the next batch's first line.
+///
+/// ```
+/// use gedgraft_syntax::internal::green_view::ends_with_line_break;
+/// let ends = |text: &[u8]| ends_with_line_break(gedgraft_syntax::parse(text).green());
+/// assert_eq!((ends(b"0 HEAD\n"), ends(b"0 HEAD"), ends(b"")), (Some(true), Some(false), None));
+/// assert_eq!(ends(b"0 HEAD\n0 TRLR\nafter\n"), Some(true));
+/// ```
+pub fn ends_with_line_break(green: &GreenNodeData) -> Option<bool> {
+    let mut node = green;
+    loop {
+        match node.children().last()? {
+            NodeOrToken::Node(n) => node = n,
+            NodeOrToken::Token(t) => return Some(t.text().ends_with(['\n', '\r'])),
+        }
+    }
+}
+
 /// Whether a token is a line break (the walk counts lines with this).
 pub fn is_line_break(token: &GreenTokenData) -> bool {
     kind(token.kind()) == SyntaxKind::LineBreak

@@ -208,8 +208,11 @@ fn streamed_pass(
     if indexed.needs_whole_file {
         return None;
     }
-    let (mut lowering, mut file_wide, mut facts) =
-        (indexed.lowering, indexed.file_wide, indexed.facts);
+    let (mut lowering, mut file_wide, mut facts) = (
+        indexed.lowering.diagnostics_only(),
+        indexed.file_wide,
+        indexed.facts,
+    );
     if lowering.has_duplicate_identifier() {
         gather_names(open()?, &lowering, &mut facts).ok()?;
     }

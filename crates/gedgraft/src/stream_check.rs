@@ -60,7 +60,7 @@ pub(crate) fn check_streamed(
         true => OnePass::Cannot,
         false => one_pass(path, args, options, human_options, TWO_PASS_BATCH),
     };
-    let (mut lowering, mut file_wide, detection, stream, facts) = match first {
+    let (lowering, mut file_wide, detection, stream, facts) = match first {
         OnePass::Checked(report, any_error) => {
             emit(&report)?;
             return Ok(Some(any_error));
@@ -105,6 +105,8 @@ pub(crate) fn check_streamed(
             (lowering, file_wide, detection, batches, Some(facts))
         }
     };
+    // A report needs the diagnostics, not the records.
+    let mut lowering = lowering.diagnostics_only();
     let mut writer = Writer::new(args.format, human_options);
     let cannot_read = |e: StreamError| format!("cannot read {}: {e}", path.display());
     if let Some(mut facts) = facts {
@@ -273,7 +275,7 @@ fn one_pass(
     };
     let detection = stream.detection().clone();
     let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
-    let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+    let mut lowering = StreamLowering::one_pass(&LowerOptions::default()).diagnostics_only();
     let mut file_wide = FileWide::default();
     let mut writer = Writer::new(args.format, human_options);
     let mut report = String::new();

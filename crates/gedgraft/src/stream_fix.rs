@@ -41,7 +41,7 @@ use gedgraft_edit::{
     compose_changes, write_atomic_streamed, Change, EditError, Edited, LineDiff, Scope,
     StreamedDiff, StreamedPatch, Warning,
 };
-use gedgraft_syntax::internal::green_view::{is_line_break, Node};
+use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
@@ -498,18 +498,11 @@ fn composed<'e>(before: Option<Vec<Change>>, edited: &'e Edited) -> std::borrow:
     }
 }
 
-/// Whether a tree's text ends inside a line: its last token is not a line break (a batch whose records were all
-/// deleted but its byte-order mark). Batches are cut at records, so the old side of every batch but the last
-/// ends with a line break.
+/// Whether a tree's text ends inside a line: it is not empty and its last octet is not a line break (a batch
+/// whose records were all deleted but its byte-order mark). Batches are cut at records, so the old side of
+/// every batch but the last ends with a line break.
 fn ends_inside_a_line(green: &GreenNodeData) -> bool {
-    let mut node = green;
-    loop {
-        match node.children().last() {
-            None => return false,
-            Some(NodeOrToken::Token(t)) => return !is_line_break(t),
-            Some(NodeOrToken::Node(n)) => node = n,
-        }
-    }
+    ends_with_line_break(green) == Some(false)
 }
 
 /// Counts one stage's edits of a batch, keeps its warnings and composes its changes with the earlier ones.

@@ -434,6 +434,29 @@ fn a_batch_left_inside_a_line_is_diffed_as_the_whole_file() {
     }
 }
 
+/// Text after the trailer that ends with a line break ends no batch inside a line (one fact for the streamed
+/// fix and the streamed diff: `green_view::ends_with_line_break`); without one, it does. Either way the
+/// review diff, the patch and the `-o` summary are the whole file's, in one batch and in many.
+#[test]
+fn text_after_the_trailer_ends_a_batch_as_its_last_octet_says() {
+    let dir = temp_dir("streaming", "after_trailer_end");
+    let mut failures = Vec::new();
+    for (name, tail) in [("lf.ged", "after\n"), ("none.ged", "after"), ("crlf.ged", "x\r\n")] {
+        let text = format!("0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 TRLR\n{tail}");
+        let file = write(&dir, name, text.as_bytes());
+        for edits in [&["--delete", "FAM"][..], &["--rename-tag", "INDI=_IND"]] {
+            failures.extend(fix_difference(&dir, &file, edits));
+            for extra in [&[][..], &["--patch"]] {
+                let mut args: Vec<&str> = vec!["fix", name];
+                args.extend_from_slice(edits);
+                args.extend_from_slice(extra);
+                failures.extend(sizes_difference(&dir, &args, (&["1", "100000"], &[]), None));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The `-o` summary's line counts when the first batch loses all its records but the byte-order mark: the
 /// mark joins the next batch's first line in the whole file (`-3 +1`, not `-2 +1`); the whole-file path
 /// counts them (nothing is written before).

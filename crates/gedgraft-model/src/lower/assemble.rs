@@ -38,7 +38,7 @@ pub(crate) fn assemble(
         diagnostics.extend(found);
         let global = |local: u32| first.saturating_add(local);
         // Every identifier: its first holder, how many structures have it, whether the first is a record.
-        for &(xref, local, is_record, range) in &holders {
+        for &(xref, local, is_record, range, _) in &holders {
             if table.insert(xref, global(local), is_record) {
                 repeats.push((xref, global(local), range));
             }

@@ -55,6 +55,9 @@ pub struct StreamLowering {
     unchecked: bool,
     /// Whether each batch is indexed as it is lowered ([`one_pass`](StreamLowering::one_pass)).
     one_pass: bool,
+    /// Whether [`lower`](StreamLowering::lower) keeps the records' structures
+    /// ([`diagnostics_only`](StreamLowering::diagnostics_only)).
+    keep: bool,
 }
 
 impl StreamLowering {
@@ -69,7 +72,33 @@ impl StreamLowering {
             duplicate: false,
             unchecked: false,
             one_pass: false,
+            keep: true,
         }
+    }
+
+    /// This lowering for its diagnostics alone: [`lower`](StreamLowering::lower) gives every diagnostic it
+    /// would, with a dataset that holds the header's metadata and no record. The records' structures are
+    /// counted, not kept, which is what `gedgraft check` needs: a third less memory on a record nested
+    /// 850 000 levels deep (#12), and less time.
+    ///
+    /// ```
+    /// use gedgraft_model::{LowerOptions, StreamLowering};
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 NOTE a@@b@\n1 FAMC @F1@\n0 @I1@ INDI\n0 TRLR\n");
+    /// let codes = |mut lowering: StreamLowering| {
+    ///     lowering.index(&parse);
+    ///     let lowered = lowering.lower(&parse);
+    ///     let codes: Vec<_> = lowered.all_diagnostics(&parse).iter().map(|d| (d.code, d.location.line)).collect();
+    ///     (codes, lowered.dataset.records().count())
+    /// };
+    /// let (all, records) = codes(StreamLowering::new(&LowerOptions::default()));
+    /// assert_eq!(records, 2);
+    /// assert!(all.contains(&("duplicate-xref", 5)) && all.contains(&("undefined-pointer", 4)));
+    /// let diagnostics_only = StreamLowering::new(&LowerOptions::default()).diagnostics_only();
+    /// assert_eq!(codes(diagnostics_only), (all, 0));
+    /// ```
+    pub fn diagnostics_only(mut self) -> StreamLowering {
+        self.keep = false;
+        self
     }
 
     /// A lowering in one pass, for a reader that can read the file again (`gedgraft check` takes it first):
@@ -128,10 +157,10 @@ impl StreamLowering {
     pub fn index(&mut self, batch: &Parse) {
         let is_error = |d: &Diagnostic| d.severity() == Severity::Error;
         self.error |= syntax_diagnostics(batch).into_iter().any(is_error);
-        let (fragments, _) = self.fragments(batch);
+        let (fragments, _) = self.fragments(batch, false);
         for (fragment, _) in &fragments {
             self.error |= fragment.diagnostics.iter().any(is_error);
-            for &(xref, _, is_record, _) in &fragment.holders {
+            for &(xref, _, is_record, _, _) in &fragment.holders {
                 self.hold(xref, is_record);
             }
         }
@@ -196,7 +225,7 @@ impl StreamLowering {
     /// [`undefined_records`](StreamLowering::undefined_records)). The diagnostics are the whole-file lowering's
     /// at the batch's records, located in the file.
     pub fn lower(&mut self, batch: &Parse) -> Lowered {
-        let (fragments, metadata) = self.fragments(batch);
+        let (fragments, metadata) = self.fragments(batch, self.keep);
         let void = dialect_rules::null_pointer(batch.dialect());
         let mut dataset = Dataset {
             metadata: metadata.unwrap_or_default(),
@@ -221,11 +250,12 @@ impl StreamLowering {
             let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
             diagnostics.extend(found);
             let global = |local: u32| first.saturating_add(local);
-            for &(xref, local, is_record, at) in &holders {
+            for &(xref, local, is_record, at, line) in &holders {
                 if self.one_pass {
                     self.hold(xref, is_record);
                 }
-                match self.index.meet(xref, holder_line(&part, line_base, local)) {
+                let line = line_base.saturating_add(line as usize) as u64;
+                match self.index.meet(xref, line) {
                     Some(first_line) => {
                         let message = duplicate_message(xref, Some(first_line));
                         sink.report(codes::DUPLICATE_XREF, Class::NonConformant, message, at);
@@ -276,10 +306,12 @@ impl StreamLowering {
 
     /// The fragments of a batch as [`lower`](super::lower) makes them, each with its line base: the header's
     /// and the records after it for the first batch (which sets the default language and gives the metadata),
-    /// the records for the others.
+    /// the records for the others; `keep`: whether the records' structures are kept
+    /// ([`diagnostics_only`](StreamLowering::diagnostics_only)).
     fn fragments<'p>(
         &mut self,
         batch: &'p Parse,
+        keep: bool,
     ) -> (Vec<(Fragment<'p>, usize)>, Option<Metadata>) {
         let finishing = Finishing {
             ansel: batch.encoding() == Encoding::Ansel,
@@ -311,7 +343,7 @@ impl StreamLowering {
         let language = &self.language;
         let workers = runs.len();
         let lowered = in_order(runs, workers, |run| {
-            lower_run(batch, finishing, language, &trailers, run)
+            lower_run(batch, (finishing, keep), language, &trailers, run)
         });
         let mut line_base = line_base;
         for fragment in lowered {
@@ -326,15 +358,6 @@ impl StreamLowering {
 /// With [`LowerOptions::threads`] at 0, each thread lowering a batch gets at least this many octets of records
 /// (a batch of `check` or `lower` is 256 KiB).
 const STREAM_PARALLEL_CHUNK: usize = 96 << 10;
-
-/// The file line of the structure with local id `local` of a fragment's part.
-fn holder_line(part: &Part, line_base: usize, local: u32) -> u64 {
-    let line = part
-        .structures
-        .get(local as usize)
-        .map_or(0, |s| line_base.saturating_add(s.line as usize));
-    line as u64
-}
 
 #[cfg(test)]
 mod tests {
@@ -407,6 +430,57 @@ mod tests {
         Some((seconds, twos))
     }
 
+    /// Each batch's diagnostics (code, line, column, message) by two passes in batches of `size` octets, and
+    /// how many records the batches' datasets hold; `only`: with [`StreamLowering::diagnostics_only`].
+    fn diagnostics_of(input: &[u8], size: usize, only: bool) -> Option<(Vec<String>, usize)> {
+        let stream = || RecordStream::new(input, StreamOptions::default().with_batch_size(size));
+        let mut lowering = StreamLowering::new(&LowerOptions::default());
+        for batch in stream().ok()? {
+            lowering.index(batch.ok()?.parse());
+        }
+        if only {
+            lowering = lowering.diagnostics_only();
+        }
+        let (mut found, mut records) = (Vec::new(), 0);
+        for batch in stream().ok()? {
+            let batch = batch.ok()?;
+            let lowered = lowering.lower(batch.parse());
+            records += lowered.dataset.records().count();
+            let all = lowered.all_diagnostics(batch.parse());
+            found.extend(all.iter().map(|d| {
+                let at = &d.location;
+                format!("{} {}:{} {}", d.code, at.line, at.column, d.message)
+            }));
+        }
+        Some((found, records))
+    }
+
+    #[test]
+    fn a_lowering_for_diagnostics_alone_finds_every_diagnostic_and_keeps_no_record() {
+        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+        // Lowering diagnostics of every kind: duplicate identifiers (the message names the first holder's
+        // line), pointers to no record or a substructure, bad escapes, misused annotations (R-SECOND-PASS-05),
+        // a level jump left out, repeated leaves (the leaf cache) before and after one with a diagnostic.
+        let file = format!(
+            "{head}0 @I1@ INDI\n1 SEX M\n1 NOTE a@#Zzz@b\n2 PLANG\n2 PLANG en\n2 PLANG fr\n1 FAMC @F9@\n\
+             0 @F1@ FAM\n1 @N1@ NOTE x\n2 DTYPE\n3 X y\n1 CHIL @N1@\n1 SEX M\n3 DEEP jump\n\
+             0 @I1@ INDI\n1 SEX M\n1 FAMS @F1@\n2 PLANG en\n0 TRLR\n"
+        );
+        for size in [1, 60, 4096] {
+            let (all, records) = diagnostics_of(file.as_bytes(), size, false).expect("lowered");
+            let (only, none) = diagnostics_of(file.as_bytes(), size, true).expect("lowered");
+            assert_eq!(only, all, "batches of {size}");
+            assert_eq!((records, none), (3, 0), "batches of {size}");
+            for code in [
+                "duplicate-xref",
+                "undefined-pointer",
+                "misused-payload-annotation",
+            ] {
+                assert!(all.iter().any(|d| d.starts_with(code)), "{code}: {all:#?}");
+            }
+        }
+    }
+
     #[test]
     fn a_second_pass_after_one_lowers_as_two_passes() {
         let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
@@ -462,6 +536,14 @@ mod tests {
                     assert_eq!(one, two, "{}, batches of {size}", path.display());
                     told += 1;
                 }
+                let only = diagnostics_of(&bytes, size, true).map(|(d, _)| d);
+                let all = diagnostics_of(&bytes, size, false).map(|(d, _)| d);
+                assert_eq!(
+                    only,
+                    all,
+                    "{}, diagnostics alone, batches of {size}",
+                    path.display()
+                );
                 if let Some((second, two)) = second_pass_and_two_passes(&bytes, size) {
                     assert_eq!(
                         second,

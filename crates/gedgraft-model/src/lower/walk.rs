@@ -149,7 +149,7 @@ impl<'p> Builder<'p> {
         if a != address {
             return false;
         }
-        let id = self.part.len_u32();
+        let id = self.count;
         let range = node.range();
         self.push_structure(Structure {
             tag: leaf.tag,
@@ -172,12 +172,15 @@ impl<'p> Builder<'p> {
         if line.xref.is_some() || line.pointer.is_some() || line.rest.clone().next().is_some() {
             return;
         }
-        let Some(s) = self.part.structures.last() else {
-            return;
+        // Without structures kept, a leaf is only counted again: its tag and payload are not needed.
+        let (tag, payload) = match self.part.structures.last() {
+            Some(s) if self.keep => (s.tag, s.payload),
+            _ if !self.keep => (Str::EMPTY, Stored::None),
+            _ => return,
         };
         let leaf = Leaf {
-            tag: s.tag,
-            payload: s.payload,
+            tag,
+            payload,
             line_break: line.line_break,
         };
         let address = std::ptr::from_ref(node.green) as usize;

@@ -84,7 +84,7 @@ mod tests {
                 if parse.origin().offset == 0 {
                     continue;
                 }
-                let (fragments, _) = lowering.fragments(parse);
+                let (fragments, _) = lowering.fragments(parse, false);
                 let lowered: Vec<(&str, bool)> = (fragments.iter())
                     .flat_map(|(f, _)| f.holders.iter().map(|h| (h.0, h.2)))
                     .collect();
