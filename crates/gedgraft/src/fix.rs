@@ -18,6 +18,7 @@ use gedgraft_edit::{
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
+use gedgraft_syntax::stream::{RecordStream, StreamError};
 use gedgraft_syntax::Parse;
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -454,6 +455,13 @@ fn fix_file(
     }
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;
+    let not_gedcom = (original.diagnostics().iter())
+        .any(|d| d.code == gedgraft_syntax::codes::NOT_GEDCOM)
+        .then(|| {
+            format!(
+                "{name}: warning: not a GEDCOM file (`gedgraft check` says why); nothing in it was edited"
+            )
+        });
     // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
     let mut tally = Tally::default();
     let mut current: Option<Parse> = None;
@@ -497,6 +505,7 @@ fn fix_file(
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .chain(notes)
+        .chain(not_gedcom)
         .collect();
     // The whole diff is only printed in diff mode; the summary needs only how many lines changed.
     let diff = (diff_mode && changed).then(|| match new {
@@ -604,6 +613,15 @@ fn repairs_alone(
     };
     let changed = !changes.is_empty();
     let stream = crate::stream_fix::stream_options(options);
+    if !changed
+        && matches!(
+            RecordStream::new(&bytes[..], stream.clone()),
+            Err(StreamError::NotGedcom)
+        )
+    {
+        // Not GEDCOM: the whole-file path says so.
+        return Ok(None);
+    }
     let counts = if args.reviews() && args.patch {
         // The patch, unless only the whole file can make it (UTF-16, a change after the last line break): then
         // the whole-file path makes it, or says why it cannot.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{corpus_file, exit_code, fix_in, stderr, stdout_lossy, temp_dir, write};
+use common::{corpus_file, exit_code, fix_command, fix_in, stderr, stdout_lossy, temp_dir, write};
 use std::process::Command;
 
 /// The folder of this file's scratch directories under Cargo's temporary directory.
@@ -439,5 +439,39 @@ fn rewrap_applies_to_the_transcoded_text() {
             .record_by_xref("N1")
             .and_then(|n| n.text().map(str::to_string));
         assert_eq!(text.as_deref(), Some(note.as_str()), "{extra:?}");
+    }
+}
+
+/// A file that is not GEDCOM (`not-gedcom`) is left as it is, and `fix` says so rather than a bare
+/// "unchanged": with repairs alone (streamed), other edits and `-o` (a copy), and the whole-file path.
+#[test]
+fn a_file_that_is_not_gedcom_is_left_alone_with_a_warning() {
+    let dir = temp_dir(SUITE, "not-gedcom");
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+    write(&dir, "photo.png", png);
+    for args in [
+        &["--repair-unsafe", "photo.png", "-o", "out.png"][..],
+        &["--repair", "photo.png"],
+        &["--rename-tag", "NAME=_NAME", "photo.png", "-o", "out.png"],
+        &["--repair", "--check", "photo.png"],
+    ] {
+        for whole in [false, true] {
+            let mut command = fix_command(&dir, args);
+            match whole {
+                true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+                false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+            };
+            let out = command.output().expect("runs");
+            assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+            assert_eq!(
+                stderr(&out),
+                "photo.png: warning: not a GEDCOM file (`gedgraft check` says why); nothing in it was edited\n\
+                 photo.png: unchanged\n",
+                "{args:?}, whole {whole:?}"
+            );
+            if args.contains(&"out.png") {
+                assert_eq!(std::fs::read(dir.join("out.png")).expect("written"), png);
+            }
+        }
     }
 }

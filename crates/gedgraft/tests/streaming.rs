@@ -441,8 +441,13 @@ fn a_batch_left_inside_a_line_is_diffed_as_the_whole_file() {
 fn text_after_the_trailer_ends_a_batch_as_its_last_octet_says() {
     let dir = temp_dir("streaming", "after_trailer_end");
     let mut failures = Vec::new();
-    for (name, tail) in [("lf.ged", "after\n"), ("none.ged", "after"), ("crlf.ged", "x\r\n")] {
-        let text = format!("0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 TRLR\n{tail}");
+    for (name, tail) in [
+        ("lf.ged", "after\n"),
+        ("none.ged", "after"),
+        ("crlf.ged", "x\r\n"),
+    ] {
+        let text =
+            format!("0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 TRLR\n{tail}");
         let file = write(&dir, name, text.as_bytes());
         for edits in [&["--delete", "FAM"][..], &["--rename-tag", "INDI=_IND"]] {
             failures.extend(fix_difference(&dir, &file, edits));
