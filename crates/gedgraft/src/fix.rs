@@ -455,13 +455,8 @@ fn fix_file(
     }
     let loaded = input::load_with(path, options)?;
     let original = &loaded.parse;
-    let not_gedcom = (original.diagnostics().iter())
-        .any(|d| d.code == gedgraft_syntax::codes::NOT_GEDCOM)
-        .then(|| {
-            format!(
-                "{name}: warning: not a GEDCOM file (`gedgraft check` says why); nothing in it was edited"
-            )
-        });
+    let not_gedcom =
+        (original.diagnostics().iter()).any(|d| d.code == gedgraft_syntax::codes::NOT_GEDCOM);
     // Every stage but the last is parsed for the next one; the last one's output is only written and compared.
     let mut tally = Tally::default();
     let mut current: Option<Parse> = None;
@@ -505,7 +500,14 @@ fn fix_file(
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .chain(notes)
-        .chain(not_gedcom)
+        .chain(not_gedcom.then(|| {
+            let edited = if changed {
+                ""
+            } else {
+                "; nothing in it was edited"
+            };
+            format!("{name}: warning: not a GEDCOM file (`gedgraft check` says why){edited}")
+        }))
         .collect();
     // The whole diff is only printed in diff mode; the summary needs only how many lines changed.
     let diff = (diff_mode && changed).then(|| match new {
