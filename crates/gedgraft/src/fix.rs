@@ -13,8 +13,8 @@
 use crate::cli::FixArgs;
 use crate::{input, output};
 use gedgraft_edit::{
-    check_replaceable, compose_changes, write_atomic, Change, EditError, Edited, Editor, LineBreak,
-    LineDiff, RawOctets, Scope, StreamedPatch,
+    check_replaceable, compose_changes, write_atomic, write_atomic_streamed, Change, EditError,
+    Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -544,6 +544,45 @@ fn fix_file(
     Ok(Report { changed, lines })
 }
 
+/// Copies the file at `path` as it is to `out` (`-o`: a file written atomically, or a standard stream), as it
+/// reads: a file of any size in a buffer's memory.
+fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), String> {
+    let mut from = input::open(path)?;
+    let mut buffer = vec![0; 1 << 20];
+    // The length of the next piece read into `buffer`, 0 at the end.
+    let mut next = |buffer: &mut [u8]| loop {
+        match std::io::Read::read(&mut from, buffer) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            read => return read.map_err(|e| format!("cannot read {}: {e}", path.display())),
+        }
+    };
+    if let Some(stream) = output::stream_named(out) {
+        loop {
+            let n = next(&mut buffer)?;
+            if n == 0 {
+                return Ok(());
+            }
+            output::write_stream(stream, buffer.get(..n).unwrap_or_default(), stdout)?;
+        }
+    }
+    let mut read_failed = None;
+    let written = write_atomic_streamed(out, None, |w| loop {
+        match next(&mut buffer) {
+            Ok(0) => return Ok(()),
+            Ok(n) => w.write_all(buffer.get(..n).unwrap_or_default())?,
+            Err(e) => {
+                read_failed = Some(e);
+                // Not renamed into place: the copy is incomplete.
+                return Err(std::io::Error::other("read failed"));
+            }
+        }
+    });
+    match read_failed {
+        Some(e) => Err(e),
+        None => written.map_err(|e| output::write_error(&out.display().to_string(), &e)),
+    }
+}
+
 /// Writes a file's new octets where `-o` or `--in-place` says (in place only when they changed).
 fn write_out<'o>(
     path: &Path,
@@ -605,10 +644,26 @@ fn repairs_alone(
     stdout: &mut impl Write,
 ) -> Result<Option<Report>, String> {
     let name = path.display().to_string();
+    // The first pass streamed from the file: a file with no repair at all (most) is left as it is, and copied
+    // to `-o` as it reads, its octets never held (#17). Not when standard output is the file itself.
+    let first = match output::stdout_is(path) {
+        true => None,
+        false => crate::repair::first_pass_of_file(path, options),
+    };
+    if first.as_ref().is_some_and(Vec::is_empty) {
+        if let Some(out) = &args.output {
+            copy_out(path, out, stdout)?;
+        }
+        let lines = summary(&name, args, false, 0, Some((0, 0)));
+        return Ok(Some(Report {
+            changed: false,
+            lines: lines.into_iter().collect(),
+        }));
+    }
     let bytes = input::read_octets(path)?;
     input::check_size(path, &bytes)?;
     let mut lines = Vec::new();
-    let repaired = crate::repair::repair_octets(&bytes, which, options, &name, &mut lines);
+    let repaired = crate::repair::repair_octets(&bytes, first, which, options, &name, &mut lines);
     let (new, changes, edits) = match repaired {
         Some(r) => (Cow::Owned(r.bytes), r.changes, r.applied),
         None => (Cow::Borrowed(&bytes[..]), Vec::new(), 0),

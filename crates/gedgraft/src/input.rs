@@ -3,9 +3,9 @@
 use crate::cli::InputArgs;
 use gedgraft_syntax::encoding::{DetectOptions, Encoding};
 use gedgraft_syntax::{parse_with, Parse, ParseOptions};
-use std::io::{Read, Seek};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A parsed input file.
 pub struct Loaded {
@@ -44,52 +44,109 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Standard input, once a streamed command has copied it ([`open`]): an unlinked temporary file.
-static STDIN_COPY: Mutex<Option<std::fs::File>> = Mutex::new(None);
+/// Whether `path` can be read only once: standard input (`-`), or a path that is not a regular file (a pipe:
+/// `<(zcat f.ged.gz)`, `/dev/stdin`; a FIFO; a device). A second open of a pipe reads on from where the first
+/// stopped, so a command that reads a file twice read nothing the second time.
+fn reads_once(path: &Path) -> bool {
+    is_stdin(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
 
-/// Opens `path` for reading from its start; `-` opens a copy of standard input, made on the first call (read
-/// once, in pieces, into an unlinked temporary file: the commands that read a file twice, or fall back to the
-/// whole file after a look at its head, read standard input so). Memory stays bounded; the disk holds the copy.
-pub fn open(path: &Path) -> Result<std::fs::File, String> {
-    if !is_stdin(path) {
+/// The inputs that read once, once a streamed command has copied them ([`open`]): unlinked temporary files, by
+/// path.
+static COPIES: Mutex<Vec<(PathBuf, Arc<std::fs::File>)>> = Mutex::new(Vec::new());
+
+/// An input opened for reading from its start ([`open`]): the file, or the copy of an input that reads once,
+/// read at a position of its own. Readers of one copy are independent: a clone of a file handle would share
+/// its position, so that a second reader moved the first (a streamed `fix` read a piped file's first 64 KiB
+/// and wrote them as the whole file).
+pub enum Reader {
+    File(std::fs::File),
+    Copy { file: Arc<std::fs::File>, at: u64 },
+}
+
+impl Read for Reader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Reader::File(file) => file.read(buf),
+            Reader::Copy { file, at } => {
+                let n = read_at(file, buf, *at)?;
+                *at = at.saturating_add(n as u64);
+                Ok(n)
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+/// What reading `path` is called in messages.
+fn source_name(path: &Path) -> String {
+    match is_stdin(path) {
+        true => "standard input".to_string(),
+        false => path.display().to_string(),
+    }
+}
+
+/// Opens `path` for reading from its start. An input that reads once ([`reads_once`]: `-`, a pipe, a FIFO, a
+/// device) is copied on the first call (read once, in pieces, into an unlinked temporary file), and every call
+/// opens the copy: the commands that read a file twice, or fall back to the whole file after a look at its
+/// head, read such an input so. Memory stays bounded; the disk holds the copy.
+pub fn open(path: &Path) -> Result<Reader, String> {
+    if !reads_once(path) {
         return std::fs::File::open(path)
+            .map(Reader::File)
             .map_err(|e| format!("cannot read {}: {e}", path.display()));
     }
-    let error = |e: std::io::Error| format!("cannot read standard input: {e}");
-    let mut copy = STDIN_COPY
-        .lock()
-        .map_err(|_| "standard input's copy is lost".to_string())?;
-    if copy.is_none() {
+    let error = |e: std::io::Error| format!("cannot read {}: {e}", source_name(path));
+    let lost = || format!("the copy of {} is lost", source_name(path));
+    let mut copies = COPIES.lock().map_err(|_| lost())?;
+    if !copies.iter().any(|(p, _)| p == path) {
         let mut file = tempfile::tempfile().map_err(error)?;
-        std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(error)?;
-        *copy = Some(file);
-    }
-    let Some(file) = copy.as_mut() else {
-        return Err("standard input's copy is lost".into());
-    };
-    file.rewind().map_err(error)?;
-    file.try_clone().map_err(error)
-}
-
-/// Whether standard input was copied by [`open`].
-fn stdin_copied() -> bool {
-    STDIN_COPY.lock().is_ok_and(|c| c.is_some())
-}
-
-/// The octets of a file; `-` reads standard input (or its copy, if a streamed command made one).
-pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
-    if is_stdin(path) {
-        let mut bytes = Vec::new();
-        let read = if stdin_copied() {
-            open(path)?.read_to_end(&mut bytes)
+        if is_stdin(path) {
+            std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(error)?;
         } else {
-            std::io::stdin().lock().read_to_end(&mut bytes)
-        };
-        read.map_err(|e| format!("cannot read standard input: {e}"))?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+            let mut source = std::fs::File::open(path).map_err(error)?;
+            std::io::copy(&mut source, &mut file).map_err(error)?;
+        }
+        copies.push((path.to_path_buf(), Arc::new(file)));
     }
+    let Some((_, file)) = copies.iter().find(|(p, _)| p == path) else {
+        return Err(lost());
+    };
+    Ok(Reader::Copy {
+        file: Arc::clone(file),
+        at: 0,
+    })
+}
+
+/// Whether [`open`] copied `path`.
+fn copied(path: &Path) -> bool {
+    COPIES
+        .lock()
+        .is_ok_and(|copies| copies.iter().any(|(p, _)| p == path))
+}
+
+/// The octets of a file; `-` reads standard input. An input that reads once is read from its copy if a
+/// streamed command made one ([`open`]).
+pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let read = if copied(path) {
+        open(path)?.read_to_end(&mut bytes)
+    } else if is_stdin(path) {
+        std::io::stdin().lock().read_to_end(&mut bytes)
+    } else {
+        return std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+    };
+    read.map_err(|e| format!("cannot read {}: {e}", source_name(path)))?;
+    Ok(bytes)
 }
 
 /// Reads and parses one file with given options; `-` reads standard input.

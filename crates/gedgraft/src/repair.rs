@@ -129,7 +129,7 @@ pub(crate) fn repair_file(
     notes: &mut Vec<String>,
 ) -> Result<Option<Outcome>, String> {
     let input = std::borrow::Cow::Owned(parse.to_bytes().map_err(|e| format!("{name}: {e}"))?);
-    let Some(repaired) = repaired(input, Some(parse), which, options, name, notes) else {
+    let Some(repaired) = repaired(input, (Some(parse), None), which, options, name, notes) else {
         return Ok(None);
     };
     Ok(Some(Outcome {
@@ -141,8 +141,10 @@ pub(crate) fn repair_file(
 
 /// [`repair_file`] of a file's octets, with no tree of the whole file where every pass streams: the repaired
 /// octets, their changes from `octets` and how many repairs were applied; `None` when nothing changed.
+/// `first`: the repairs of the first pass if they were found already ([`first_pass_of_file`]).
 pub(crate) fn repair_octets(
     octets: &[u8],
+    first: Option<Vec<Repair>>,
     which: &Which,
     options: &ParseOptions,
     name: &str,
@@ -150,7 +152,7 @@ pub(crate) fn repair_octets(
 ) -> Option<gedgraft_edit::Repaired> {
     repaired(
         std::borrow::Cow::Borrowed(octets),
-        None,
+        (None, first),
         which,
         options,
         name,
@@ -158,17 +160,24 @@ pub(crate) fn repair_octets(
     )
 }
 
-/// The repairs to a fixed point, a pass streamed where it can be; `None` when nothing changed.
+/// The repairs to a fixed point, a pass streamed where it can be (the first pass's repairs given, if found
+/// already); `None` when nothing changed.
 fn repaired(
     input: std::borrow::Cow<'_, [u8]>,
-    parse: Option<&Parse>,
+    (parse, first): (Option<&Parse>, Option<Vec<Repair>>),
     which: &Which,
     options: &ParseOptions,
     name: &str,
     notes: &mut Vec<String>,
 ) -> Option<gedgraft_edit::Repaired> {
+    let mut first = first;
     let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
-        !crate::stream_fix::whole_file_forced() && streamed_pass(octets, options, each).is_some()
+        if let Some(found) = first.take() {
+            found.into_iter().for_each(each);
+            return true;
+        }
+        let open = || crate::stream_check::batches_of(octets, options);
+        !crate::stream_fix::whole_file_forced() && streamed_pass(open, each).is_some()
     };
     let repaired = gedgraft_edit::repair_to_fixed_point_streamed(
         input,
@@ -187,24 +196,39 @@ fn repaired(
     (!repaired.changes.is_empty()).then_some(repaired)
 }
 
-/// The repairs of one pass over the file `octets` as a streamed `check` makes them (batch by batch, in the
+/// The repairs of the file at `path` (not standard input), one pass streamed from the file as
+/// [`streamed_pass`] makes it: a file with none is left as it is with its octets never held (`gedgraft fix
+/// --repair` on a clean file, #17: the 100 MB sample in the memory of a batch and the index); the repairs of a
+/// file with some are the first pass of [`repair_octets`]. `None` when the pass needs the whole file, or the
+/// whole-file path is asked for.
+pub(crate) fn first_pass_of_file(
+    path: &std::path::Path,
+    options: &ParseOptions,
+) -> Option<Vec<Repair>> {
+    if crate::stream_fix::whole_file_forced() {
+        return None;
+    }
+    let mut found = Vec::new();
+    let open = || crate::stream_check::open_batches(path, options);
+    streamed_pass(open, &mut |r| found.push(r))?;
+    Some(found)
+}
+
+/// The repairs of one pass over the file `open` reads (each call from its start) as a streamed `check` makes
+/// them (batch by batch, in the
 /// same order as the whole file's: [`crate::stream_check`]), given to `each`; `None` when the pass needs the
 /// whole file (what sends `check` to its whole-file path: not GEDCOM, notes of the whole body, a repair that
 /// needs the whole file). Memory: a batch, the index of identifiers and, in a file with identifiers held
 /// twice, where their holders are; not a tree of the whole file, nor its diagnostics. A run of diagnostics
 /// across a cut between batches, one diagnostic with one repair in the whole file, is repaired whole with the
 /// batches that hold it ([`crate::stream_check::Runs`]).
-fn streamed_pass(
-    octets: &[u8],
-    options: &ParseOptions,
+fn streamed_pass<R: std::io::Read>(
+    open: impl Fn() -> Option<gedgraft_syntax::stream::RecordStream<R>>,
     each: &mut dyn FnMut(Repair),
 ) -> Option<()> {
-    use crate::stream_check::{
-        batch_repairs, batches_of, gather_names, index_pass_of, second_pass,
-    };
-    let open = || batches_of(octets, options);
+    use crate::stream_check::{batch_repairs, gather_names, index_pass_of, second_pass};
     let lower = gedgraft_model::LowerOptions::default();
-    let indexed = index_pass_of(open, &lower, false)?;
+    let indexed = index_pass_of(&open, &lower, false)?;
     if indexed.needs_whole_file {
         return None;
     }

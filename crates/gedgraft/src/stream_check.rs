@@ -433,7 +433,7 @@ pub(crate) struct Indexed<'a> {
 pub(crate) fn open_batches(
     path: &Path,
     options: &ParseOptions,
-) -> Option<RecordStream<std::fs::File>> {
+) -> Option<RecordStream<input::Reader>> {
     batches_of(input::open(path).ok()?, options)
 }
 

@@ -65,3 +65,161 @@ fn standard_input_is_not_edited_in_place() {
         "nothing written (no file named `-`)"
     );
 }
+
+/// A file of more than 64 KiB (a pipe's buffer, and the stream's first read) in many batches, with pointers to
+/// records that come later and to none, so that `check` and `lower` take two passes and `--set-xref` a first
+/// pass of its own.
+fn many_records() -> Vec<u8> {
+    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..2000 {
+        text.push_str(&format!(
+            "0 @I{i}@ INDI\n1 NAME N{i}\n1 FAMC @F{i}@\n1 ASSO @I{}@\n",
+            i + 1
+        ));
+    }
+    text.push_str("0 TRLR\n");
+    text.into_bytes()
+}
+
+/// `gedgraft ARGS…` in `dir` with `GEDGRAFT_BATCH_SIZE` at `batch` (unset if empty), `input` written to its
+/// standard input if given.
+fn run_with(dir: &std::path::Path, args: &[&str], batch: &str, input: Option<&[u8]>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gedgraft"));
+    command.args(args).current_dir(dir);
+    match batch {
+        "" => command.env_remove("GEDGRAFT_BATCH_SIZE"),
+        size => command.env("GEDGRAFT_BATCH_SIZE", size),
+    };
+    command.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = (command.stdout(Stdio::piped()).stderr(Stdio::piped()))
+        .spawn()
+        .expect("run gedgraft");
+    if let Some(input) = input {
+        let mut stdin = child.stdin.take().expect("stdin");
+        let input = input.to_vec();
+        // Written on a thread of its own: the command may write output before it has read all of it.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    // A command that opens a FIFO again waits for a writer that never comes: killed after a minute, so the
+    // test fails rather than hangs.
+    let read_all = |mut from: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = from.read_to_end(&mut all);
+            all
+        })
+    };
+    let stdout = read_all(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = read_all(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let status = child.wait().expect("wait");
+            let mut stderr = stderr.join().expect("stderr");
+            stderr.extend_from_slice(b"\n[timed out after 60 s]");
+            return Output {
+                status,
+                stdout: stdout.join().expect("stdout"),
+                stderr,
+            };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+    }
+}
+
+/// Found in a session's review: an input that reads once (standard input, a pipe such as `<(zcat f.ged.gz)` or
+/// `/dev/stdin`, a FIFO) was opened again by the commands that read a file twice. From a pipe, `check` of a
+/// file with dangling pointers reported "2 errors, 0 warnings" (the second pass read nothing) and `lower` wrote
+/// no record; from standard input, `fix --set-xref … - -o OUT` wrote the first 64 KiB as the whole file (two
+/// readers of its copy shared one position), exit 0. Each now reads a copy made on the first open, each reader
+/// at a position of its own: every command gives what it gives for the file itself.
+#[test]
+fn inputs_that_read_once_read_as_the_file_does() {
+    let dir = temp_dir("stdin", "read_once");
+    let input = many_records();
+    std::fs::write(dir.join("many.ged"), &input).expect("write");
+    let commands: &[&[&str]] = &[
+        &["check"],
+        &["check", "--format", "json"],
+        &["lower"],
+        &["fix", "--set-xref", "@I1@=X1", "-o", "-"],
+        &["fix", "--rename-tag", "NAME=_N", "--check"],
+        &["fix", "--delete", "ASSO", "-o", "-"],
+        &["fix", "--repair-unsafe", "-o", "-"],
+        &["fix", "-o", "-"],
+    ];
+    let mut failures = Vec::new();
+    for batch in ["300", ""] {
+        for &command in commands {
+            fn with<'a>(command: &[&'a str], path: &'a str) -> Vec<&'a str> {
+                let mut args = vec![command[0], path];
+                args.extend_from_slice(&command[1..]);
+                args
+            }
+            let expected = run_with(&dir, &with(command, "many.ged"), batch, None);
+            let show = |o: &Output| {
+                let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                (exit_code(o), text(&o.stdout), text(&o.stderr))
+            };
+            let expected = show(&expected);
+            assert!(
+                expected.1.len() + expected.2.len() > 20,
+                "{command:?}: {expected:?}"
+            );
+            // What the file itself gives, named as `name`.
+            let want = |name: &str| {
+                let named = |t: &String| t.replace("many.ged", name);
+                (expected.0, named(&expected.1), named(&expected.2))
+            };
+            for path in ["-", "/dev/stdin"] {
+                let got = run_with(&dir, &with(command, path), batch, Some(&input));
+                if show(&got) != want(path) {
+                    failures.push(format!("{command:?} from {path}, batches {batch:?}"));
+                }
+            }
+            #[cfg(unix)]
+            {
+                let fifo = dir.join("fifo.ged");
+                let _ = std::fs::remove_file(&fifo);
+                let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+                assert!(made.success());
+                let (writer_path, data) = (fifo.clone(), input.clone());
+                let writer = std::thread::spawn(move || {
+                    // Blocks until the command opens the FIFO.
+                    if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
+                        let _ = f.write_all(&data);
+                    }
+                });
+                let got = run_with(&dir, &with(command, "fifo.ged"), batch, None);
+                if !writer.is_finished() {
+                    // The command did not read it all: drain it so the writer ends.
+                    let mut rest = Vec::new();
+                    let _ = std::io::Read::read_to_end(
+                        &mut std::fs::File::open(&fifo).expect("open fifo"),
+                        &mut rest,
+                    );
+                }
+                writer.join().expect("writer");
+                if show(&got) != want("fifo.ged") {
+                    failures.push(format!("{command:?} from a FIFO, batches {batch:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
