@@ -51,9 +51,35 @@ fn reads_once(path: &Path) -> bool {
     is_stdin(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// The inputs that read once, once a streamed command has copied them ([`open`]): unlinked temporary files, by
-/// path.
-static COPIES: Mutex<Vec<(PathBuf, Arc<std::fs::File>)>> = Mutex::new(Vec::new());
+/// What an input that reads once is, however it is named: the device and inode that the path (or standard
+/// input) opens, where the system tells (`-` and `/dev/stdin` on one pipe, a FIFO named twice: one input);
+/// else the path.
+#[derive(PartialEq, Eq)]
+enum Source {
+    Node(u64, u64),
+    Path(PathBuf),
+}
+
+fn source_of(path: &Path) -> Source {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let meta = match is_stdin(path) {
+            true => (std::io::stdin().as_fd().try_clone_to_owned())
+                .map(std::fs::File::from)
+                .and_then(|f| f.metadata()),
+            false => std::fs::metadata(path),
+        };
+        if let Ok(m) = meta {
+            return Source::Node(m.dev(), m.ino());
+        }
+    }
+    Source::Path(path.to_path_buf())
+}
+
+/// The inputs that read once, copied by the first [`open`] of each: unlinked temporary files.
+static COPIES: Mutex<Vec<(Source, Arc<std::fs::File>)>> = Mutex::new(Vec::new());
 
 /// An input opened for reading from its start ([`open`]): the file, or the copy of an input that reads once,
 /// read at a position of its own. Readers of one copy are independent: a clone of a file handle would share
@@ -107,8 +133,9 @@ pub fn open(path: &Path) -> Result<Reader, String> {
     }
     let error = |e: std::io::Error| format!("cannot read {}: {e}", source_name(path));
     let lost = || format!("the copy of {} is lost", source_name(path));
+    let source = source_of(path);
     let mut copies = COPIES.lock().map_err(|_| lost())?;
-    if !copies.iter().any(|(p, _)| p == path) {
+    if !copies.iter().any(|(s, _)| *s == source) {
         let mut file = tempfile::tempfile().map_err(error)?;
         if is_stdin(path) {
             std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(error)?;
@@ -116,9 +143,9 @@ pub fn open(path: &Path) -> Result<Reader, String> {
             let mut source = std::fs::File::open(path).map_err(error)?;
             std::io::copy(&mut source, &mut file).map_err(error)?;
         }
-        copies.push((path.to_path_buf(), Arc::new(file)));
+        copies.push((source_of(path), Arc::new(file)));
     }
-    let Some((_, file)) = copies.iter().find(|(p, _)| p == path) else {
+    let Some((_, file)) = copies.iter().find(|(s, _)| *s == source) else {
         return Err(lost());
     };
     Ok(Reader::Copy {
@@ -127,25 +154,15 @@ pub fn open(path: &Path) -> Result<Reader, String> {
     })
 }
 
-/// Whether [`open`] copied `path`.
-fn copied(path: &Path) -> bool {
-    COPIES
-        .lock()
-        .is_ok_and(|copies| copies.iter().any(|(p, _)| p == path))
-}
-
-/// The octets of a file; `-` reads standard input. An input that reads once is read from its copy if a
-/// streamed command made one ([`open`]).
+/// The octets of a file; `-` reads standard input. An input that reads once is read from its copy ([`open`]),
+/// so that it reads the same however often, and under whichever name, a command reads it.
 pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    let read = if copied(path) {
-        open(path)?.read_to_end(&mut bytes)
-    } else if is_stdin(path) {
-        std::io::stdin().lock().read_to_end(&mut bytes)
-    } else {
+    if !reads_once(path) {
         return std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
-    };
-    read.map_err(|e| format!("cannot read {}: {e}", source_name(path)))?;
+    }
+    let mut bytes = Vec::new();
+    (open(path)?.read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {}: {e}", source_name(path)))?;
     Ok(bytes)
 }
 

@@ -142,6 +142,64 @@ fn run_with(dir: &std::path::Path, args: &[&str], batch: &str, input: Option<&[u
     }
 }
 
+/// Found in a session's review: one input that reads once, named twice in one call (`-` and `/dev/stdin` on
+/// one pipe, a FIFO twice) read empty (or waited for a writer) the second time in the commands that read a
+/// file whole (`diff`, `fmt`, `fix` on its whole-file path). It is one input, copied once: it reads as a file
+/// named twice does.
+#[test]
+fn one_input_that_reads_once_named_twice_reads_the_same_twice() {
+    let dir = temp_dir("stdin", "named_twice");
+    std::fs::write(dir.join("a.ged"), INPUT).expect("write");
+    let json_lines = |o: &Output| -> Vec<serde_json::Value> {
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let mut lines: Vec<serde_json::Value> = (text.lines())
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        for line in &mut lines {
+            line["file"] = serde_json::Value::Null;
+        }
+        lines
+    };
+    let check = ["check", "--format", "json"];
+    let file = run_with(&dir, &[&check[..], &["a.ged", "a.ged"]].concat(), "", None);
+    let piped = run_with(
+        &dir,
+        &[&check[..], &["-", "/dev/stdin"]].concat(),
+        "",
+        Some(INPUT),
+    );
+    assert_eq!(exit_code(&piped), exit_code(&file), "{}", stderr(&piped));
+    assert_eq!(json_lines(&piped), json_lines(&file));
+    assert_eq!(json_lines(&file).len(), 2);
+    let diff = run_with(&dir, &["diff", "-", "/dev/stdin"], "", Some(INPUT));
+    let same = run_with(&dir, &["diff", "a.ged", "a.ged"], "", None);
+    assert_eq!(
+        (exit_code(&diff), &diff.stdout),
+        (exit_code(&same), &same.stdout)
+    );
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("twice.ged");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success());
+        let writer_path = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
+                let _ = f.write_all(INPUT);
+            }
+        });
+        // Killed after a minute if it waits for a second writer: a failure, not a hang.
+        let got = run_with(&dir, &["diff", "twice.ged", "twice.ged"], "", None);
+        writer.join().expect("writer");
+        assert_eq!(got.status.code(), same.status.code(), "{}", stderr(&got));
+        assert_eq!(got.stdout, same.stdout);
+    }
+}
+
 /// Found in a session's review: an input that reads once (standard input, a pipe such as `<(zcat f.ged.gz)` or
 /// `/dev/stdin`, a FIFO) was opened again by the commands that read a file twice. From a pipe, `check` of a
 /// file with dangling pointers reported "2 errors, 0 warnings" (the second pass read nothing) and `lower` wrote
