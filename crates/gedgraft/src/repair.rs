@@ -164,13 +164,12 @@ pub(crate) fn repair_octets(
 /// already); `None` when nothing changed.
 fn repaired(
     input: std::borrow::Cow<'_, [u8]>,
-    (parse, first): (Option<&Parse>, Option<Vec<Repair>>),
+    (parse, mut first): (Option<&Parse>, Option<Vec<Repair>>),
     which: &Which,
     options: &ParseOptions,
     name: &str,
     notes: &mut Vec<String>,
 ) -> Option<gedgraft_edit::Repaired> {
-    let mut first = first;
     let streamed = |octets: &[u8], each: &mut dyn FnMut(Repair)| {
         if let Some(found) = first.take() {
             found.into_iter().for_each(each);
@@ -196,7 +195,8 @@ fn repaired(
     (!repaired.changes.is_empty()).then_some(repaired)
 }
 
-/// The repairs of the file at `path` (not standard input), one pass streamed from the file as
+/// The repairs of the file at `path`, one pass streamed from the file (or the copy of an input that reads
+/// once, [`crate::input::open`]) as
 /// [`streamed_pass`] makes it: a file with none is left as it is with its octets never held (`gedgraft fix
 /// --repair` on a clean file, #17: the 100 MB sample in the memory of a batch and the index); the repairs of a
 /// file with some are the first pass of [`repair_octets`]. `None` when the pass needs the whole file, or the
