@@ -167,10 +167,16 @@ pub fn check_backup_suffix(suffix: &str) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::InvalidInput, problem))
 }
 
-/// The file a path names, through symbolic links.
+/// The file a path names, through symbolic links. A link to what has no name in the file system (`/dev/stdin`
+/// and `<(…)` lead to `pipe:[N]`) is refused for what it leads to, not as a missing file.
 fn resolve(path: &Path) -> io::Result<PathBuf> {
     match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).map_err(|e| match fs::metadata(path) {
+                Ok(target) if !target.is_file() => not_regular(&target),
+                _ => e,
+            })
+        }
         _ => Ok(path.to_path_buf()),
     }
 }
@@ -180,16 +186,21 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 fn regular_or_absent(path: &Path) -> io::Result<Option<Metadata>> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() => Ok(Some(meta)),
-        Ok(meta) => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "it is {}, not a regular file; only regular files are replaced",
-                what_is(&meta)
-            ),
-        )),
+        Ok(meta) => Err(not_regular(&meta)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The refusal of a file that is not a regular file.
+fn not_regular(meta: &Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not a regular file; only regular files are replaced",
+            what_is(meta)
+        ),
+    )
 }
 
 /// What a file that is not a regular file is, for messages.
@@ -208,7 +219,7 @@ fn what_is(meta: &Metadata) -> &'static str {
             return "a block device";
         }
         if kind.is_fifo() {
-            return "a FIFO (named pipe)";
+            return "a FIFO (a pipe)";
         }
         if kind.is_socket() {
             return "a socket";

@@ -520,6 +520,30 @@ fn case_6_in_place_refuses_a_fifo() {
 }
 
 #[test]
+fn case_6_in_place_refuses_a_pipe_named_through_a_link() {
+    // `/dev/stdin` (and `<(…)`) is a link to `pipe:[N]`, which has no name in the file system: refused for
+    // being a pipe, not as a missing file.
+    let dir = temp_dir();
+    let d = dir.path();
+    let mut child = fix_command(d, &["--escape-at", "--in-place", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(exit_code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot edit /dev/stdin in place: it is a FIFO"),
+        "{err}"
+    );
+    assert!(!err.contains("No such file"), "{err}");
+    assert_eq!(entries(d), Vec::<String>::new());
+}
+
+#[test]
 fn case_6_in_place_refuses_a_device() {
     let dir = temp_dir();
     let d = dir.path();
