@@ -78,8 +78,10 @@ fn source_of(path: &Path) -> Source {
     Source::Path(path.to_path_buf())
 }
 
-/// The inputs that read once, copied by the first [`open`] of each: unlinked temporary files.
-static COPIES: Mutex<Vec<(Source, Arc<std::fs::File>)>> = Mutex::new(Vec::new());
+/// The inputs that read once, copied by the first [`open`] of each: unlinked temporary files, or why the copy
+/// failed (what a failed copy read is gone: a later open must not read on as if from the start).
+type Copy = Result<Arc<std::fs::File>, String>;
+static COPIES: Mutex<Vec<(Source, Copy)>> = Mutex::new(Vec::new());
 
 /// An input opened for reading from its start ([`open`]): the file, or the copy of an input that reads once,
 /// read at a position of its own. Readers of one copy are independent: a clone of a file handle would share
@@ -131,27 +133,39 @@ pub fn open(path: &Path) -> Result<Reader, String> {
             .map(Reader::File)
             .map_err(|e| format!("cannot read {}: {e}", path.display()));
     }
-    let error = |e: std::io::Error| format!("cannot read {}: {e}", source_name(path));
     let lost = || format!("the copy of {} is lost", source_name(path));
     let source = source_of(path);
     let mut copies = COPIES.lock().map_err(|_| lost())?;
     if !copies.iter().any(|(s, _)| *s == source) {
-        let mut file = tempfile::tempfile().map_err(error)?;
-        if is_stdin(path) {
-            std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(error)?;
-        } else {
-            let mut source = std::fs::File::open(path).map_err(error)?;
-            std::io::copy(&mut source, &mut file).map_err(error)?;
-        }
-        copies.push((source_of(path), Arc::new(file)));
+        let copy = copy_of(path).map(Arc::new);
+        copies.push((source_of(path), copy));
     }
-    let Some((_, file)) = copies.iter().find(|(s, _)| *s == source) else {
-        return Err(lost());
+    match copies.iter().find(|(s, _)| *s == source) {
+        Some((_, Ok(file))) => Ok(Reader::Copy {
+            file: Arc::clone(file),
+            at: 0,
+        }),
+        Some((_, Err(e))) => Err(e.clone()),
+        None => Err(lost()),
+    }
+}
+
+/// A copy of an input that reads once, in an unlinked temporary file.
+fn copy_of(path: &Path) -> Result<std::fs::File, String> {
+    let name = source_name(path);
+    let mut file = tempfile::tempfile().map_err(|e| {
+        format!("cannot make a temporary file to hold {name}, which reads once: {e}")
+    })?;
+    let copied = match is_stdin(path) {
+        true => std::io::copy(&mut std::io::stdin().lock(), &mut file),
+        false => {
+            std::fs::File::open(path).and_then(|mut source| std::io::copy(&mut source, &mut file))
+        }
     };
-    Ok(Reader::Copy {
-        file: Arc::clone(file),
-        at: 0,
-    })
+    copied.map_err(|e| {
+        format!("cannot read {name} into the temporary file that holds it (it reads once): {e}")
+    })?;
+    Ok(file)
 }
 
 /// The octets of a file; `-` reads standard input. An input that reads once is read from its copy ([`open`]),

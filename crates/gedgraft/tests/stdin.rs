@@ -281,3 +281,60 @@ fn inputs_that_read_once_read_as_the_file_does() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// An input that reads once is copied to a temporary file; a copy that fails (here the file size limit, as a
+/// full disk would) is an error naming the input, exit 2, for every later read too. It was taken as the end of
+/// the input, and the whole-file path read on from where the copy stopped: `check -` reported the tail of the
+/// file as the file (`first-line-not-head`, exit 1).
+#[test]
+fn a_copy_of_standard_input_that_fails_is_an_error_not_the_input() {
+    let dir = temp_dir("stdin", "copy_fails");
+    let input = many_records().repeat(16);
+    assert!(input.len() > 1 << 20, "larger than the limit below");
+    for args in [
+        &["check", "-"][..],
+        &["check", "--format", "json", "-"],
+        &["lower", "-"],
+        &["dump", "-"],
+        &["fix", "--set-xref", "@I1@=X1", "-"],
+        &["fix", "--escape-at", "-", "-o", "-"],
+        &["diff", "-", "/dev/null"],
+    ] {
+        // 512 blocks: 256 or 512 KiB, whichever unit the shell counts in.
+        let script = format!("ulimit -f 512 && exec \"$0\" {}", args.join(" "));
+        let mut child = Command::new("sh")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_gedgraft")])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run sh");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let writer = {
+            let input = input.clone();
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(&input);
+            })
+        };
+        let out = child.wait_with_output().expect("wait");
+        let _ = writer.join();
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("cannot read standard input into the temporary file"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("first-line-not-head"), "{args:?}: {err}");
+        // Nothing from a part of the input; `--format json` reports the error as its record of the file.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        match args.contains(&"json") {
+            true => assert!(
+                stdout.starts_with(r#"{"file":"-","error":{"code":"io""#)
+                    && stdout.lines().count() == 1,
+                "{args:?}: {stdout}"
+            ),
+            false => assert!(stdout.is_empty(), "{args:?}: {stdout}"),
+        }
+    }
+}
