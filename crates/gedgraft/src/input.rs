@@ -3,9 +3,10 @@
 use crate::cli::InputArgs;
 use gedgraft_syntax::encoding::{DetectOptions, Encoding};
 use gedgraft_syntax::{parse_with, Parse, ParseOptions};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// A parsed input file.
 pub struct Loaded {
@@ -129,9 +130,7 @@ fn source_name(path: &Path) -> String {
 /// head, read such an input so. Memory stays bounded; the disk holds the copy.
 pub fn open(path: &Path) -> Result<Reader, String> {
     if !reads_once(path) {
-        return std::fs::File::open(path)
-            .map(Reader::File)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()));
+        return open_regular(path).map(Reader::File);
     }
     let lost = || format!("the copy of {} is lost", source_name(path));
     let source = source_of(path);
@@ -149,6 +148,51 @@ pub fn open(path: &Path) -> Result<Reader, String> {
         None => Err(lost()),
     }
 }
+
+/// A file (not one that reads once) opened for reading, which must not have changed since the command first
+/// opened it under this path: a command that reads a file more than once (two passes; a look at its head, then
+/// all of it) would otherwise join what two versions of it say, and `fix` would edit the second with what its
+/// first pass found in the first. A file written in place (appended, rewritten) is told by its length and
+/// modification time; a file replaced under its name (a new inode, or a reused one born later) is another
+/// file, as the command's own `--in-place` makes it.
+fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    #[cfg(unix)]
+    if let Ok(meta) = file.metadata() {
+        use std::os::unix::fs::MetadataExt;
+        let key = (
+            path.to_path_buf(),
+            meta.dev(),
+            meta.ino(),
+            meta.created().ok(),
+        );
+        let stamp = (meta.len(), meta.modified().ok());
+        let mut seen = SEEN
+            .lock()
+            .map_err(|_| format!("cannot read {}", path.display()))?;
+        match seen.get(&key) {
+            Some(first) if *first != stamp => {
+                return Err(format!(
+                    "{} changed while gedgraft was reading it (it reads the file more than once): \
+                     run the command again once nothing writes to it",
+                    path.display()
+                ))
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(key, stamp);
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// The files [`open_regular`] opened: path, device, inode and birth time; length and modification time at the
+/// first open.
+type Opened = (PathBuf, u64, u64, Option<std::time::SystemTime>);
+type Stamp = (u64, Option<std::time::SystemTime>);
+static SEEN: LazyLock<Mutex<HashMap<Opened, Stamp>>> = LazyLock::new(Mutex::default);
 
 /// A copy of an input that reads once, in an unlinked temporary file.
 fn copy_of(path: &Path) -> Result<std::fs::File, String> {
@@ -172,7 +216,11 @@ fn copy_of(path: &Path) -> Result<std::fs::File, String> {
 /// so that it reads the same however often, and under whichever name, a command reads it.
 pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
     if !reads_once(path) {
-        return std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+        let mut file = open_regular(path)?;
+        let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return Ok(bytes);
     }
     let mut bytes = Vec::new();
     (open(path)?.read_to_end(&mut bytes))
@@ -211,4 +259,35 @@ pub fn parse_octets(path: &Path, bytes: &[u8], options: &ParseOptions) -> Result
 /// last file of a command, just before it returns.
 pub fn keep_until_exit<T>(value: T) {
     std::mem::forget(value);
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A file that changes between two reads of one command is an error at the second read, however it is
+    /// read (streamed or whole); reading it again unchanged is not.
+    #[test]
+    fn a_file_that_changes_between_two_reads_is_an_error() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, "0 HEAD\n0 TRLR\n").expect("written");
+        assert!(open(&path).is_ok());
+        assert_eq!(
+            read_octets(&path).expect("the same file"),
+            b"0 HEAD\n0 TRLR\n"
+        );
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"0 NOTE x\n"))
+            .expect("appended");
+        let changed = |e: String| e.contains("f.ged changed while gedgraft was reading it");
+        assert!(open(&path).err().is_some_and(changed));
+        assert!(read_octets(&path).err().is_some_and(changed));
+        // Another file is another file.
+        let other = dir.path().join("g.ged");
+        std::fs::write(&other, "0 HEAD\n0 TRLR\n").expect("written");
+        assert!(read_octets(&other).is_ok());
+    }
 }

@@ -575,8 +575,11 @@ mod tests {
     #[test]
     fn duplicates_and_records_after_a_trailer_do_not_need_the_whole_file() {
         let dir = tempfile::tempdir().expect("a directory");
+        let files = std::cell::Cell::new(0);
         let needs_whole = |text: &str| {
-            let path = dir.path().join("f.ged");
+            // A file of its own each time: a command must not see a file change between its reads.
+            files.set(files.get() + 1);
+            let path = dir.path().join(format!("f{}.ged", files.get()));
             std::fs::write(&path, text).expect("written");
             let options = ParseOptions::default();
             let indexed = index_pass(&path, &options, &LowerOptions::default(), false);
