@@ -577,6 +577,7 @@ fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), Stri
             }
         }
     });
+    input::replacing(out);
     match read_failed {
         Some(e) => Err(e),
         None => written.map_err(|e| output::write_error(&out.display().to_string(), &e)),
@@ -592,8 +593,9 @@ fn write_out<'o>(
     stdout: &mut impl Write,
 ) -> Result<(), String> {
     let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
-        write_atomic(to, &octets()?, backup)
-            .map_err(|e| output::write_error(&to.display().to_string(), &e))
+        let written = write_atomic(to, &octets()?, backup);
+        input::replacing(to);
+        written.map_err(|e| output::write_error(&to.display().to_string(), &e))
     };
     if let Some(out) = &args.output {
         match output::stream_named(out) {

@@ -149,29 +149,29 @@ pub fn open(path: &Path) -> Result<Reader, String> {
     }
 }
 
-/// A file (not one that reads once) opened for reading, which must not have changed since the command first
-/// opened it under this path: a command that reads a file more than once (two passes; a look at its head, then
-/// all of it) would otherwise join what two versions of it say, and `fix` would edit the second with what its
-/// first pass found in the first. A file written in place (appended, rewritten) is told by its length and
-/// modification time; a file replaced under its name (a new inode, or a reused one born later) is another
-/// file, as the command's own `--in-place` makes it.
+/// A file (not one that reads once) opened for reading, which must be the file, unchanged, that the command
+/// first opened under this path: a command that reads a file more than once (two passes; a look at its head,
+/// then all of it) would otherwise join what two versions of it say, and `fix` would edit the second with what
+/// its first pass found in the first. A file written in place (appended, rewritten) is told by its length and
+/// modification time, one saved by a rename by its inode and birth time. A file the command itself writes
+/// ([`replacing`]) is read as new.
 fn open_regular(path: &Path) -> Result<std::fs::File, String> {
     let file =
         std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     #[cfg(unix)]
     if let Ok(meta) = file.metadata() {
         use std::os::unix::fs::MetadataExt;
-        let key = (
-            path.to_path_buf(),
+        let stamp = (
             meta.dev(),
             meta.ino(),
             meta.created().ok(),
+            meta.len(),
+            meta.modified().ok(),
         );
-        let stamp = (meta.len(), meta.modified().ok());
         let mut seen = SEEN
             .lock()
             .map_err(|_| format!("cannot read {}", path.display()))?;
-        match seen.get(&key) {
+        match seen.get(path) {
             Some(first) if *first != stamp => {
                 return Err(format!(
                     "{} changed while gedgraft was reading it (it reads the file more than once): \
@@ -181,18 +181,30 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
             }
             Some(_) => {}
             None => {
-                seen.insert(key, stamp);
+                seen.insert(path.to_path_buf(), stamp);
             }
         }
     }
     Ok(file)
 }
 
-/// The files [`open_regular`] opened: path, device, inode and birth time; length and modification time at the
-/// first open.
-type Opened = (PathBuf, u64, u64, Option<std::time::SystemTime>);
-type Stamp = (u64, Option<std::time::SystemTime>);
-static SEEN: LazyLock<Mutex<HashMap<Opened, Stamp>>> = LazyLock::new(Mutex::default);
+/// Before the command writes `path` (`-o`, `--in-place`): what it reads there afterwards is the new file.
+pub fn replacing(path: &Path) {
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.remove(path);
+    }
+}
+
+/// The files [`open_regular`] opened, by path: device, inode, birth time, length and modification time at
+/// the first open.
+type Stamp = (
+    u64,
+    u64,
+    Option<std::time::SystemTime>,
+    u64,
+    Option<std::time::SystemTime>,
+);
+static SEEN: LazyLock<Mutex<HashMap<PathBuf, Stamp>>> = LazyLock::new(Mutex::default);
 
 /// A copy of an input that reads once, in an unlinked temporary file.
 fn copy_of(path: &Path) -> Result<std::fs::File, String> {
@@ -285,6 +297,19 @@ mod tests {
         let changed = |e: String| e.contains("f.ged changed while gedgraft was reading it");
         assert!(open(&path).err().is_some_and(changed));
         assert!(read_octets(&path).err().is_some_and(changed));
+        // Saved by a rename: another inode under the name.
+        let saved = dir.path().join("saved.ged");
+        std::fs::write(&saved, "0 HEAD\n0 TRLR\n").expect("written");
+        assert!(open(&saved).is_ok());
+        let new = dir.path().join("new.ged");
+        std::fs::write(&new, "0 HEAD\n0 TRLR\n").expect("written");
+        std::fs::rename(&new, &saved).expect("renamed");
+        assert!(open(&saved)
+            .err()
+            .is_some_and(|e| e.contains("saved.ged changed")));
+        // Unless the command writes it itself.
+        replacing(&saved);
+        assert!(open(&saved).is_ok());
         // Another file is another file.
         let other = dir.path().join("g.ged");
         std::fs::write(&other, "0 HEAD\n0 TRLR\n").expect("written");

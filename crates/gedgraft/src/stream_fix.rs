@@ -317,6 +317,7 @@ pub(crate) fn fix_streamed(
                 }
             }
         });
+        input::replacing(path);
         if let Some(e) = failure {
             return whole_file_if_first(e);
         }
@@ -341,6 +342,7 @@ pub(crate) fn fix_streamed(
                         std::io::Error::other("edit failed")
                     })
             });
+            input::replacing(out_path);
             if let Some(e) = failure {
                 return whole_file_if_first(e);
             }

@@ -110,8 +110,11 @@ pub(crate) fn write_out(
 ) -> Result<(), String> {
     match output::stream_named(out) {
         Some(stream) => output::write_stream(stream, octets, stdout),
-        None => write_atomic(out, octets, backup)
-            .map_err(|e| output::write_error(&out.display().to_string(), &e)),
+        None => {
+            let written = write_atomic(out, octets, backup);
+            crate::input::replacing(out);
+            written.map_err(|e| output::write_error(&out.display().to_string(), &e))
+        }
     }
 }
 

@@ -622,3 +622,35 @@ fn fix_help_documents_the_file_rules() {
         assert!(help.contains(rule), "{rule:?} missing from fix --help");
     }
 }
+
+/// A command that reads a file twice stops if the file changed in between (`input::open`); what the command
+/// writes itself is read as the new file: the same file named twice in place, or written over by `-o`.
+#[test]
+fn a_file_the_command_wrote_itself_reads_as_new() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let text = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL a@b.c\n0 TRLR\n";
+    fs::write(d.join("a.ged"), text).expect("written");
+    let out = fix_in(d, &["--escape-at", "--in-place", "a.ged", "a.ged", "a.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let escaped = text.replace("a@b", "a@@b");
+    assert_eq!(fs::read_to_string(d.join("a.ged")).expect("a.ged"), escaped);
+    let err = stderr(&out);
+    assert_eq!(err.matches("a.ged: changed").count(), 1, "{err}");
+    assert_eq!(err.matches("a.ged: unchanged").count(), 2, "{err}");
+    fs::write(d.join("b.ged"), text).expect("written");
+    let out = fix_in(
+        d,
+        &[
+            "--escape-at",
+            "--set-xref",
+            "@I1@=I2",
+            "b.ged",
+            "-o",
+            "b.ged",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let renamed = escaped.replace("@I1@", "@I2@");
+    assert_eq!(fs::read_to_string(d.join("b.ged")).expect("b.ged"), renamed);
+}
