@@ -438,7 +438,9 @@ fn fix_file(
         // Before reading: a FIFO would wait for a writer, and would then be replaced by a regular file.
         check_replaceable(path).map_err(|e| format!("cannot edit {name} in place: {e}"))?;
     }
-    if crate::stream_fix::streams(args, plan) {
+    // Not when standard output is the file itself (`fix F -o - >> F`): the stream would read what it writes
+    // (and a large file grow without end); the whole-file path reads it before it writes.
+    if crate::stream_fix::streams(args, plan) && !output::stdout_is(path) {
         if let Some(report) = crate::stream_fix::fix_streamed(path, args, plan, options, stdout)? {
             return Ok(report);
         }

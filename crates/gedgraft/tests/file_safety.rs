@@ -330,6 +330,47 @@ fn case_2e_output_dev_stdout_writes_through_standard_output() {
     assert_eq!(entries(d), ["a.ged", "log"]);
 }
 
+/// Standard output appended to the input itself (`fix F -o - >> F`): the file is read before anything is
+/// written, as `check F >> F` reads it. Streamed, `fix` read its own output: the header came twice, and a
+/// file over a batch grew without end. Every path: no edit, an edit, the repairs alone, two passes.
+#[test]
+fn case_2f_output_appended_to_the_input_reads_the_input_first() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let mut large = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..40_000 {
+        large.extend_from_slice(format!("0 @N{i}@ NOTE a@b\n").as_bytes());
+    }
+    large.extend_from_slice(b"0 TRLR\n");
+    for args in [
+        &["-o", "-"][..],
+        &["-o", "/dev/stdout"],
+        &["--escape-at", "-o", "-"],
+        &["--repair", "-o", "-"],
+        &["--set-xref", "@N1@=M1", "-o", "-"],
+    ] {
+        fs::write(d.join("a.ged"), &large).expect("write");
+        let expected = fix_in(d, &[&["a.ged"][..], args].concat()).stdout;
+        let log = fs::OpenOptions::new()
+            .append(true)
+            .open(d.join("a.ged"))
+            .expect("open");
+        let mut command = fix_command(d, &[&["a.ged"][..], args].concat());
+        let out = command
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run");
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        let mut both = large.clone();
+        both.extend_from_slice(&expected);
+        assert!(
+            fs::read(d.join("a.ged")).expect("a.ged") == both,
+            "{args:?}: the file is the original and its output"
+        );
+    }
+}
+
 /// Standard output open for reading only (`1<file`): Rust's standard output would take the failed writes for
 /// a sink, and every command would exit 0 having written nothing. Each says it cannot write (exit 2), as `cat`
 /// does; a command with nothing for standard output (`--in-place`) is not concerned.
