@@ -380,11 +380,15 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
     let mut stdout = std::io::stdout().lock();
     for (i, path) in args.files.iter().enumerate() {
         if progress {
-            eprint!("\r\x1b[2K[{}/{total}] {}", i + 1, path.display());
+            crate::output::to_stderr(format_args!(
+                "\r\x1b[2K[{}/{total}] {}",
+                i + 1,
+                path.display()
+            ));
         }
         let clear = || {
             if progress {
-                eprint!("\r\x1b[2K");
+                crate::output::to_stderr(format_args!("\r\x1b[2K"));
             }
         };
         match fix_file(path, args, &plan, &options, &mut stdout) {
@@ -394,18 +398,18 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
                     clear();
                 }
                 for line in report.lines {
-                    eprintln!("{line}");
+                    crate::output::to_stderr(format_args!("{line}\n"));
                 }
             }
             Err(e) => {
                 clear();
                 failed = true;
-                eprintln!("gedgraft: {e}");
+                crate::output::to_stderr(format_args!("gedgraft: {e}\n"));
             }
         }
     }
     if progress {
-        eprint!("\r\x1b[2K");
+        crate::output::to_stderr(format_args!("\r\x1b[2K"));
     }
     let _ = stdout.flush();
     Ok(crate::output::exit_status(

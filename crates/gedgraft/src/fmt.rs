@@ -35,12 +35,12 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
             Ok((changed, summary)) => {
                 would_change |= changed;
                 if !args.quiet {
-                    eprintln!("{summary}");
+                    crate::output::to_stderr(format_args!("{summary}\n"));
                 }
             }
             Err(e) => {
                 failed = true;
-                eprintln!("gedgraft: {e}");
+                crate::output::to_stderr(format_args!("gedgraft: {e}\n"));
             }
         }
     }
@@ -104,7 +104,7 @@ fn fmt_file(
     )
     .map_err(|e| format!("{name}: not formatted: {e}"))?;
     for line in told {
-        eprintln!("{line}");
+        crate::output::to_stderr(format_args!("{line}\n"));
     }
     drop(lowered);
     let changed = octets != original;

@@ -31,9 +31,33 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `--help`, `--version` or arguments clap refuses: its message, and its exit status (0 for help, 2 for wrong
+/// arguments), unless the message cannot be written (`--help > /dev/full`): then exit 2 with a word on
+/// standard error, as `ls --help > /dev/full` does, never 0 for a help nobody got. A closed pipe is not such
+/// a failure.
+fn arguments_refused(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        // A reader that has seen enough (`gedgraft --help | head`), as every command takes it.
+        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+        Err(write) if write.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+        }
+        Err(write) => {
+            output::to_stderr(format_args!(
+                "gedgraft: {}\n",
+                output::write_error("standard output", &write)
+            ));
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     survive_file_size_limit();
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return arguments_refused(&e),
+    };
     let result = match cli.command {
         cli::Command::Dump(args) => input::load(&args.file, &args.input).and_then(|loaded| {
             output::stream(|out| gedgraft_syntax::dump_to(&loaded.parse, out))?;
@@ -50,7 +74,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("gedgraft: {err}");
+            crate::output::to_stderr(format_args!("gedgraft: {err}\n"));
             ExitCode::from(2)
         }
     }

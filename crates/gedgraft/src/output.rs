@@ -129,6 +129,14 @@ pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Re
     }
 }
 
+/// Writes a message to standard error. A failed write (`2>/dev/full`, a closed pipe) is let go: it must not
+/// panic (exit 101) or stop the files still to do, and the exit status still tells what happened, as with
+/// `cat missing 2>/dev/full`.
+pub fn to_stderr(message: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(message).and_then(|()| err.flush());
+}
+
 /// The message for a failed write to `what` (a file name or a stream), with a hint when the file size limit
 /// stopped it.
 pub fn write_error(what: &str, e: &std::io::Error) -> String {

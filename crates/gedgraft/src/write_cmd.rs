@@ -37,7 +37,7 @@ pub fn run(args: &WriteArgs) -> Result<ExitCode, String> {
     let told = what_write_changes(&name, &report, &options, dataset.metadata.dialect)
         .map_err(|e| format!("{name}: cannot write: {e}"))?;
     for line in told {
-        eprintln!("{line}");
+        crate::output::to_stderr(format_args!("{line}\n"));
     }
     let mut stdout = std::io::stdout().lock();
     match &args.output {

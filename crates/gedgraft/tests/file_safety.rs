@@ -695,3 +695,59 @@ fn a_file_the_command_wrote_itself_reads_as_new() {
     let renamed = escaped.replace("@I1@", "@I2@");
     assert_eq!(fs::read_to_string(d.join("b.ged")).expect("b.ged"), renamed);
 }
+
+/// Standard error that cannot be written (`2>/dev/full`, a closed pipe): the messages are lost, not the work.
+/// `eprintln!` panicked (exit 101) at the first message, and the files after it were not edited.
+#[test]
+fn standard_error_that_fails_neither_panics_nor_stops_the_files() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let full = || {
+        Stdio::from(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full"),
+        )
+    };
+    for name in ["p.ged", "q.ged", "r.ged"] {
+        fs::write(d.join(name), SAMPLE).expect("write");
+    }
+    let out = fix_command(d, &["--escape-at", "--in-place", "p.ged", "q.ged", "r.ged"])
+        .stderr(full())
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 0);
+    for name in ["p.ged", "q.ged", "r.ged"] {
+        assert_eq!(fs::read(d.join(name)).expect("file"), ESCAPED, "{name}");
+    }
+    for (args, code) in [
+        (&["check", "missing.ged"][..], 2),
+        (&["fmt", "--check", "p.ged"], 1),
+        (
+            &["fix", "--escape-at", "missing.ged", "p.ged", "--check"],
+            2,
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(args)
+            .current_dir(d)
+            .stderr(full())
+            .output()
+            .expect("run");
+        assert_eq!(exit_code(&out), code, "{args:?}");
+    }
+    // A help that cannot be written is not a success (`ls --help > /dev/full`).
+    for args in [&["--help"][..], &["--version"], &["fix", "--help"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(args)
+            .stdout(full())
+            .output()
+            .expect("run");
+        assert_eq!(exit_code(&out), 2, "{args:?}");
+        assert!(
+            stderr(&out).contains("cannot write standard output"),
+            "{args:?}"
+        );
+    }
+}
