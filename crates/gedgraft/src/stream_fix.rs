@@ -305,7 +305,10 @@ pub(crate) fn fix_streamed(
         // an unchanged file is not touched (its temporary copy is dropped).
         let mut unchanged = false;
         let written = write_atomic_streamed(path, args.backup.as_deref(), |w| {
-            match each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string())) {
+            let name = &name;
+            match each(&mut |octets| {
+                (w.write_all(octets)).map_err(|e| output::write_error(name, &e))
+            }) {
                 Ok(true) => Ok(()),
                 Ok(false) => {
                     unchanged = true;
@@ -335,12 +338,16 @@ pub(crate) fn fix_streamed(
         }
         None => {
             let written = write_atomic_streamed(out_path, None, |w| {
-                each(&mut |octets| w.write_all(octets).map_err(|e| e.to_string()))
-                    .map(|_| ())
-                    .map_err(|e| {
-                        failure = Some(e);
-                        std::io::Error::other("edit failed")
-                    })
+                let out_name = out_path.display().to_string();
+                each(&mut |octets| {
+                    w.write_all(octets)
+                        .map_err(|e| output::write_error(&out_name, &e))
+                })
+                .map(|_| ())
+                .map_err(|e| {
+                    failure = Some(e);
+                    std::io::Error::other("edit failed")
+                })
             });
             input::replacing(out_path);
             if let Some(e) = failure {

@@ -142,8 +142,13 @@ fn big_sample() -> Vec<u8> {
 
 /// `gedgraft fix ARGS` under a file size limit of one block.
 fn gedgraft_with_file_size_limit(dir: &Path, args: &[&str]) -> Output {
+    gedgraft_with_file_size_limit_of(dir, 1, args)
+}
+
+/// `gedgraft fix ARGS` under a file size limit of `blocks` blocks (of 512 or 1 024 octets, as the shell counts).
+fn gedgraft_with_file_size_limit_of(dir: &Path, blocks: usize, args: &[&str]) -> Output {
     let script = format!(
-        "ulimit -f 1 && exec \"$0\" fix {}",
+        "ulimit -f {blocks} && exec \"$0\" fix {}",
         args.iter()
             .map(|a| format!("'{a}'"))
             .collect::<Vec<_>>()
@@ -519,6 +524,32 @@ fn case_4_a_private_file_stays_private() {
 }
 
 // 5. A write over the file size limit is an I/O error, not a SIGXFSZ.
+
+#[test]
+fn case_5_the_file_size_limit_in_a_later_batch_names_the_file() {
+    // The limit falls past the first batch (1 MiB) of a streamed `fix`: the message named no file and lost the
+    // hint ("gedgraft: File too large").
+    let dir = temp_dir();
+    let d = dir.path();
+    let mut large = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    while large.len() < 4 << 20 {
+        large.extend_from_slice(format!("0 @N{}@ NOTE a@b\n", large.len()).as_bytes());
+    }
+    large.extend_from_slice(b"0 TRLR\n");
+    fs::write(d.join("a.ged"), &large).expect("write");
+    for (args, name) in [
+        (&["--escape-at", "--in-place", "a.ged"][..], "a.ged"),
+        (&["--escape-at", "a.ged", "-o", "out.ged"], "out.ged"),
+    ] {
+        let out = gedgraft_with_file_size_limit_of(d, 3000, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("cannot write {name}: ")), "{err}");
+        assert!(err.contains("ulimit -f"), "{err}");
+        assert_eq!(fs::read(d.join("a.ged")).expect("file"), large);
+        assert_eq!(entries(d), ["a.ged"], "no temporary file left");
+    }
+}
 
 #[test]
 fn case_5_the_file_size_limit_is_an_io_error() {
