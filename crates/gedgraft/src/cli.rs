@@ -167,7 +167,7 @@ pub struct FmtArgs {
     #[arg(long, conflicts_with = "check")]
     pub in_place: bool,
     /// With --in-place: keep each original as FILE + SUFFIX.
-    #[arg(long, value_name = "SUFFIX", requires = "in_place", value_parser = backup_suffix)]
+    #[arg(long, value_name = "SUFFIX", requires = "in_place", conflicts_with_all = ["output", "check"], value_parser = backup_suffix)]
     pub backup: Option<String>,
     /// Change nothing and print no diff; exit with status 1 when formatting would change a file.
     #[arg(long)]
@@ -371,7 +371,7 @@ pub struct FixArgs {
     /// replaced (for a symbolic link, next to the file it points to). The backup is the original itself (a
     /// hard link) or a complete copy; whatever was at that name (a file, a link) is replaced, never written
     /// through, and only once the new backup is complete. SUFFIX may not be empty or contain `/`.
-    #[arg(long, value_name = "SUFFIX", requires = "in_place", value_parser = backup_suffix)]
+    #[arg(long, value_name = "SUFFIX", requires = "in_place", conflicts_with_all = ["output", "check"], value_parser = backup_suffix)]
     pub backup: Option<String>,
     /// Change nothing and print no diff; exit with status 1 when the edits would change a file.
     #[arg(long)]

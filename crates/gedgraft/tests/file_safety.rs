@@ -782,3 +782,26 @@ fn standard_error_that_fails_neither_panics_nor_stops_the_files() {
         );
     }
 }
+
+/// `--backup` belongs to `--in-place`: with `-o` or `--check` it was accepted and made no backup.
+#[test]
+fn case_1f_backup_without_in_place_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    for args in [
+        &["fix", "--escape-at", "--backup", ".orig", "a.ged", "-o", "out.ged"][..],
+        &["fix", "--escape-at", "--backup", ".orig", "a.ged", "--check"],
+        &["fmt", "--backup", ".orig", "a.ged", "-o", "out.ged"],
+        &["fmt", "--backup", ".orig", "a.ged", "--check"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(args)
+            .current_dir(d)
+            .output()
+            .expect("run");
+        assert_eq!(exit_code(&out), 2, "{args:?}");
+        assert!(stderr(&out).contains("--backup"), "{args:?}: {}", stderr(&out));
+        assert_eq!(entries(d), ["a.ged"], "{args:?}");
+    }
+}
