@@ -6,7 +6,8 @@
 //!   socket or directory at the target is refused before anything is written;
 //! - the temporary file is created with mode 0600 (0666 less the umask for a new file) and gets the original's
 //!   owner, group and mode (set-user-ID bits included, set after the owner) only once its octets are written;
-//!   when the owner and group cannot be kept the write is refused;
+//!   when the owner and group cannot be kept the write is refused; on Linux it gets the original's access
+//!   control list too (or the write is refused);
 //! - a backup is never opened for writing: the original is hard-linked to a fresh temporary name that is
 //!   renamed over the backup name (a rename replaces a link at that name, it never follows it), or, where
 //!   hard links are not possible, copied to a new file created exclusively and renamed into place once
@@ -125,6 +126,7 @@ fn write_atomic_from(
     }
     if let Some(meta) = &original {
         keep_owner_and_mode(temp.as_file(), meta)?;
+        keep_access_control_list(&path, temp.as_file())?;
     }
     temp.as_file().sync_all()?;
     if let (Some(suffix), Some(meta)) = (backup, &original) {
@@ -300,6 +302,40 @@ fn keep_owner_and_mode(file: &File, meta: &Metadata) -> io::Result<()> {
         }
     }
     file.set_permissions(meta.permissions())
+}
+
+/// Gives `file` the access control list of `original` (`system.posix_acl_access`), after its mode: `sed -i`
+/// keeps it, and without it the mode's group bits (the list's mask) would give the file's group what the list
+/// denied it, and take from the users it named what it allowed them. A file system without such lists has
+/// none to keep; one that cannot be kept refuses the write.
+#[cfg(target_os = "linux")]
+fn keep_access_control_list(original: &Path, file: &File) -> io::Result<()> {
+    use rustix::io::Errno;
+    const ACL: &str = "system.posix_acl_access";
+    let none = |e: Errno| e == Errno::NODATA || e == Errno::NOTSUP || e == Errno::OPNOTSUPP;
+    let mut value = match rustix::fs::getxattr_query(original, ACL) {
+        Ok(0) => return Ok(()),
+        Ok(size) => vec![0; size],
+        Err(e) if none(e) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    match rustix::fs::getxattr(original, ACL, &mut value) {
+        Ok(0) => return Ok(()),
+        Ok(len) => value.truncate(len),
+        Err(e) if none(e) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    }
+    rustix::fs::fsetxattr(file, ACL, &value, rustix::fs::XattrFlags::empty()).map_err(|e| {
+        io::Error::new(
+            io::Error::from(e).kind(),
+            format!("cannot keep the access control list, so nothing was changed: {e}"),
+        )
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn keep_access_control_list(_original: &Path, _file: &File) -> io::Result<()> {
+    Ok(())
 }
 
 /// Makes `backup` a complete copy of `original` (described by `meta`) or leaves it as it was.

@@ -790,8 +790,23 @@ fn case_1f_backup_without_in_place_is_refused() {
     let d = dir.path();
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     for args in [
-        &["fix", "--escape-at", "--backup", ".orig", "a.ged", "-o", "out.ged"][..],
-        &["fix", "--escape-at", "--backup", ".orig", "a.ged", "--check"],
+        &[
+            "fix",
+            "--escape-at",
+            "--backup",
+            ".orig",
+            "a.ged",
+            "-o",
+            "out.ged",
+        ][..],
+        &[
+            "fix",
+            "--escape-at",
+            "--backup",
+            ".orig",
+            "a.ged",
+            "--check",
+        ],
         &["fmt", "--backup", ".orig", "a.ged", "-o", "out.ged"],
         &["fmt", "--backup", ".orig", "a.ged", "--check"],
     ] {
@@ -801,7 +816,71 @@ fn case_1f_backup_without_in_place_is_refused() {
             .output()
             .expect("run");
         assert_eq!(exit_code(&out), 2, "{args:?}");
-        assert!(stderr(&out).contains("--backup"), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--backup"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
         assert_eq!(entries(d), ["a.ged"], "{args:?}");
+    }
+}
+
+/// An access control list is kept by `--in-place` and `-o` over an existing file, as `sed -i` keeps it: it
+/// was dropped, and the mode's group bits (the list's mask) then let the group read what the list denied it.
+#[cfg(target_os = "linux")]
+#[test]
+fn case_4_an_access_control_list_is_kept() {
+    const ACL: &str = "system.posix_acl_access";
+    // u::rw-, u:65534:r--, g::---, m::r--, o::--- (the kernel's binary form, version 2).
+    let none = u32::MAX;
+    let entries = [
+        (1u16, 6u16, none),
+        (2, 4, 65534),
+        (4, 0, none),
+        (0x10, 4, none),
+        (0x20, 0, none),
+    ];
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in entries {
+        acl.extend_from_slice(&tag.to_le_bytes());
+        acl.extend_from_slice(&perm.to_le_bytes());
+        acl.extend_from_slice(&id.to_le_bytes());
+    }
+    let dir = temp_dir();
+    let d = dir.path();
+    for name in ["a.ged", "out.ged"] {
+        fs::write(d.join(name), SAMPLE).expect("write");
+        let set = rustix::fs::setxattr(d.join(name), ACL, &acl, rustix::fs::XattrFlags::empty());
+        if set.is_err() {
+            // Said, not skipped silently: a file system without access control lists has none to keep.
+            eprintln!("no access control lists in {}: {set:?}", d.display());
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI's temporary directory must have them"
+            );
+            return;
+        }
+    }
+    let read = |name: &str| {
+        let mut value = vec![0; 256];
+        rustix::fs::getxattr(d.join(name), ACL, &mut value).map(|len| {
+            value.truncate(len);
+            value
+        })
+    };
+    for args in [
+        &["--escape-at", "--in-place", "a.ged"][..],
+        &["--escape-at", "a.ged", "-o", "out.ged"],
+    ] {
+        let out = fix_in(d, args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        let name = args.last().expect("a name");
+        assert_eq!(fs::read(d.join(name)).expect("file"), ESCAPED, "{args:?}");
+        assert_eq!(read(name).ok(), Some(acl.clone()), "{args:?}");
+        let mode = fs::metadata(d.join(name))
+            .expect("file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640, "{args:?}: the group bits are the mask");
     }
 }
