@@ -34,6 +34,8 @@ const DELETE_FAM: &str = "fix --delete FAM -o";
 const TO_UTF8: &str = "fix --to-encoding utf-8 -o";
 const REPAIR: &str = "fix --repair-unsafe -o";
 const TO_CRLF: &str = "fix --eol crlf -o";
+const SET_NOTE: &str = "fix --set @N1@=hello -o";
+const SET_NOTE_CHECK: &str = "fix --set @N1@=hello --check";
 
 /// One pathological input: a name, a generator for about `n` octets and the commands to run on it.
 struct Case {
@@ -136,6 +138,12 @@ const CASES: &[Case] = &[
         what: "records after an early trailer (an appended export)",
         generate: after_trailer,
         commands: &[CHECK, CHECK_JSON, LOWER, FIX_O],
+    },
+    Case {
+        name: "long-note",
+        what: "one note of empty `CONT` lines, set to one word (the summary's line counts)",
+        generate: long_note,
+        commands: &[SET_NOTE, SET_NOTE_CHECK],
     },
     Case {
         name: "one-code",
@@ -288,6 +296,13 @@ fn after_trailer(n: usize) -> Vec<u8> {
     records(n, |i| match i {
         0 => "0 TRLR\n".to_string(),
         _ => format!("0 @I{i}@ INDI\n1 NAME A{i}\n1 FAMS @F{i}@\n"),
+    })
+}
+
+fn long_note(n: usize) -> Vec<u8> {
+    records(n, |i| match i {
+        0 => "0 @N1@ NOTE start\n".to_string(),
+        _ => "1 CONT\n".to_string(),
     })
 }
 

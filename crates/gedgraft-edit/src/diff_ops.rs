@@ -17,11 +17,63 @@ use std::hash::Hash;
 /// Windows (and gaps between anchors) of up to this many pairs of lines (old × new) go to Myers as they are.
 const SMALL: usize = 1 << 22;
 
+/// Whether Myers' steps stay about [`SMALL`] on a window of `n` × `m` lines. They grow with the lines times
+/// the differences, and a line one side has more is a difference: a window of few pairs but lopsided sides
+/// (one line in place of 35 000 `CONT` lines: 35 000 pairs) took the longer side's square (#12: 22 s for a
+/// 1 MB note set to one word). Balanced windows of up to [`SMALL`] pairs fit.
+fn myers_fits(n: usize, m: usize) -> bool {
+    let lines = n.saturating_add(m);
+    n.saturating_mul(m) <= SMALL && lines.saturating_mul(lines) <= 4 * SMALL
+}
+
+/// The matched pairs of a window of up to [`SMALL`] pairs: Myers' when it fits ([`myers_fits`]), else (a
+/// lopsided window) a longest common subsequence by table, in (`a` × `b`) steps.
+fn small_matches<T: Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<(usize, usize)> {
+    match myers_fits(a.len(), b.len()) {
+        true => myers_matches(a, b),
+        false => table_matches(a, b),
+    }
+}
+
+/// A longest common subsequence of `a` and `b` by dynamic programming over their (`a` × `b`) pairs, as
+/// ascending matched pairs. For lopsided windows of up to [`SMALL`] pairs: its shorter side has at most
+/// 2 048 lines (`n × m ≤ SMALL` with `n + m > 2 √SMALL`), so the lengths fit in 16 bits.
+fn table_matches<T: Eq>(a: &[T], b: &[T]) -> Vec<(usize, usize)> {
+    let (n, m) = (a.len(), b.len());
+    let width = m + 1;
+    // `lcs[i * width + j]`: the length of a longest common subsequence of `a[i..]` and `b[j..]`.
+    let mut lcs = vec![0u16; (n + 1) * width];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * width + j] = match a[i] == b[j] {
+                true => lcs[(i + 1) * width + j + 1].saturating_add(1),
+                false => lcs[(i + 1) * width + j].max(lcs[i * width + j + 1]),
+            };
+        }
+    }
+    let mut matches = Vec::with_capacity(usize::from(lcs[0]));
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] {
+            matches.push((i, j));
+            (i, j) = (i + 1, j + 1);
+        } else if lcs[(i + 1) * width + j] >= lcs[i * width + j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    matches
+}
+
 /// The operations turning `a` into `b` (indices in `a` and `b`; replacements as `Replace`, as
 /// `similar::capture_diff_slices` gives them).
 pub(crate) fn line_ops<T: Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
-    if a.len().saturating_mul(b.len()) <= SMALL {
+    if myers_fits(a.len(), b.len()) {
         return similar::capture_diff_slices(Algorithm::Myers, a, b);
+    }
+    if a.len().saturating_mul(b.len()) <= SMALL {
+        return from_matches(&table_matches(a, b), a.len(), b.len());
     }
     // How many times each line is on each side.
     let mut seen: HashMap<&T, (u32, u32)> = HashMap::with_capacity(a.len() + b.len());
@@ -45,7 +97,7 @@ pub(crate) fn line_ops<T: Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
     {
         let (gap_a, gap_b) = (&fa[i..x], &fb[j..y]);
         let found = if gap_a.len().saturating_mul(gap_b.len()) <= SMALL {
-            myers_matches(gap_a, gap_b)
+            small_matches(gap_a, gap_b)
         } else {
             ends_alike(gap_a, gap_b)
         };
@@ -241,6 +293,18 @@ mod tests {
     }
 
     #[test]
+    fn a_lopsided_window_is_diffed_by_table_not_by_myers() {
+        // One line in place of 35 000 (a long note set to one word): 35 000 pairs, but Myers' steps would be
+        // 35 000². The table takes 35 000 steps.
+        assert!(!myers_fits(35_000, 1) && myers_fits(2048, 2048) && !myers_fits(4096, 1025));
+        let a: Vec<u32> = (0..35_000).collect();
+        let ops = line_ops(&a, &[7]);
+        let (out, equal) = apply(&ops, &a, &[7]);
+        assert_eq!((out, equal), (vec![7], 1));
+        assert_eq!(line_ops(&a, &[100_000]).len(), 1, "one replacement");
+    }
+
+    #[test]
     fn anchors_are_the_longest_common_order_of_lines_each_side_has_once() {
         let a = [1, 2, 3, 4, 5, 6, 9, 9];
         let b = [9, 3, 1, 4, 6, 2, 5, 9];
@@ -286,6 +350,19 @@ mod tests {
             let (out, equal) = apply(&line_ops(&a, &b), &a, &b);
             prop_assert_eq!(&out, &b);
             prop_assert_eq!(equal, myers_matches(&a, &b).len());
+        }
+
+        /// The table keeps as many lines as Myers, in order, on lopsided windows and others.
+        #[test]
+        fn the_table_keeps_what_myers_keeps(a in proptest::collection::vec(0u32..6, 0..400), b in proptest::collection::vec(0u32..6, 0..8)) {
+            for (a, b) in [(&a, &b), (&b, &a)] {
+                let table = table_matches(a, b);
+                prop_assert_eq!(table.len(), myers_matches(a, b).len());
+                prop_assert!(table.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+                prop_assert!(table.iter().all(|&(i, j)| a[i] == b[j]));
+                let (out, _) = apply(&from_matches(&table, a.len(), b.len()), a, b);
+                prop_assert_eq!(&out, b);
+            }
         }
 
         /// From matched pairs, the operations make `b` from `a`.
