@@ -12,7 +12,9 @@ use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, AstToken, Level, Structure};
 use gedgraft_syntax::internal::green_view::Node as GreenView;
 use gedgraft_syntax::lexical::{self, strip_ats};
-use gedgraft_syntax::{write_green, Parse, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
+use gedgraft_syntax::{
+    write_green, Parse, Picker, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken,
+};
 use rowan::{GreenNode, GreenNodeData, NodeOrToken};
 use std::collections::{HashMap, HashSet};
 
@@ -159,6 +161,10 @@ pub struct Editor<'p> {
     later_batch: bool,
     count: usize,
     xrefs: Option<HashMap<String, u32>>,
+    /// The paths' picker ([`Editor::select`]), made on the first.
+    picker: Option<Picker>,
+    /// The paths that matched nothing, warned about.
+    unmatched: HashSet<String>,
     /// The structures per-structure edits claimed, for conflicts found by the call that causes them.
     claims: conflicts::Claims,
 }
@@ -204,6 +210,8 @@ impl<'p> Editor<'p> {
             later_batch: false,
             count: 0,
             xrefs: None,
+            picker: None,
+            unmatched: HashSet::new(),
             claims: conflicts::Claims::default(),
         }
     }
@@ -265,7 +273,11 @@ impl<'p> Editor<'p> {
     /// assert_eq!(editor.apply().unwrap().warnings().len(), 1);
     /// ```
     pub fn select(&mut self, scope: &Scope) -> Vec<Structure> {
-        let found = scope.select(&self.parse.document());
+        let parse = self.parse;
+        let picker = self
+            .picker
+            .get_or_insert_with(|| Picker::new(parse.document()));
+        let found = picker.select(scope);
         if found.is_empty() {
             self.warn_unmatched(scope);
         }
@@ -273,11 +285,12 @@ impl<'p> Editor<'p> {
     }
 
     fn warn_unmatched(&mut self, scope: &Scope) {
-        let w = Warning::SelectorMatchedNothing {
-            path: scope.path().to_string(),
-        };
-        if !self.warnings.contains(&w) {
-            self.warnings.push(w);
+        // Told once per path, found in a set: a plan of 10 000 paths that match nothing in a batch was
+        // quadratic with a search of the warnings.
+        if self.unmatched.insert(scope.path().to_string()) {
+            self.warnings.push(Warning::SelectorMatchedNothing {
+                path: scope.path().to_string(),
+            });
         }
     }
 

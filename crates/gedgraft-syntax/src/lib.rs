@@ -54,7 +54,7 @@ pub use line_checks::{is_not_a_character, line_octet_limit};
 pub use line_cursor::LineBreak;
 pub use line_index::LineIndex;
 pub use parse::{parse, parse_with, EditedTree, Parse, ParseOptions};
-pub use select::{Selector, SelectorError};
+pub use select::{Picker, Selector, SelectorError};
 pub use value::Value;
 pub use write::write_green;
 

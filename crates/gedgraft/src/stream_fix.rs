@@ -46,7 +46,7 @@ use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
-use gedgraft_syntax::{Location, Parse, ParseOptions, SyntaxKind};
+use gedgraft_syntax::{Location, Parse, ParseOptions, Picker, SyntaxKind};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -543,10 +543,10 @@ fn tally(edited: &Edited, (k, stage): (usize, &Stage), totals: &mut Totals) {
 
 /// Notes which of the plan's paths pick something in this batch, and the identifiers the deletions remove.
 fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
-    let document = batch.document();
+    let picker = Picker::new(batch.document());
     let scope = plan.scope.as_ref();
     let mut picks = |key: (usize, Option<usize>), path: &Scope| {
-        let found = path.select(&document);
+        let found = picker.select(path);
         if !found.is_empty() {
             totals.matched.insert(key);
         }
@@ -623,12 +623,12 @@ fn renumbering(
         let batch = batch?;
         let parse = batch.parse();
         add_ids(parse, &mut ids);
-        let document = parse.document();
+        let picker = Picker::new(parse.document());
         for ((path, value), picked) in sets.iter().zip(&mut picked) {
             let SetValue::Xref(new) = value else {
                 continue;
             };
-            for s in path.select(&document) {
+            for s in picker.select(path) {
                 if in_scope(plan.scope.as_ref(), &s) {
                     picked.push((s.xref().map(|x| x.id().to_string()), new.clone()));
                 }
@@ -700,16 +700,26 @@ fn count_pointers(tree: &GreenNodeData, totals: &mut Totals) {
     });
 }
 
+/// Warnings in the order first given, each once (found in a set: a plan of 10 000 paths gives as many).
+#[derive(Default)]
+struct Warnings {
+    list: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Warnings {
+    fn add(&mut self, text: String) {
+        if self.seen.insert(text.clone()) {
+            self.list.push(text);
+        }
+    }
+}
+
 /// The warnings gathered across batches, in the order of the whole-file path: per stage, the scope or the
 /// paths that picked nothing in the whole file, and after the deletions the pointers they left dangling.
-fn gathered_warnings(plan: &Plan, totals: &Totals) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let mut warn = |w: Warning| {
-        let text = w.to_string();
-        if !warnings.contains(&text) {
-            warnings.push(text);
-        }
-    };
+fn gathered_warnings(plan: &Plan, totals: &Totals) -> Warnings {
+    let mut warnings = Warnings::default();
+    let mut warn = |w: Warning| warnings.add(w.to_string());
     let unmatched = |path: &Scope| Warning::SelectorMatchedNothing {
         path: path.path().to_string(),
     };
@@ -794,11 +804,9 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report
             Told::Text(text) => text.clone(),
             Told::Summed(summed) => summed.to_string(),
         };
-        if !warnings.contains(&w) {
-            warnings.push(w);
-        }
+        warnings.add(w);
     }
-    let mut lines: Vec<String> = warnings
+    let mut lines: Vec<String> = (warnings.list)
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
