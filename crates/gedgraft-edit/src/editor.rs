@@ -48,7 +48,7 @@ struct LineInfo {
 }
 
 fn line_info(node: &SyntaxNode) -> LineInfo {
-    let tokens = render::first_line_tokens(node);
+    let tokens: Vec<SyntaxToken> = render::first_line_tokens(node).collect();
     let find = |kind| tokens.iter().position(|t| t.kind() == kind);
     let level = tokens
         .iter()
@@ -60,6 +60,27 @@ fn line_info(node: &SyntaxNode) -> LineInfo {
         end: tokens.len(),
         level,
         tokens,
+    }
+}
+
+/// A line's level and the child index after its last token, as [`line_info`] gives them, read without holding
+/// the line's tokens (a line of a million tokens made a million red tokens for each caller: #12).
+struct LineExtent {
+    level: usize,
+    end: usize,
+}
+
+fn line_extent(node: &SyntaxNode) -> LineExtent {
+    let (mut level, mut end) = (None, 0);
+    for t in render::first_line_tokens(node) {
+        end += 1;
+        if level.is_none() {
+            level = Level::cast(t).map(|l| l.value());
+        }
+    }
+    LineExtent {
+        level: level.unwrap_or(0),
+        end,
     }
 }
 

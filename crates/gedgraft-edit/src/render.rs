@@ -102,18 +102,12 @@ impl Style {
                 }
             }
         }
-        let first_tokens = first_line_tokens(node);
-        let delim = first_tokens
-            .iter()
+        let delim = first_line_tokens(node)
             .find(|t| t.kind() == SyntaxKind::Delimiter)
             .map_or(" ".to_string(), |t| t.text().to_string());
         let sep = refs
             .iter()
-            .find_map(|r| {
-                first_line_tokens(r)
-                    .into_iter()
-                    .find(|t| t.kind() == SyntaxKind::PayloadSep)
-            })
+            .find_map(|r| first_line_tokens(r).find(|t| t.kind() == SyntaxKind::PayloadSep))
             .map_or(" ".to_string(), |t| t.text().to_string());
         let line_break = match line_break {
             Some(b) => b.to_string(),
@@ -197,28 +191,32 @@ fn is_line_like(node: &SyntaxNode) -> bool {
 
 /// The level and leading whitespace of a node's first line.
 fn indent_of(node: &SyntaxNode) -> Option<(usize, String)> {
-    let tokens = first_line_tokens(node);
-    let level = tokens.iter().find_map(|t| Level::cast(t.clone()))?;
+    let mut tokens = first_line_tokens(node);
+    let first = tokens.next()?;
+    let ws = match first.kind() == SyntaxKind::Whitespace {
+        true => first.text().to_string(),
+        false => String::new(),
+    };
+    let level = std::iter::once(first).chain(tokens).find_map(Level::cast)?;
     let value = Some(level.value()).filter(|&v| v <= gedgraft_syntax::MAX_LEVEL)?;
-    let ws = tokens
-        .first()
-        .filter(|t| t.kind() == SyntaxKind::Whitespace)
-        .map_or(String::new(), |t| t.text().to_string());
     Some((value, ws))
 }
 
-/// The leading tokens of a node up to and including its first line break (its first line).
-pub(crate) fn first_line_tokens(node: &SyntaxNode) -> Vec<SyntaxToken> {
-    let mut out = Vec::new();
-    for child in node.children_with_tokens() {
-        let NodeOrToken::Token(t) = child else { break };
-        let end = t.kind() == SyntaxKind::LineBreak;
-        out.push(t);
-        if end {
-            break;
+/// The leading tokens of a node up to and including its first line break (its first line), as they are read:
+/// a line of a million tokens (a payload of bare `@`s) is not held as a million red tokens by each caller that
+/// only looks for its tag or line break (#12: 200 MB of them at once for a 1 MB line).
+pub(crate) fn first_line_tokens(node: &SyntaxNode) -> impl Iterator<Item = SyntaxToken> {
+    let mut ended = false;
+    node.children_with_tokens().map_while(move |child| {
+        let NodeOrToken::Token(t) = child else {
+            return None;
+        };
+        if ended {
+            return None;
         }
-    }
-    out
+        ended = t.kind() == SyntaxKind::LineBreak;
+        Some(t)
+    })
 }
 
 /// The line break nearest to `node`'s first line (`node` is in `parse`): its own, else the closest one before,
@@ -227,8 +225,7 @@ pub(crate) fn first_line_tokens(node: &SyntaxNode) -> Vec<SyntaxToken> {
 /// line break the whole file gives.
 pub(crate) fn break_near(node: &SyntaxNode, parse: &Parse) -> String {
     const LOOK: usize = 4096;
-    let own = first_line_tokens(node);
-    if let Some(b) = own.iter().find(|t| t.kind() == SyntaxKind::LineBreak) {
+    if let Some(b) = first_line_tokens(node).find(|t| t.kind() == SyntaxKind::LineBreak) {
         return b.text().to_string();
     }
     let Some(first) = node.first_token() else {

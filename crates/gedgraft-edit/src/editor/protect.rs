@@ -58,7 +58,6 @@ impl Reading {
 impl Editor<'_> {
     pub(super) fn tag_of(node: &SyntaxNode) -> String {
         render::first_line_tokens(node)
-            .into_iter()
             .find(|t| t.kind() == SyntaxKind::Tag)
             .map_or(String::new(), |t| t.text().to_string())
     }
@@ -163,7 +162,6 @@ impl Editor<'_> {
     /// A structure's first line as written, without its line break, for a message.
     fn first_line_text(&self, node: &SyntaxNode) -> String {
         render::first_line_tokens(node)
-            .into_iter()
             .filter(|t| t.kind() != SyntaxKind::LineBreak)
             .map(|t| t.text().to_string())
             .collect::<String>()

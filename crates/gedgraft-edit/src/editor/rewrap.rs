@@ -1,7 +1,7 @@
 //! Re-wrapping string payloads: splitting lines over the limit ([`Editor::rewrap`]) and joining needless `CONC`
 //! splits ([`Editor::join_conc`]), two edits a reviewer asks for separately.
 
-use super::{check_limit, concat, continuation_nodes, line_info, Editor};
+use super::{check_limit, concat, continuation_nodes, line_extent, line_info, Editor, LineInfo};
 use crate::dialect;
 use crate::error::{EditError, Warning};
 use crate::render::{
@@ -163,7 +163,11 @@ impl Editor<'_> {
         mode: Mode,
     ) -> Result<bool, &'static str> {
         let children: Vec<SyntaxElement> = node.children_with_tokens().collect();
-        let info = line_info(node);
+        let LineInfo {
+            tokens: first_line,
+            end: first_end,
+            ..
+        } = line_info(node);
         let mut lines = Vec::new();
         let mut add = |n: &SyntaxNode, index: Option<usize>, tokens: Vec<SyntaxToken>| {
             let cont = tokens
@@ -190,13 +194,14 @@ impl Editor<'_> {
                 octets,
             });
         };
-        add(node, None, info.tokens.clone());
+        // The first line's tokens are kept once, in its `L` (a line of a million tokens: #12).
+        add(node, None, first_line);
         let mut last_line_index = None;
-        for (i, c) in children.iter().enumerate().skip(info.end) {
+        for (i, c) in children.iter().enumerate().skip(first_end) {
             match c {
                 NodeOrToken::Node(n) if n.kind() == SyntaxKind::Line => {
                     if last_line_index.is_some_and(|l: usize| l + 1 != i)
-                        || (last_line_index.is_none() && i != info.end)
+                        || (last_line_index.is_none() && i != first_end)
                     {
                         return Err(
                             "a blank or malformed line sits between its continuation lines",
@@ -271,7 +276,7 @@ impl Editor<'_> {
         edit: usize,
         refuse: Option<&'static str>,
     ) -> Result<bool, &'static str> {
-        let info = line_info(node);
+        let info = line_extent(node);
         let style = render::Style::near(node, self.parse, None);
         let mut changed = false;
         for line in lines.iter().filter(|l| l.octets > limit) {
@@ -331,7 +336,7 @@ impl Editor<'_> {
         edit: usize,
         refuse: Option<&'static str>,
     ) -> Result<bool, &'static str> {
-        let info = line_info(node);
+        let info = line_extent(node);
         // Segments: a head line (the first line or a CONT line) and the CONC lines after it.
         let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
         for (i, l) in lines.iter().enumerate() {
