@@ -711,6 +711,9 @@ fn records_after_a_trailer_are_repaired_streamed_as_whole() {
         format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n<html>\n0 TRLR\n"),
         long.clone(),
         long.replace('\n', "\r\n").trim_end().to_string(),
+        // Runs of trailers, longer than the passes a fix makes: one repair removes a run's inner trailers.
+        format!("{head}0 @I1@ INDI\n{}", "0 TRLR\n".repeat(40)),
+        format!("{head}0 @I1@ INDI\n{}0 @I2@ INDI\n", "0 TRLR\n".repeat(30)),
     ];
     let mut failures = Vec::new();
     for (i, text) in files.iter().enumerate() {
@@ -743,6 +746,29 @@ fn records_after_a_trailer_are_repaired_streamed_as_whole() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The runs are repaired whole in one pass, not one trailer a pass (16 passes left 24 of 40 behind).
+    for (i, kept) in [
+        (7, "0 @I1@ INDI\n0 TRLR\n"),
+        (8, "0 @I1@ INDI\n0 @I2@ INDI\n0 TRLR\n"),
+    ] {
+        let file = dir.join(format!("f{i}.ged"));
+        let out = dir.join("out.ged");
+        let path = file.to_str().expect("UTF-8");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(["fix", "--repair", path, "-o", out.to_str().expect("UTF-8")])
+            .output()
+            .expect("run");
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.contains("changed: 1 edit"), "{err}");
+        let fixed = std::fs::read_to_string(&out).expect("out");
+        assert_eq!(fixed, format!("{head}{kept}"));
+    }
 }
 
 /// An edited batch after a trailer parses back as the batch it is (`Parse::from_edited_like`): a line with no

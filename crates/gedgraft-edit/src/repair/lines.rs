@@ -144,30 +144,55 @@ fn is_trailer(r: &Record) -> bool {
 /// trailer, so the dataset is the same (R-TAGGED-STRUCTS-03). The trailer is in the record's batch in a file
 /// read in parts (a stream never ends a batch with a trailer that a record follows); the later trailers and
 /// the file's end come from [`Ends`].
+///
+/// A run of the diagnostic (trailers one after another: `0 TRLR` repeated 100 000 times) is repaired whole:
+/// each record of the run loses the trailer before it, so one pass does what took one pass a trailer (#12).
 pub(super) fn trailer_to_end(cx: &Cx, d: &Diagnostic) -> Made {
-    let record = cx.node_at(d.range.start(), SyntaxKind::Record)?;
-    let trailer = record
-        .prev_sibling()
-        .and_then(Record::cast)
-        .filter(is_trailer)?;
-    // Only a bare trailer is moved: one with substructures or a payload is a `non-empty-trailer` to look at.
-    let range = trailer.syntax().text_range();
-    if trailer.syntax().children().next().is_some() || trailer.payload().is_some() {
-        return None;
+    let first = cx.node_at(d.range.start(), SyntaxKind::Record)?;
+    let run = std::iter::successors(Some(first.clone()), |r| r.next_sibling())
+        .filter(|r| r.kind() == SyntaxKind::Record)
+        .take(usize::try_from(d.count.max(1)).unwrap_or(1));
+    let mut edits = Vec::new();
+    let mut last = None;
+    for (i, record) in run.enumerate() {
+        // Only a bare trailer is moved: one with substructures or a payload is a `non-empty-trailer` to look
+        // at. The first record's is this repair's; a later record of the run after no bare trailer (a record
+        // after a record after the trailer) has none of its own.
+        let bare = (record
+            .prev_sibling()
+            .and_then(Record::cast)
+            .filter(is_trailer))
+        .filter(|t| t.syntax().children().next().is_none() && t.payload().is_none());
+        let Some(trailer) = bare else {
+            match i {
+                0 => return None,
+                _ => continue,
+            }
+        };
+        let range = trailer.syntax().text_range();
+        edits.push(cx.replace(range, "")?);
+        last = Some((record, cx.text(range).to_string()));
     }
-    let line = cx.text(range).to_string();
-    let mut edits = vec![cx.replace(range, "")?];
+    let (record, line) = last?;
+    let removed = edits.len();
     if cx.ends().trailer_from(cx.file(record.text_range().start())) {
-        return Some((
-            "remove this inner trailer (a later `0 TRLR` ends the file)".into(),
-            edits,
-        ));
+        return Some((trailer_message(removed, false), edits));
     }
     edits.push(at_end(cx, &line)?);
-    Some((
-        "move the `0 TRLR` line before this record to the end of the file".into(),
-        edits,
-    ))
+    Some((trailer_message(removed, true), edits))
+}
+
+/// What a `record-after-trailer` repair does: `removed` inner trailers, one of them `moved` to the end of the
+/// file when no later trailer ends it.
+pub(super) fn trailer_message(removed: usize, moved: bool) -> String {
+    match (removed, moved) {
+        (1, false) => "remove this inner trailer (a later `0 TRLR` ends the file)".into(),
+        (n, false) => format!("remove these {n} inner trailers (a later `0 TRLR` ends the file)"),
+        (1, true) => "move the `0 TRLR` line before this record to the end of the file".into(),
+        (n, true) => format!(
+            "remove the {n} inner trailers before these records, and put one at the end of the file"
+        ),
+    }
 }
 
 /// `lf-cr-line-breaks` and `mixed-line-breaks` (safe): every line break becomes the file's most common form

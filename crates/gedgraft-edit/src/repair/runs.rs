@@ -52,6 +52,19 @@ pub fn repair_of_run(
             counted(parts, payload::bare_at_part, payload::bare_at_message, code)
         }
         codes::NOT_A_CHARACTER => counted(parts, payload::nul_part, payload::nul_message, code),
+        // Every part's inner trailers, as one part's repair removes them all (a part after no bare trailer
+        // has none); the last part's, if no later trailer ends the file, moves one to its end.
+        codes::RECORD_AFTER_TRAILER => {
+            let mut edits = repair?.edits;
+            for (parse, d) in rest {
+                if let Some((_, more)) = lines::trailer_to_end(&Cx::new(parse), d) {
+                    edits.extend(more);
+                }
+            }
+            let removed = edits.iter().filter(|e| e.replacement.is_empty()).count();
+            let moved = edits.len() > removed;
+            cx.repair(code, lines::trailer_message(removed, moved), edits)
+        }
         // One message whatever the run's length: the parts' edits together.
         codes::LINE_TOO_LONG | codes::UNDECODABLE_OCTETS => {
             let mut message = repair.as_ref().map(|r| r.message.clone());
