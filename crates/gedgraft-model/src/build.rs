@@ -126,8 +126,14 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::BadTag(t) => write!(f, "`{t}` is not a tag: a tag is one or more of 0-9, A-Z, a-z, _"),
-            BuildError::BadXref(x) => write!(f, "`{x}` is not a cross-reference identifier"),
+            BuildError::BadTag(t) => write!(
+                f,
+                "`{}` is not a tag: a tag is one or more of 0-9, A-Z, a-z, _",
+                quoted(t)
+            ),
+            BuildError::BadXref(x) => {
+                write!(f, "`{}` is not a cross-reference identifier", quoted(x))
+            }
             BuildError::BadPointer(p) => write!(f, "`{p}` is not a pointer target: it is empty, starts with `#` or holds `@` or a line break"),
             BuildError::AnnotatedPointer => f.write_str("a pointer payload has no language or datatype"),
             BuildError::NothingOpen => f.write_str("no structure is open"),
@@ -522,4 +528,14 @@ fn sort_by_line(section: &mut Section) {
     }
     section.holders.sort_by_key(|h| h.2);
     section.pointers.sort_by_key(|p| p.0);
+}
+
+/// A value of the input quoted in a message: its first 40 characters, and how long it is past them (a number of
+/// a million digits was echoed whole).
+pub(crate) fn quoted(text: &str) -> String {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… ({} characters)", &text[..cut], text.chars().count()),
+    }
 }

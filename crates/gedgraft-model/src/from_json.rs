@@ -327,7 +327,10 @@ impl<'t> Reader<'t> {
             None => Ok(None),
             Some(v) => match Version::parse(&v) {
                 Some(v) => Ok(Some(v)),
-                None => self.error(format!("`{v}` is not a version number (`5.5.1`)")),
+                None => self.error(format!(
+                    "`{}` is not a version number (`5.5.1`)",
+                    quoted(&v)
+                )),
             },
         }
     }
@@ -338,7 +341,10 @@ impl<'t> Reader<'t> {
             Token::Null => Ok(None),
             Token::Number(n) => match n.parse::<usize>() {
                 Ok(line) if line > 0 => Ok(Some(line)),
-                _ => self.error(format!("`{n}` is not a line number (a positive integer)")),
+                _ => self.error(format!(
+                    "`{}` is not a line number (a positive integer)",
+                    quoted(&n)
+                )),
             },
             t => self.expected("a line number or null", &t),
         }
@@ -588,6 +594,8 @@ impl Pending<'_> {
     }
 }
 
+use crate::build::quoted;
+
 fn unknown_member(name: &str, of: &str) -> String {
-    format!("`{name}` is not a member of {of}")
+    format!("`{}` is not a member of {of}", quoted(name))
 }

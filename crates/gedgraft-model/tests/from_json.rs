@@ -173,6 +173,29 @@ fn a_member_given_twice_is_refused() {
     assert!(from_json(r#"{"records": [{"tag": "A"}, {"tag": "B"}]}"#).is_ok());
 }
 
+/// A value quoted in a message is cut after 40 characters: a line number of a million digits was echoed whole.
+#[test]
+fn long_values_are_quoted_short() {
+    let digits = "9".repeat(100_000);
+    let line = error(&format!(
+        r#"{{"records": [{{"tag": "X", "line": {digits}}}]}}"#
+    ))
+    .3;
+    assert!(line.len() < 200, "{line}");
+    assert!(
+        line.contains(&format!("`{}… (100000 characters)`", "9".repeat(40))),
+        "{line}"
+    );
+    let tag = error(&format!(
+        r#"{{"records": [{{"tag": "{}"}}]}}"#,
+        "A B".repeat(50_000)
+    ))
+    .3;
+    assert!(tag.len() < 200, "{tag}");
+    let member = error(&format!(r#"{{"{}": 1}}"#, "m".repeat(50_000))).3;
+    assert!(member.len() < 200, "{member}");
+}
+
 #[test]
 fn errors_give_the_json_path_line_and_column() {
     let json = "{\"records\": [\n  {\"tag\": \"INDI\", \"children\": [\n    {\"tag\": \"NAME\", \"payload\": {\"text\": 3}}]}]}";
