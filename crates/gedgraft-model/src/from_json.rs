@@ -343,7 +343,7 @@ impl<'t> Reader<'t> {
                 Ok(line) if line > 0 => Ok(Some(line)),
                 _ => self.error(format!(
                     "`{}` is not a line number (a positive integer)",
-                    quoted(&n)
+                    quoted(n)
                 )),
             },
             t => self.expected("a line number or null", &t),
