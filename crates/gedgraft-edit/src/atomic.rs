@@ -70,7 +70,54 @@ pub fn write_atomic_with(
     backup: Option<&str>,
     before_rename: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
-    write_atomic_from(path, backup, |out| out.write_all(bytes), before_rename)
+    write_atomic_from(
+        path,
+        backup,
+        None,
+        |out| out.write_all(bytes),
+        before_rename,
+    )
+}
+
+/// [`write_atomic`] for a file made from another (`fix IN -o OUT`): when nothing is at `path` yet, the new file
+/// gets `new_mode`'s permission bits (the input's, less set-user-ID and set-group-ID), less the umask, as `cp`
+/// gives a copy its source's: a private input does not make a world-readable copy. A file already there keeps
+/// its own mode, as always.
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use std::os::unix::fs::PermissionsExt;
+/// let dir = std::env::temp_dir().join(format!("gedgraft-edit-doc4-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("copy.ged");
+/// gedgraft_edit::write_atomic_as(&path, b"0 HEAD\n0 TRLR\n", None, Some(0o600)).unwrap();
+/// assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # }
+/// ```
+pub fn write_atomic_as(
+    path: &Path,
+    bytes: &[u8],
+    backup: Option<&str>,
+    new_mode: Option<u32>,
+) -> io::Result<()> {
+    write_atomic_from(
+        path,
+        backup,
+        new_mode,
+        |out| out.write_all(bytes),
+        |_| Ok(()),
+    )
+}
+
+/// [`write_atomic_streamed`] with the mode of a new file given, as [`write_atomic_as`] takes it.
+pub fn write_atomic_streamed_as(
+    path: &Path,
+    backup: Option<&str>,
+    new_mode: Option<u32>,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write_atomic_from(path, backup, new_mode, fill, |_| Ok(()))
 }
 
 /// [`write_atomic`] for output made a piece at a time: `fill` writes the new file's octets (through a buffer)
@@ -93,12 +140,13 @@ pub fn write_atomic_streamed(
     backup: Option<&str>,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    write_atomic_from(path, backup, fill, |_| Ok(()))
+    write_atomic_from(path, backup, None, fill, |_| Ok(()))
 }
 
 fn write_atomic_from(
     path: &Path,
     backup: Option<&str>,
+    new_mode: Option<u32>,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     before_rename: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -113,11 +161,12 @@ fn write_atomic_from(
     };
     // A new file gets the usual 0666 less the umask from the start; a replacement starts private and gets the
     // original's mode once it has the original's owner.
+    let new = new_mode.map_or(0o666, |m| m & 0o777);
     let mut temp = temp_file(
         &dir,
         &path,
         ".tmp",
-        if original.is_some() { 0o600 } else { 0o666 },
+        if original.is_some() { 0o600 } else { new },
     )?;
     {
         let mut out = io::BufWriter::with_capacity(1 << 16, temp.as_file_mut());

@@ -13,8 +13,8 @@
 use crate::cli::FixArgs;
 use crate::{input, output};
 use gedgraft_edit::{
-    check_replaceable, compose_changes, write_atomic, write_atomic_streamed, Change, EditError,
-    Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
+    check_replaceable, compose_changes, write_atomic_as, write_atomic_streamed_as, Change,
+    EditError, Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -572,7 +572,7 @@ fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), Stri
         }
     }
     let mut read_failed = None;
-    let written = write_atomic_streamed(out, None, |w| loop {
+    let written = write_atomic_streamed_as(out, None, input::new_file_mode(path), |w| loop {
         match next(&mut buffer) {
             Ok(0) => return Ok(()),
             Ok(n) => w.write_all(buffer.get(..n).unwrap_or_default())?,
@@ -599,7 +599,7 @@ fn write_out<'o>(
     stdout: &mut impl Write,
 ) -> Result<(), String> {
     let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
-        let written = write_atomic(to, &octets()?, backup);
+        let written = write_atomic_as(to, &octets()?, backup, input::new_file_mode(path));
         input::replacing(to);
         written.map_err(|e| output::write_error(&to.display().to_string(), &e))
     };

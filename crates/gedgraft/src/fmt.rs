@@ -110,10 +110,10 @@ fn fmt_file(
     let changed = octets != original;
     let (changes, removed, added) = line_changes(&original, &octets, utf16);
     if let Some(out) = &args.output {
-        write_out(out, &octets, None, stdout)?;
+        write_out((out, path), &octets, None, stdout)?;
     } else if args.in_place {
         if changed {
-            write_out(path, &octets, args.backup.as_deref(), stdout)?;
+            write_out((path, path), &octets, args.backup.as_deref(), stdout)?;
         }
     } else if let Some(loaded) = loaded.as_ref().filter(|_| changed) {
         let mut force = ParseOptions::default();

@@ -188,6 +188,27 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
     Ok(file)
 }
 
+/// The permission bits a new file made from `path` gets (`-o OUT` where nothing is yet): the input's, as `cp`
+/// gives a copy its source's (a private file does not make a world-readable copy); `None` (0666 less the
+/// umask) for standard input, pipes and what cannot be read.
+pub fn new_file_mode(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if reads_once(path) {
+            return None;
+        }
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 /// Before the command writes `path` (`-o`, `--in-place`): what it reads there afterwards is the new file.
 pub fn replacing(path: &Path) {
     if let Ok(mut seen) = SEEN.lock() {

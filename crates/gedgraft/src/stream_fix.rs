@@ -38,8 +38,8 @@ use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, write_atomic_streamed, Change, EditError, Edited, LineDiff, Scope,
-    StreamedDiff, StreamedPatch, Warning,
+    compose_changes, write_atomic_streamed, write_atomic_streamed_as, Change, EditError, Edited,
+    LineDiff, Scope, StreamedDiff, StreamedPatch, Warning,
 };
 use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
 use gedgraft_syntax::internal::work::Dropper;
@@ -337,18 +337,19 @@ pub(crate) fn fix_streamed(
             }
         }
         None => {
-            let written = write_atomic_streamed(out_path, None, |w| {
-                let out_name = out_path.display().to_string();
-                each(&mut |octets| {
-                    w.write_all(octets)
-                        .map_err(|e| output::write_error(&out_name, &e))
-                })
-                .map(|_| ())
-                .map_err(|e| {
-                    failure = Some(e);
-                    std::io::Error::other("edit failed")
-                })
-            });
+            let written =
+                write_atomic_streamed_as(out_path, None, input::new_file_mode(path), |w| {
+                    let out_name = out_path.display().to_string();
+                    each(&mut |octets| {
+                        w.write_all(octets)
+                            .map_err(|e| output::write_error(&out_name, &e))
+                    })
+                    .map(|_| ())
+                    .map_err(|e| {
+                        failure = Some(e);
+                        std::io::Error::other("edit failed")
+                    })
+                });
             input::replacing(out_path);
             if let Some(e) = failure {
                 return whole_file_if_first(e);

@@ -4,7 +4,7 @@
 use crate::cli::{DialectArg, LayoutArgs, WriteArgs};
 use crate::fix::Eol;
 use crate::{input, output};
-use gedgraft_edit::write_atomic;
+use gedgraft_edit::write_atomic_as;
 use gedgraft_model::{from_json, write_with_report, LineEnding, WriteOptions, WriteReport};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::Dialect;
@@ -41,7 +41,7 @@ pub fn run(args: &WriteArgs) -> Result<ExitCode, String> {
     }
     let mut stdout = std::io::stdout().lock();
     match &args.output {
-        Some(out) => write_out(out, &octets, None, &mut stdout)?,
+        Some(out) => write_out((out, &args.file), &octets, None, &mut stdout)?,
         None => output::write_stdout(&mut stdout, &octets)?,
     }
     input::keep_until_exit(dataset);
@@ -101,9 +101,9 @@ pub(crate) fn write_options(
 }
 
 /// Writes `octets` to `out` as `fix -o` does: a path naming a standard stream goes through it, anything else
-/// is replaced atomically (with a backup when asked).
+/// is replaced atomically (with a backup when asked); a new file gets the permissions of `from`, the input.
 pub(crate) fn write_out(
-    out: &Path,
+    (out, from): (&Path, &Path),
     octets: &[u8],
     backup: Option<&str>,
     stdout: &mut impl Write,
@@ -111,7 +111,7 @@ pub(crate) fn write_out(
     match output::stream_named(out) {
         Some(stream) => output::write_stream(stream, octets, stdout),
         None => {
-            let written = write_atomic(out, octets, backup);
+            let written = write_atomic_as(out, octets, backup, input::new_file_mode(from));
             crate::input::replacing(out);
             written.map_err(|e| output::write_error(&out.display().to_string(), &e))
         }

@@ -884,3 +884,59 @@ fn case_4_an_access_control_list_is_kept() {
         assert_eq!(mode & 0o777, 0o640, "{args:?}: the group bits are the mask");
     }
 }
+
+/// A new file made by `-o` from a private input is private too, as `cp` makes it (it was 0644 from a 0600
+/// input); every command that writes one, streamed or whole. A file already at `-o` keeps its mode (case 3).
+#[test]
+fn case_4_a_new_output_of_a_private_input_is_private() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let mut large = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..60_000 {
+        large.extend_from_slice(format!("0 @N{i}@ NOTE a@b\n").as_bytes());
+    }
+    large.extend_from_slice(b"0 TRLR\n");
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::write(d.join("big.ged"), &large).expect("write");
+    for name in ["a.ged", "big.ged"] {
+        fs::set_permissions(d.join(name), fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let lowered = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(["lower", "a.ged"])
+        .current_dir(d)
+        .output()
+        .expect("lower");
+    fs::write(d.join("a.json"), &lowered.stdout).expect("write");
+    fs::set_permissions(d.join("a.json"), fs::Permissions::from_mode(0o600)).expect("chmod");
+    for (k, args) in [
+        &["fix", "a.ged", "-o"][..],
+        &["fix", "--escape-at", "a.ged", "-o"],
+        &["fix", "--escape-at", "big.ged", "-o"],
+        &["fix", "--repair", "big.ged", "-o"],
+        &["fix", "big.ged", "-o"],
+        &["fmt", "a.ged", "-o"],
+        &["write", "a.json", "-o"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = format!("out{k}.ged");
+        let run = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(*args)
+            .arg(&out)
+            .current_dir(d)
+            .output()
+            .expect("run");
+        assert!(
+            matches!(exit_code(&run), 0 | 1),
+            "{args:?}: {}",
+            stderr(&run)
+        );
+        let mode = fs::metadata(d.join(&out))
+            .expect("out")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{args:?}");
+    }
+}
