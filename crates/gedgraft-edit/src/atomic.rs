@@ -292,7 +292,15 @@ fn temp_file(dir: &Path, target: &Path, ending: &str, mode: u32) -> io::Result<N
     }
     #[cfg(not(unix))]
     let _ = mode;
-    builder.tempfile_in(dir)
+    // tempfile names the temporary file that could not be made ("at path …/.a.ged.XXXXXX.gedgraft.tmp"), which
+    // never existed: the caller names the file being written.
+    builder.tempfile_in(dir).map_err(|e| {
+        let text = e.to_string();
+        match text.find(" at path \"") {
+            Some(cut) => io::Error::new(e.kind(), text[..cut].to_string()),
+            None => e,
+        }
+    })
 }
 
 /// The longest file name most file systems take, in octets (`NAME_MAX`).

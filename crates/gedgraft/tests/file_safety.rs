@@ -940,3 +940,17 @@ fn case_4_a_new_output_of_a_private_input_is_private() {
         assert_eq!(mode, 0o600, "{args:?}");
     }
 }
+
+/// A temporary file that cannot be made is told as the file being written, not by the temporary name that
+/// never existed ("… at path ".out.ged.XXXXXX.gedgraft.tmp"").
+#[test]
+fn a_failed_write_names_the_file_not_its_temporary() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    let out = fix_in(d, &["--escape-at", "a.ged", "-o", "nodir/out.ged"]);
+    assert_eq!(exit_code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("cannot write nodir/out.ged: "), "{err}");
+    assert!(!err.contains("gedgraft.tmp"), "{err}");
+}
