@@ -121,6 +121,7 @@ pub use repair::{
     WHOLE_FILE_CODES,
 };
 pub use scope::Scope;
+pub use unified::quote_path;
 
 /// The README's examples, compiled and run as doctests so they cannot drift.
 #[cfg(doctest)]

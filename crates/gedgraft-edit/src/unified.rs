@@ -387,3 +387,40 @@ mod tests {
         );
     }
 }
+
+/// A file name as the `---` and `+++` lines of a unified diff give it: as it is, or quoted as git quotes it
+/// (C escapes inside `"…"`, which GNU `patch` and `git apply` read) when it holds a control character, a `"` or
+/// a `\`: a line break in a name would end the header line, and `patch` would edit another file (`a` for
+/// `a<LF>b.ged`). Other characters, non-ASCII letters included, stay as they are.
+///
+/// ```
+/// assert_eq!(gedgraft_edit::quote_path("a/Müller.ged"), "a/Müller.ged");
+/// assert_eq!(gedgraft_edit::quote_path("a/a\nb.ged"), r#""a/a\nb.ged""#);
+/// assert_eq!(gedgraft_edit::quote_path("b/x\u{1b}[2K\"y"), r#""b/x\033[2K\"y""#);
+/// ```
+pub fn quote_path(name: &str) -> String {
+    if !name
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return name.to_string();
+    }
+    let mut out = String::from('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

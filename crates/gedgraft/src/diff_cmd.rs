@@ -58,8 +58,8 @@ fn text(old: &(String, Dataset), new: &(String, Dataset), changes: &Changes) -> 
         return out;
     }
     let (a, b) = (&old.1, &new.1);
-    let _ = writeln!(out, "--- {}", old.0);
-    let _ = writeln!(out, "+++ {}", new.0);
+    let _ = writeln!(out, "--- {}", gedgraft_edit::quote_path(&old.0));
+    let _ = writeln!(out, "+++ {}", gedgraft_edit::quote_path(&new.0));
     for change in changes {
         // File text is printed for a terminal: control characters escaped, as `check` shows them.
         let _ = writeln!(out, "{}", printable(change.to_string()));

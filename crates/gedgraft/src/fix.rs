@@ -13,8 +13,8 @@
 use crate::cli::FixArgs;
 use crate::{input, output};
 use gedgraft_edit::{
-    check_replaceable, compose_changes, write_atomic_as, write_atomic_streamed_as, Change,
-    EditError, Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
+    check_replaceable, compose_changes, quote_path, write_atomic_as, write_atomic_streamed_as,
+    Change, EditError, Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -691,7 +691,10 @@ fn repairs_alone(
         // The patch, unless only the whole file can make it (UTF-16, a change after the last line break): then
         // the whole-file path makes it, or says why it cannot.
         let path = name.trim_start_matches('/');
-        let names = (format!("a/{path}"), format!("b/{path}"));
+        let names = (
+            quote_path(&format!("a/{path}")),
+            quote_path(&format!("b/{path}")),
+        );
         let names = (names.0.as_str(), names.1.as_str());
         let Some((patch, counts)) =
             StreamedPatch::of_octets(&bytes, &new, &changes, &stream, names)
@@ -724,8 +727,8 @@ pub(crate) fn review_diff(name: &str, diff: &LineDiff) -> String {
     let (old, new) = diff.encodings();
     let path = name.trim_start_matches('/');
     diff.unified(
-        &format!("a/{path} ({})", old.name()),
-        &format!("b/{path} ({})", new.name()),
+        &format!("{} ({})", quote_path(&format!("a/{path}")), old.name()),
+        &format!("{} ({})", quote_path(&format!("b/{path}")), new.name()),
     )
 }
 
@@ -753,8 +756,8 @@ fn octets_patch(
         new_bytes,
         new_encoding,
         changes,
-        &format!("a/{path}"),
-        &format!("b/{path}"),
+        &quote_path(&format!("a/{path}")),
+        &quote_path(&format!("b/{path}")),
     )
     .ok_or_else(|| {
         format!(

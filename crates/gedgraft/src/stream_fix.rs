@@ -38,8 +38,8 @@ use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, write_atomic_streamed, write_atomic_streamed_as, Change, EditError, Edited,
-    LineDiff, Scope, StreamedDiff, StreamedPatch, Warning,
+    compose_changes, quote_path, write_atomic_streamed, write_atomic_streamed_as, Change,
+    EditError, Edited, LineDiff, Scope, StreamedDiff, StreamedPatch, Warning,
 };
 use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
 use gedgraft_syntax::internal::work::Dropper;
@@ -286,8 +286,10 @@ pub(crate) fn fix_streamed(
                 Some(patch) => {
                     let path = name.trim_start_matches('/');
                     // A patch the batches cannot make: the whole-file path makes it, nothing written yet.
-                    let Some(text) = patch.finish(&format!("a/{path}"), &format!("b/{path}"))
-                    else {
+                    let Some(text) = patch.finish(
+                        &quote_path(&format!("a/{path}")),
+                        &quote_path(&format!("b/{path}")),
+                    ) else {
                         return Ok(None);
                     };
                     text

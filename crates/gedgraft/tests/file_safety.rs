@@ -954,3 +954,27 @@ fn a_failed_write_names_the_file_not_its_temporary() {
     assert!(err.contains("cannot write nodir/out.ged: "), "{err}");
     assert!(!err.contains("gedgraft.tmp"), "{err}");
 }
+
+/// A file name with a line break or a quote is quoted in the patch's and the review diff's headers as git
+/// quotes it: raw, `a<LF>b.ged` wrote `--- a/a` and a line `b.ged`, and `patch` edited the file `a`.
+#[test]
+fn names_that_would_break_a_patch_header_are_quoted() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let name = "a\nb\"c.ged";
+    fs::write(d.join(name), SAMPLE).expect("write");
+    let patch = fix_in(d, &["--escape-at", "--patch", name]);
+    assert_eq!(exit_code(&patch), 0, "{}", stderr(&patch));
+    let text = String::from_utf8_lossy(&patch.stdout).to_string();
+    assert!(
+        text.starts_with("--- \"a/a\\nb\\\"c.ged\"\n+++ \"b/a\\nb\\\"c.ged\"\n@@ "),
+        "{text}"
+    );
+    let review = fix_in(d, &["--escape-at", name]);
+    let text = String::from_utf8_lossy(&review.stdout).to_string();
+    assert!(text.starts_with("--- \"a/a\\nb\\\"c.ged\" ("), "{text}");
+    // A plain name, non-ASCII letters included, is as it is.
+    fs::write(d.join("Müller.ged"), SAMPLE).expect("write");
+    let plain = fix_in(d, &["--escape-at", "--patch", "Müller.ged"]);
+    assert!(String::from_utf8_lossy(&plain.stdout).starts_with("--- a/Müller.ged\n"));
+}
