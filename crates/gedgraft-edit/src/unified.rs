@@ -361,33 +361,6 @@ pub(crate) fn join((po, pn): &mut Window, (wo, wn): &Window) {
     pn.end = pn.end.max(wn.end);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::differing_octets;
-
-    #[test]
-    fn the_first_differing_run_is_shown() {
-        let d = |a: &[u8], b: &[u8]| {
-            let (x, y) = differing_octets(a, b);
-            format!("{x} → {y}")
-        };
-        assert_eq!(
-            d(
-                b"Jos\xE2e /Garc\xE2ia/\n",
-                b"Jose\xCC\x81 /Garci\xCC\x81a/\n"
-            ),
-            "E2 65 → 65 CC 81"
-        );
-        assert_eq!(d(b"caf\xE9\r\n", b"caf\xC3\xA9\r\n"), "E9 → C3 A9");
-        assert_eq!(d(b"ab\n", b"ab\r\n"), "(none) → 0D");
-        assert_eq!(d(b"a", b"0\x001"), "61 → 30 00 31");
-        assert_eq!(
-            d(&[0x30; 20], &[0x31; 20]),
-            "30 30 30 30 30 30 30 30 … → 31 31 31 31 31 31 31 31 …"
-        );
-    }
-}
-
 /// A file name as the `---` and `+++` lines of a unified diff give it: as it is, or quoted as git quotes it
 /// (C escapes inside `"…"`, which GNU `patch` and `git apply` read) when it holds a control character, a `"` or
 /// a `\`: a line break in a name would end the header line, and `patch` would edit another file (`a` for
@@ -423,4 +396,31 @@ pub fn quote_path(name: &str) -> String {
     }
     out.push('"');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differing_octets;
+
+    #[test]
+    fn the_first_differing_run_is_shown() {
+        let d = |a: &[u8], b: &[u8]| {
+            let (x, y) = differing_octets(a, b);
+            format!("{x} → {y}")
+        };
+        assert_eq!(
+            d(
+                b"Jos\xE2e /Garc\xE2ia/\n",
+                b"Jose\xCC\x81 /Garci\xCC\x81a/\n"
+            ),
+            "E2 65 → 65 CC 81"
+        );
+        assert_eq!(d(b"caf\xE9\r\n", b"caf\xC3\xA9\r\n"), "E9 → C3 A9");
+        assert_eq!(d(b"ab\n", b"ab\r\n"), "(none) → 0D");
+        assert_eq!(d(b"a", b"0\x001"), "61 → 30 00 31");
+        assert_eq!(
+            d(&[0x30; 20], &[0x31; 20]),
+            "30 30 30 30 30 30 30 30 … → 31 31 31 31 31 31 31 31 …"
+        );
+    }
 }
