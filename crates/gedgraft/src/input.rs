@@ -209,7 +209,8 @@ pub fn new_file_mode(path: &Path) -> Option<u32> {
     }
 }
 
-/// Before the command writes `path` (`-o`, `--in-place`): what it reads there afterwards is the new file.
+/// Once the command has written `path` (`-o`, `--in-place`): what it reads there afterwards is the new file,
+/// not the input changed under it.
 pub fn replacing(path: &Path) {
     if let Ok(mut seen) = SEEN.lock() {
         seen.remove(path);
