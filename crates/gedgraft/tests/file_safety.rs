@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use tempfile::TempDir;
 
-use common::{exit_code, fix_command, fix_in, stderr, stdout_lossy};
+use common::{exit_code, fix_command, fix_in, gedgraft_command, stderr, stdout_lossy};
 
 /// A file with a bare `@` for `--escape-at` to change.
 const SAMPLE: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n0 TRLR\n";
@@ -760,9 +760,7 @@ fn standard_error_that_fails_neither_panics_nor_stops_the_files() {
             2,
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(args)
-            .current_dir(d)
+        let out = gedgraft_command(d, args)
             .stderr(full())
             .output()
             .expect("run");
@@ -770,8 +768,7 @@ fn standard_error_that_fails_neither_panics_nor_stops_the_files() {
     }
     // A help that cannot be written is not a success (`ls --help > /dev/full`).
     for args in [&["--help"][..], &["--version"], &["fix", "--help"]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(args)
+        let out = gedgraft_command(d, args)
             .stdout(full())
             .output()
             .expect("run");
@@ -810,11 +807,7 @@ fn case_1f_backup_without_in_place_is_refused() {
         &["fmt", "--backup", ".orig", "a.ged", "-o", "out.ged"],
         &["fmt", "--backup", ".orig", "a.ged", "--check"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(args)
-            .current_dir(d)
-            .output()
-            .expect("run");
+        let out = gedgraft_command(d, args).output().expect("run");
         assert_eq!(exit_code(&out), 2, "{args:?}");
         assert!(
             stderr(&out).contains("--backup"),
@@ -901,9 +894,7 @@ fn case_4_a_new_output_of_a_private_input_is_private() {
     for name in ["a.ged", "big.ged"] {
         fs::set_permissions(d.join(name), fs::Permissions::from_mode(0o600)).expect("chmod");
     }
-    let lowered = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-        .args(["lower", "a.ged"])
-        .current_dir(d)
+    let lowered = gedgraft_command(d, &["lower", "a.ged"])
         .output()
         .expect("lower");
     fs::write(d.join("a.json"), &lowered.stdout).expect("write");
@@ -921,12 +912,7 @@ fn case_4_a_new_output_of_a_private_input_is_private() {
     .enumerate()
     {
         let out = format!("out{k}.ged");
-        let run = Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(*args)
-            .arg(&out)
-            .current_dir(d)
-            .output()
-            .expect("run");
+        let run = gedgraft_command(d, args).arg(&out).output().expect("run");
         assert!(
             matches!(exit_code(&run), 0 | 1),
             "{args:?}: {}",

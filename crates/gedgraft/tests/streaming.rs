@@ -754,10 +754,12 @@ fn records_after_a_trailer_are_repaired_streamed_as_whole() {
         let file = dir.join(format!("f{i}.ged"));
         let out = dir.join("out.ged");
         let path = file.to_str().expect("UTF-8");
-        let run = std::process::Command::new(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(["fix", "--repair", path, "-o", out.to_str().expect("UTF-8")])
-            .output()
-            .expect("run");
+        let run = gedgraft_command(
+            &dir,
+            &["fix", "--repair", path, "-o", out.to_str().expect("UTF-8")],
+        )
+        .output()
+        .expect("run");
         assert_eq!(
             run.status.code(),
             Some(0),
