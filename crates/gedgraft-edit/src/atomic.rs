@@ -79,10 +79,10 @@ pub fn write_atomic_with(
     )
 }
 
-/// [`write_atomic`] for a file made from another (`fix IN -o OUT`): when nothing is at `path` yet, the new file
-/// gets `new_mode`'s permission bits (the input's, less set-user-ID and set-group-ID), less the umask, as `cp`
-/// gives a copy its source's: a private input does not make a world-readable copy. A file already there keeps
-/// its own mode, as always.
+/// [`write_atomic_streamed`] for a file made from another (`fix IN -o OUT`): when nothing is at `path` yet, the
+/// new file gets `new_mode`'s permission bits (the input's, less set-user-ID and set-group-ID), less the umask,
+/// as `cp` gives a copy its source's: a private input does not make a world-readable copy. A file already there
+/// keeps its own mode, as always.
 ///
 /// ```
 /// # #[cfg(unix)] {
@@ -90,27 +90,12 @@ pub fn write_atomic_with(
 /// let dir = std::env::temp_dir().join(format!("gedgraft-edit-doc4-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let path = dir.join("copy.ged");
-/// gedgraft_edit::write_atomic_as(&path, b"0 HEAD\n0 TRLR\n", None, Some(0o600)).unwrap();
+/// let octets = b"0 HEAD\n0 TRLR\n";
+/// gedgraft_edit::write_atomic_streamed_as(&path, None, Some(0o600), |out| out.write_all(octets)).unwrap();
 /// assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # }
 /// ```
-pub fn write_atomic_as(
-    path: &Path,
-    bytes: &[u8],
-    backup: Option<&str>,
-    new_mode: Option<u32>,
-) -> io::Result<()> {
-    write_atomic_from(
-        path,
-        backup,
-        new_mode,
-        |out| out.write_all(bytes),
-        |_| Ok(()),
-    )
-}
-
-/// [`write_atomic_streamed`] with the mode of a new file given, as [`write_atomic_as`] takes it.
 pub fn write_atomic_streamed_as(
     path: &Path,
     backup: Option<&str>,

@@ -50,10 +50,7 @@ struct LineInfo {
 fn line_info(node: &SyntaxNode) -> LineInfo {
     let tokens: Vec<SyntaxToken> = render::first_line_tokens(node).collect();
     let find = |kind| tokens.iter().position(|t| t.kind() == kind);
-    let level = tokens
-        .iter()
-        .find_map(|t| Level::cast(t.clone()))
-        .map_or(0, |l| l.value());
+    let level = level_of(&tokens);
     LineInfo {
         tag: find(SyntaxKind::Tag),
         xref: find(SyntaxKind::Xref),
@@ -63,25 +60,11 @@ fn line_info(node: &SyntaxNode) -> LineInfo {
     }
 }
 
-/// A line's level and the child index after its last token, as [`line_info`] gives them, read without holding
-/// the line's tokens (a line of a million tokens made a million red tokens for each caller: #12).
-struct LineExtent {
-    level: usize,
-    end: usize,
-}
-
-fn line_extent(node: &SyntaxNode) -> LineExtent {
-    let (mut level, mut end) = (None, 0);
-    for t in render::first_line_tokens(node) {
-        end += 1;
-        if level.is_none() {
-            level = Level::cast(t).map(|l| l.value());
-        }
-    }
-    LineExtent {
-        level: level.unwrap_or(0),
-        end,
-    }
+/// The level a line's tokens give (0 without one).
+fn level_of(tokens: &[SyntaxToken]) -> usize {
+    (tokens.iter())
+        .find_map(|t| Level::cast(t.clone()))
+        .map_or(0, |l| l.value())
 }
 
 fn concat(tokens: &[SyntaxToken]) -> String {

@@ -104,7 +104,7 @@ mod transform;
 mod unified;
 
 pub use atomic::{
-    check_backup_suffix, check_replaceable, write_atomic, write_atomic_as, write_atomic_streamed,
+    check_backup_suffix, check_replaceable, write_atomic, write_atomic_streamed,
     write_atomic_streamed_as, write_atomic_with,
 };
 pub use diff::{unified_diff, LineDiff};

@@ -78,7 +78,7 @@ impl Picker {
         let index = self.by_xref.get_or_init(|| {
             let mut index: std::collections::HashMap<String, Vec<Structure>> = Default::default();
             for record in self.document.records() {
-                if let Some(xref) = record.xref().filter(|_| record.is_record()) {
+                if let Some(xref) = record_xref(&record) {
                     index
                         .entry(xref.id().to_string())
                         .or_default()
@@ -115,9 +115,14 @@ impl Pick {
         match self {
             Pick::Any => true,
             Pick::Tag(tag) => s.tag().is_some_and(|t| t.text() == tag),
-            Pick::Xref(id) => s.is_record() && s.xref().is_some_and(|x| x.id() == id),
+            Pick::Xref(id) => record_xref(s).is_some_and(|x| x.id() == id),
         }
     }
+}
+
+/// The identifier an `@ID@` step matches a structure by: a record's own (not a substructure's).
+fn record_xref(s: &Structure) -> Option<crate::ast::XrefId> {
+    s.xref().filter(|_| s.is_record())
 }
 
 impl Selector {
@@ -202,10 +207,9 @@ impl Selector {
     /// The structures the path picks, in file order, each once.
     pub fn select(&self, document: &Document) -> Vec<Structure> {
         self.select_with(document, &|id| {
-            let pick = Pick::Xref(id.to_string());
             (document.records())
                 .map(|r| (*r).clone())
-                .filter(|r| pick.matches(r))
+                .filter(|r| record_xref(r).is_some_and(|x| x.id() == id))
                 .collect()
         })
     }

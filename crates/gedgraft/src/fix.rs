@@ -13,8 +13,8 @@
 use crate::cli::FixArgs;
 use crate::{input, output};
 use gedgraft_edit::{
-    check_replaceable, compose_changes, quote_path, write_atomic_as, write_atomic_streamed_as,
-    Change, EditError, Edited, Editor, LineBreak, LineDiff, RawOctets, Scope, StreamedPatch,
+    check_replaceable, compose_changes, quote_path, Change, EditError, Edited, Editor, LineBreak,
+    LineDiff, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -572,7 +572,7 @@ fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), Stri
         }
     }
     let mut read_failed = None;
-    let written = write_atomic_streamed_as(out, None, input::new_file_mode(path), |w| loop {
+    let written = output::replace_file((out, path), None, |w| loop {
         match next(&mut buffer) {
             Ok(0) => return Ok(()),
             Ok(n) => w.write_all(buffer.get(..n).unwrap_or_default())?,
@@ -583,7 +583,6 @@ fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), Stri
             }
         }
     });
-    input::replacing(out);
     match read_failed {
         Some(e) => Err(e),
         None => written.map_err(|e| output::write_error(&out.display().to_string(), &e)),
@@ -599,9 +598,9 @@ fn write_out<'o>(
     stdout: &mut impl Write,
 ) -> Result<(), String> {
     let write = |to: &Path, backup: Option<&str>| -> Result<(), String> {
-        let written = write_atomic_as(to, &octets()?, backup, input::new_file_mode(path));
-        input::replacing(to);
-        written.map_err(|e| output::write_error(&to.display().to_string(), &e))
+        let octets = octets()?;
+        output::replace_file((to, path), backup, |w| w.write_all(&octets))
+            .map_err(|e| output::write_error(&to.display().to_string(), &e))
     };
     if let Some(out) = &args.output {
         match output::stream_named(out) {
@@ -690,11 +689,7 @@ fn repairs_alone(
     let counts = if args.reviews() && args.patch {
         // The patch, unless only the whole file can make it (UTF-16, a change after the last line break): then
         // the whole-file path makes it, or says why it cannot.
-        let path = name.trim_start_matches('/');
-        let names = (
-            quote_path(&format!("a/{path}")),
-            quote_path(&format!("b/{path}")),
-        );
+        let names = header_names(&name);
         let names = (names.0.as_str(), names.1.as_str());
         let Some((patch, counts)) =
             StreamedPatch::of_octets(&bytes, &new, &changes, &stream, names)
@@ -725,10 +720,20 @@ fn repairs_alone(
 /// The review diff of a file: decoded text, with the encodings named in the header (`--- a/f.ged (ANSEL)`).
 pub(crate) fn review_diff(name: &str, diff: &LineDiff) -> String {
     let (old, new) = diff.encodings();
-    let path = name.trim_start_matches('/');
+    let (a, b) = header_names(name);
     diff.unified(
-        &format!("{} ({})", quote_path(&format!("a/{path}")), old.name()),
-        &format!("{} ({})", quote_path(&format!("b/{path}")), new.name()),
+        &format!("{a} ({})", old.name()),
+        &format!("{b} ({})", new.name()),
+    )
+}
+
+/// The old and new names that a diff or patch header gives the file `name` (`a/f.ged`, `b/f.ged`), quoted when
+/// the name would break the header line ([`quote_path`]).
+pub(crate) fn header_names(name: &str) -> (String, String) {
+    let path = name.trim_start_matches('/');
+    (
+        quote_path(&format!("a/{path}")),
+        quote_path(&format!("b/{path}")),
     )
 }
 
@@ -749,15 +754,15 @@ fn octets_patch(
             &new_owned[..]
         }
     };
-    let path = name.trim_start_matches('/');
+    let (a, b) = header_names(name);
     gedgraft_edit::octet_patch(
         &old_bytes,
         old_encoding,
         new_bytes,
         new_encoding,
         changes,
-        &quote_path(&format!("a/{path}")),
-        &quote_path(&format!("b/{path}")),
+        &a,
+        &b,
     )
     .ok_or_else(|| {
         format!(

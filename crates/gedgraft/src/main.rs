@@ -37,18 +37,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// a failure.
 fn arguments_refused(e: &clap::Error) -> ExitCode {
     match e.print() {
-        // A reader that has seen enough (`gedgraft --help | head`), as every command takes it.
-        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
-        Err(write) if write.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
-        }
-        Err(write) => {
+        // A reader that has seen enough (`gedgraft --help | head`) is no failure, as every command takes it.
+        Err(write) if write.kind() != std::io::ErrorKind::BrokenPipe => {
             output::to_stderr(format_args!(
                 "gedgraft: {}\n",
                 output::write_error("standard output", &write)
             ));
             ExitCode::from(2)
         }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
     }
 }
 

@@ -129,6 +129,21 @@ pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Re
     }
 }
 
+/// Writes the file `out` (`-o OUT`, or the input itself in place) made from the input `from`, atomically, with
+/// a backup when asked ([`gedgraft_edit::write_atomic_streamed_as`]): a new `out` gets the input's permissions
+/// ([`crate::input::new_file_mode`]), and what the command reads at `out` afterwards is the new file
+/// ([`crate::input::replacing`]). The one way the commands write a file.
+pub fn replace_file(
+    (out, from): (&Path, &Path),
+    backup: Option<&str>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mode = crate::input::new_file_mode(from);
+    let written = gedgraft_edit::write_atomic_streamed_as(out, backup, mode, fill);
+    crate::input::replacing(out);
+    written
+}
+
 /// Writes a message to standard error. A failed write (`2>/dev/full`, a closed pipe) is let go: it must not
 /// panic (exit 101) or stop the files still to do, and the exit status still tells what happened, as with
 /// `cat missing 2>/dev/full`.

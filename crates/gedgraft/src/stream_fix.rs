@@ -38,8 +38,8 @@ use crate::cli::FixArgs;
 use crate::fix::{in_scope, run_stage_of_batch, Plan, Report, SetValue, Stage};
 use crate::{input, output};
 use gedgraft_edit::{
-    compose_changes, quote_path, write_atomic_streamed, write_atomic_streamed_as, Change,
-    EditError, Edited, LineDiff, Scope, StreamedDiff, StreamedPatch, Warning,
+    compose_changes, Change, EditError, Edited, LineDiff, Scope, StreamedDiff, StreamedPatch,
+    Warning,
 };
 use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
 use gedgraft_syntax::internal::work::Dropper;
@@ -284,12 +284,9 @@ pub(crate) fn fix_streamed(
             (totals.removed, totals.added) = (diff.removed(), diff.added());
             let text = match patch {
                 Some(patch) => {
-                    let path = name.trim_start_matches('/');
+                    let (a, b) = crate::fix::header_names(&name);
                     // A patch the batches cannot make: the whole-file path makes it, nothing written yet.
-                    let Some(text) = patch.finish(
-                        &quote_path(&format!("a/{path}")),
-                        &quote_path(&format!("b/{path}")),
-                    ) else {
+                    let Some(text) = patch.finish(&a, &b) else {
                         return Ok(None);
                     };
                     text
@@ -306,7 +303,7 @@ pub(crate) fn fix_streamed(
         // The new file is written next to the original and renamed over it only if something changed:
         // an unchanged file is not touched (its temporary copy is dropped).
         let mut unchanged = false;
-        let written = write_atomic_streamed(path, args.backup.as_deref(), |w| {
+        let written = output::replace_file((path, path), args.backup.as_deref(), |w| {
             let name = &name;
             match each(&mut |octets| {
                 (w.write_all(octets)).map_err(|e| output::write_error(name, &e))
@@ -322,7 +319,6 @@ pub(crate) fn fix_streamed(
                 }
             }
         });
-        input::replacing(path);
         if let Some(e) = failure {
             return whole_file_if_first(e);
         }
@@ -339,20 +335,18 @@ pub(crate) fn fix_streamed(
             }
         }
         None => {
-            let written =
-                write_atomic_streamed_as(out_path, None, input::new_file_mode(path), |w| {
-                    let out_name = out_path.display().to_string();
-                    each(&mut |octets| {
-                        w.write_all(octets)
-                            .map_err(|e| output::write_error(&out_name, &e))
-                    })
-                    .map(|_| ())
-                    .map_err(|e| {
-                        failure = Some(e);
-                        std::io::Error::other("edit failed")
-                    })
-                });
-            input::replacing(out_path);
+            let written = output::replace_file((out_path, path), None, |w| {
+                let out_name = out_path.display().to_string();
+                each(&mut |octets| {
+                    w.write_all(octets)
+                        .map_err(|e| output::write_error(&out_name, &e))
+                })
+                .map(|_| ())
+                .map_err(|e| {
+                    failure = Some(e);
+                    std::io::Error::other("edit failed")
+                })
+            });
             if let Some(e) = failure {
                 return whole_file_if_first(e);
             }

@@ -4,7 +4,6 @@
 use crate::cli::{DialectArg, LayoutArgs, WriteArgs};
 use crate::fix::Eol;
 use crate::{input, output};
-use gedgraft_edit::write_atomic_as;
 use gedgraft_model::{from_json, write_with_report, LineEnding, WriteOptions, WriteReport};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::Dialect;
@@ -110,11 +109,8 @@ pub(crate) fn write_out(
 ) -> Result<(), String> {
     match output::stream_named(out) {
         Some(stream) => output::write_stream(stream, octets, stdout),
-        None => {
-            let written = write_atomic_as(out, octets, backup, input::new_file_mode(from));
-            crate::input::replacing(out);
-            written.map_err(|e| output::write_error(&out.display().to_string(), &e))
-        }
+        None => output::replace_file((out, from), backup, |w| w.write_all(octets))
+            .map_err(|e| output::write_error(&out.display().to_string(), &e)),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Re-wrapping string payloads: splitting lines over the limit ([`Editor::rewrap`]) and joining needless `CONC`
 //! splits ([`Editor::join_conc`]), two edits a reviewer asks for separately.
 
-use super::{check_limit, concat, continuation_nodes, line_extent, line_info, Editor, LineInfo};
+use super::{check_limit, concat, continuation_nodes, level_of, line_info, Editor, LineInfo};
 use crate::dialect;
 use crate::error::{EditError, Warning};
 use crate::render::{
@@ -32,6 +32,14 @@ struct L {
     tokens: Vec<SyntaxToken>,
     payload: Vec<SyntaxToken>,
     octets: usize,
+}
+
+/// The level of a structure's first line and the child index after it, from the tokens its `L` (the first of
+/// `lines`) holds: a line of a million tokens is not read again (#12).
+fn first_line_extent(lines: &[L]) -> (usize, usize) {
+    lines
+        .first()
+        .map_or((0, 0), |l| (level_of(&l.tokens), l.tokens.len()))
 }
 
 impl L {
@@ -276,7 +284,7 @@ impl Editor<'_> {
         edit: usize,
         refuse: Option<&'static str>,
     ) -> Result<bool, &'static str> {
-        let info = line_extent(node);
+        let (first_level, first_end) = first_line_extent(lines);
         let style = render::Style::near(node, self.parse, None);
         let mut changed = false;
         for line in lines.iter().filter(|l| l.octets > limit) {
@@ -290,7 +298,7 @@ impl Editor<'_> {
             let head_text = concat(&line.tokens[..=ti]);
             let budget = Budget {
                 limit,
-                ..self.budget(&head_text, &line_style, info.level, encoding)
+                ..self.budget(&head_text, &line_style, first_level, encoding)
             };
             let laid = lay_out_segments([units], budget);
             if laid.more.is_empty() {
@@ -303,7 +311,7 @@ impl Editor<'_> {
             let (mut with, concs) = relaid(
                 &laid,
                 &line_style,
-                info.level,
+                first_level,
                 &line_style.line_break,
                 old_break.as_deref(),
             );
@@ -311,7 +319,7 @@ impl Editor<'_> {
                 None => {
                     with.extend(concs);
                     self.splices
-                        .push(Splice::new(node, ti + 1..info.end, with, edit));
+                        .push(Splice::new(node, ti + 1..first_end, with, edit));
                 }
                 Some(i) => {
                     let len = line.tokens.len();
@@ -336,7 +344,7 @@ impl Editor<'_> {
         edit: usize,
         refuse: Option<&'static str>,
     ) -> Result<bool, &'static str> {
-        let info = line_extent(node);
+        let (first_level, first_end) = first_line_extent(lines);
         // Segments: a head line (the first line or a CONT line) and the CONC lines after it.
         let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
         for (i, l) in lines.iter().enumerate() {
@@ -375,7 +383,7 @@ impl Editor<'_> {
             seg_style.line_break = line_break.clone();
             let budget = Budget {
                 limit,
-                ..self.budget(&head_text, &seg_style, info.level, encoding)
+                ..self.budget(&head_text, &seg_style, first_level, encoding)
             };
             let laid = lay_out_segments([units], budget);
             // The same units on lines of the same octet lengths are the same lines (no unit is empty).
@@ -394,14 +402,14 @@ impl Editor<'_> {
             let (mut with, concs) = relaid(
                 &laid,
                 &seg_style,
-                info.level,
+                first_level,
                 &line_break,
                 last_break.as_deref(),
             );
             let conc_range = match (seg_lines.get(1), seg_lines.last()) {
                 (Some(a), Some(b)) => a.index.unwrap_or(0)..b.index.unwrap_or(0) + 1,
                 _ => {
-                    let after = head.index.map_or(info.end, |i| i + 1);
+                    let after = head.index.map_or(first_end, |i| i + 1);
                     after..after
                 }
             };
@@ -409,7 +417,7 @@ impl Editor<'_> {
                 None => {
                     // The first line: its payload and the CONC lines after it are one run of children.
                     with.extend(concs);
-                    let end = conc_range.end.max(info.end);
+                    let end = conc_range.end.max(first_end);
                     self.splices
                         .push(Splice::new(node, ti + 1..end, with, edit));
                 }
