@@ -146,6 +146,12 @@ const CASES: &[Case] = &[
         commands: &[SET_NOTE, SET_NOTE_CHECK],
     },
     Case {
+        name: "bare-ats",
+        what: "one line of `x@` pairs: a token per octet",
+        generate: bare_ats,
+        commands: &[CHECK, LOWER, FIX_O, REPAIR],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -167,6 +173,13 @@ fn nul_octets(n: usize) -> Vec<u8> {
 
 fn at_signs(n: usize) -> Vec<u8> {
     vec![b'@'; n]
+}
+
+fn bare_ats(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
+    out.extend_from_slice("x@".repeat(n / 2).as_bytes());
+    out.extend_from_slice(b"\n0 TRLR\n");
+    out
 }
 
 fn random_octets(n: usize) -> Vec<u8> {

@@ -163,13 +163,14 @@ impl<'a> Reading<'a> {
             let line = self.lines.next()?;
             if keep_all || line.end > at {
                 let from = self.text.len();
+                self.text.push_str(&line.spilled);
                 for piece in &line.pieces {
                     self.text.push_str(piece);
                 }
                 self.held.push_back((line.number, from..self.text.len()));
             }
             self.current = Some((line.number, line.start, line.end));
-            self.lines.recycle(line.pieces);
+            self.lines.recycle(line);
         }
     }
 
@@ -210,7 +211,7 @@ impl<'a> Reading<'a> {
     /// Reads to the end; gives how many lines the side has.
     fn finish(&mut self) -> usize {
         while let Some(line) = self.lines.next() {
-            self.lines.recycle(line.pieces);
+            self.lines.recycle(line);
         }
         self.lines.done.next_number
     }
@@ -227,13 +228,22 @@ struct LineReader<'a> {
     finished: bool,
 }
 
-/// One line read: its number (from 0), its text range, and its text in pieces (its break included).
+/// One line read: its number (from 0), its text range, and its text (its break included): `spilled`, then
+/// `pieces`.
 struct ReadLine<'a> {
     number: usize,
     start: usize,
     end: usize,
+    spilled: String,
     pieces: Vec<&'a str>,
 }
+
+/// Most pieces a line holds as pieces; past them its text is copied (#12: a line of a million tokens is a
+/// million pieces of 16 octets each, where its text is a few octets a token).
+const MAX_PIECES: usize = 64;
+
+/// Most room a text or piece list kept for reuse may have.
+const MAX_KEPT: usize = 1 << 12;
 
 /// The lines completed and not yet taken, and the line being read.
 #[derive(Default)]
@@ -241,23 +251,39 @@ struct Completed<'a> {
     ready: VecDeque<ReadLine<'a>>,
     next_number: usize,
     line_start: usize,
+    spilled: String,
     pieces: Vec<&'a str>,
-    /// Piece lists to reuse.
-    spare: Vec<Vec<&'a str>>,
+    /// Texts and piece lists to reuse.
+    spare: Vec<(String, Vec<&'a str>)>,
 }
 
 impl<'a> Completed<'a> {
     /// A line starts at `at`: the current one is complete.
     fn start_line(&mut self, at: usize) {
-        let pieces = std::mem::replace(&mut self.pieces, self.spare.pop().unwrap_or_default());
+        let (spilled, pieces) = self.spare.pop().unwrap_or_default();
+        let spilled = std::mem::replace(&mut self.spilled, spilled);
+        let pieces = std::mem::replace(&mut self.pieces, pieces);
         self.ready.push_back(ReadLine {
             number: self.next_number,
             start: self.line_start,
             end: at,
+            spilled,
             pieces,
         });
         self.next_number += 1;
         self.line_start = at;
+    }
+
+    /// Adds a piece of text to the line being read.
+    fn push(&mut self, piece: &'a str) {
+        if self.pieces.len() < MAX_PIECES {
+            self.pieces.push(piece);
+            return;
+        }
+        for p in self.pieces.drain(..) {
+            self.spilled.push_str(p);
+        }
+        self.spilled.push_str(piece);
     }
 }
 
@@ -301,16 +327,20 @@ impl<'a> LineReader<'a> {
         let pos = self.pos;
         let done = &mut self.done;
         self.cursor.feed_text(text, pos, |cut| match cut {
-            TextCut::Text(piece) => done.pieces.push(piece),
+            TextCut::Text(piece) => done.push(piece),
             TextCut::LineStart(start) => done.start_line(start.at),
         });
         self.pos = pos + text.len();
     }
 
-    /// Gives back a line's piece list, to reuse.
-    fn recycle(&mut self, mut pieces: Vec<&'a str>) {
-        pieces.clear();
-        self.done.spare.push(pieces);
+    /// Gives back a line's text and piece list, to reuse.
+    fn recycle(&mut self, line: ReadLine<'a>) {
+        let (mut spilled, mut pieces) = (line.spilled, line.pieces);
+        if spilled.capacity() <= MAX_KEPT && pieces.capacity() <= MAX_KEPT {
+            spilled.clear();
+            pieces.clear();
+            self.done.spare.push((spilled, pieces));
+        }
     }
 }
 
@@ -353,6 +383,28 @@ pub(crate) mod tests {
         assert_eq!(want, (432, 432));
         assert_eq!(got, Some(want), "read window by window");
         assert_eq!(edited.line_counts(), want);
+    }
+
+    /// #12: a line of more tokens than [`MAX_PIECES`] is read as text; its counts are the reference's.
+    #[test]
+    fn a_line_of_many_tokens_is_counted_as_the_reference_counts_it() {
+        for n in [
+            MAX_PIECES / 2 - 1,
+            MAX_PIECES / 2,
+            MAX_PIECES,
+            3 * MAX_PIECES + 1,
+        ] {
+            let note = "x@@".repeat(n);
+            let file =
+                format!("0 HEAD\n0 @N1@ NOTE {note}\n0 @N2@ NOTE {note}\n1 CONT z\n0 TRLR\n");
+            let old = gedgraft_syntax::parse(file.as_bytes());
+            let mut editor = Editor::new(&old);
+            editor.rename_tag("NOTE", "_NT", None).unwrap();
+            let edited = editor.apply().unwrap();
+            let (want, got) = both(&old, edited.parse(), edited.changed_ranges());
+            assert_eq!(want, (2, 2), "{n}");
+            assert_eq!(got, Some(want), "{n}");
+        }
     }
 
     #[test]

@@ -2,9 +2,7 @@
 
 use crate::edited::{merge_changes, Change, Edited, NewFile};
 use crate::error::{EditError, Warning};
-use crate::render::{
-    self, lay_out_segments, line_node, octets, payload_tokens, token, Budget, Laid, Style,
-};
+use crate::render::{self, lay_out_payload, line_node, octets, token, Budget, GreenPayload, Style};
 use crate::splice::{self, check_overlaps, GreenElement, NodeKey, Splice};
 use crate::transform::{FileTransform, LineBreakConversion, Transcoder};
 use crate::{dialect, scope::Scope};
@@ -515,7 +513,7 @@ impl<'p> Editor<'p> {
                 let head = concat(&info.tokens[..=ti]);
                 let segments = dialect::segments(self.parse, v, encoding);
                 let budget = self.budget(&head, &style, info.level, encoding);
-                Some(lay_out_segments(segments, budget))
+                Some(lay_out_payload(segments, budget))
             }
             Value::Pointer(_) => None,
         };
@@ -542,8 +540,8 @@ impl<'p> Editor<'p> {
         if let Some(b) = brk(0) {
             with.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
         }
-        if let Some(laid) = &laid {
-            with.extend(continuation_nodes(laid, &style, info.level, brk));
+        if let Some(laid) = laid {
+            with.extend(continuation_nodes(laid.more, &style, info.level, brk));
         }
         let start = ti + 1;
         if interleaved {
@@ -866,21 +864,21 @@ fn check_limit(octets: usize) -> Result<(), EditError> {
 /// `CONT`/`CONC` line nodes for the continuation lines of a layout; `brk(k)` is the break of line `k`
 /// (0 = the first line).
 fn continuation_nodes<'b>(
-    laid: &Laid,
+    more: Vec<(bool, GreenPayload)>,
     style: &Style,
     level: usize,
     brk: impl Fn(usize) -> Option<&'b str>,
 ) -> Vec<GreenElement> {
-    laid.more
-        .iter()
+    // Each line's payload is dropped once its node is made: a long payload is not held twice (#12).
+    more.into_iter()
         .enumerate()
-        .map(|(k, (cont, units))| {
-            let tag = if *cont { "CONT" } else { "CONC" };
+        .map(|(k, (cont, payload))| {
+            let tag = if cont { "CONT" } else { "CONC" };
             let head = style.head(level.saturating_add(1), None, tag);
             NodeOrToken::Node(line_node(
                 head,
                 &style.sep,
-                payload_tokens(units),
+                payload.tokens().collect(),
                 brk(k + 1),
             ))
         })

@@ -7,27 +7,28 @@ use crate::splice::GreenElement;
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstToken, Level};
 pub(crate) use gedgraft_syntax::internal::serialise::{
-    ansel_clusters, clusters, lay_out_segments, octets, writable, write_cluster, Budget, Laid,
-    Unit, UnitKind,
+    ansel_clusters, clusters, octets, writable, write_cluster, Budget, Laid, Unit, UnitKind,
 };
+use gedgraft_syntax::internal::serialise::{lay_out, LaidLine};
 use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
+use std::cell::RefCell;
 
 /// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other
 /// token is one unit. Made as they are taken, so a long line is never held as units whole.
-pub(crate) fn token_units(
-    tokens: &[SyntaxToken],
+pub(crate) fn token_units<'a>(
+    tokens: impl IntoIterator<Item = (SyntaxKind, &'a str)> + 'a,
     encoding: Encoding,
-) -> impl Iterator<Item = Unit> + '_ {
+) -> impl Iterator<Item = Unit> + 'a {
     let unit = move |kind, text: &str| Unit::new(kind, text, encoding);
     tokens
-        .iter()
-        .flat_map(move |t| -> Box<dyn Iterator<Item = Unit> + '_> {
-            let kind = match t.kind() {
+        .into_iter()
+        .flat_map(move |(kind, text)| -> Box<dyn Iterator<Item = Unit> + 'a> {
+            let kind = match kind {
                 SyntaxKind::Text => {
                     let pieces = match encoding {
-                        Encoding::Ansel => ansel_clusters(t.text()),
-                        _ => clusters(t.text()),
+                        Encoding::Ansel => ansel_clusters(text),
+                        _ => clusters(text),
                     };
                     return Box::new(pieces.map(move |c| unit(UnitKind::Text, c)));
                 }
@@ -36,35 +37,82 @@ pub(crate) fn token_units(
                 SyntaxKind::AtSign => UnitKind::AtSign,
                 _ => UnitKind::Raw,
             };
-            Box::new(std::iter::once(unit(kind, t.text())))
+            Box::new(std::iter::once(unit(kind, text)))
         })
 }
 
 /// Appends a first line's payload: the separator and the payload's tokens, unless the payload is empty.
-pub(crate) fn push_first_payload(out: &mut Vec<GreenElement>, sep: &str, first: &[Unit]) {
+pub(crate) fn push_first_payload(out: &mut Vec<GreenElement>, sep: &str, first: &GreenPayload) {
     if !first.is_empty() {
         out.push(NodeOrToken::Token(token(SyntaxKind::PayloadSep, sep)));
-        out.extend(payload_tokens(first).into_iter().map(NodeOrToken::Token));
+        out.extend(first.tokens().map(NodeOrToken::Token));
     }
 }
 
 /// Green payload tokens for `units`, merging neighbouring text (and raw) units into one token as the lexer does.
-pub(crate) fn payload_tokens(units: &[Unit]) -> Vec<GreenToken> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < units.len() {
-        let kind = units[i].kind;
-        let mut text = units[i].text.clone();
-        i += 1;
-        if matches!(kind, UnitKind::Text | UnitKind::Raw) {
-            while i < units.len() && units[i].kind == kind {
-                text.push_str(&units[i].text);
-                i += 1;
+pub(crate) fn payload_tokens(units: impl IntoIterator<Item = Unit>) -> Vec<GreenToken> {
+    let mut payload = GreenPayload::default();
+    units.into_iter().for_each(|u| payload.push_piece(u));
+    payload.tokens().collect()
+}
+
+/// The payload of a laid-out line as green tokens, made as its units are laid: a long payload is never held
+/// as units whole (#12: a unit is 40 octets, a token's place 8).
+#[derive(Debug, Default)]
+pub(crate) struct GreenPayload {
+    tokens: Vec<GreenToken>,
+    /// Text (or raw octets) not made a token yet: neighbouring units of either kind are one token, as the
+    /// lexer makes them.
+    open: Option<(UnitKind, String)>,
+    octets: usize,
+}
+
+impl LaidLine<Unit> for GreenPayload {
+    fn push_piece(&mut self, unit: Unit) {
+        self.octets += unit.octets;
+        match &mut self.open {
+            Some((kind, text)) if *kind == unit.kind => text.push_str(&unit.text),
+            _ => {
+                if let Some((kind, text)) = self.open.take() {
+                    self.tokens.push(token(kind.syntax_kind(), &text));
+                }
+                match unit.kind {
+                    UnitKind::Text | UnitKind::Raw => {
+                        self.open = Some((unit.kind, unit.text.into()));
+                    }
+                    kind => self.tokens.push(token(kind.syntax_kind(), &unit.text)),
+                }
             }
         }
-        out.push(GreenToken::new(kind.syntax_kind().into(), &text));
     }
-    out
+}
+
+impl GreenPayload {
+    /// The payload's tokens.
+    pub(crate) fn tokens(&self) -> impl Iterator<Item = GreenToken> + '_ {
+        let open = (self.open.as_ref()).map(|(kind, text)| token(kind.syntax_kind(), text));
+        self.tokens.iter().cloned().chain(open)
+    }
+
+    /// Its length in octets in the file's encoding.
+    pub(crate) fn octets(&self) -> usize {
+        self.octets
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tokens.is_empty() && self.open.is_none()
+    }
+}
+
+/// Lays out `segments` (see `gedgraft_syntax::internal::serialise::lay_out`) into lines of green tokens.
+pub(crate) fn lay_out_payload<S>(
+    segments: impl IntoIterator<Item = S>,
+    budget: Budget,
+) -> Laid<GreenPayload>
+where
+    S: IntoIterator<Item = Unit>,
+{
+    lay_out(segments, budget)
 }
 
 /// How new lines look in this neighbourhood: indentation by level, delimiter, payload separator, line break.
@@ -249,9 +297,33 @@ pub(crate) fn break_near(node: &SyntaxNode, parse: &Parse) -> String {
     "\n".into()
 }
 
-/// A green token.
+/// Longest text a new token shares with an earlier one of its kind and text.
+const MAX_SHARED_LEN: usize = 4;
+
+/// Slots of the table of shared tokens (a power of two).
+const SHARED_SLOTS: usize = 64;
+
+thread_local! {
+    /// Recently made short tokens, by a hash of kind and text: a re-laid line of `x@x@…` is a token per octet,
+    /// and each would otherwise be an allocation of its own (#12). rowan trees share green tokens freely.
+    static SHARED: RefCell<Vec<Option<GreenToken>>> = RefCell::new(vec![None; SHARED_SLOTS]);
+}
+
+/// A green token: shared with the last one made of the same kind and text when the text is short.
 pub(crate) fn token(kind: SyntaxKind, text: &str) -> GreenToken {
-    GreenToken::new(kind.into(), text)
+    if text.len() > MAX_SHARED_LEN {
+        return GreenToken::new(kind.into(), text);
+    }
+    let hash = (text.bytes()).fold(kind as usize, |h, b| {
+        h.wrapping_mul(31).wrapping_add(usize::from(b))
+    });
+    SHARED.with_borrow_mut(|slots| {
+        let slot = &mut slots[hash % SHARED_SLOTS];
+        match slot {
+            Some(t) if t.kind() == kind.into() && t.text() == text => t.clone(),
+            _ => slot.insert(GreenToken::new(kind.into(), text)).clone(),
+        }
+    })
 }
 
 /// A `LINE` node (a continuation line) from its head tokens, payload tokens and whether it ends with a break.
@@ -301,5 +373,35 @@ mod tests {
             ..style.clone()
         };
         assert_eq!(odd.indent(2), "");
+    }
+
+    /// #12: the tokens of a re-laid payload share their short texts (a line of `x@@x@@…` re-wrapped is a token
+    /// per three octets), and a merged run of text is one token, as the lexer makes it.
+    #[test]
+    fn new_short_tokens_are_shared() {
+        use gedgraft_encoding::Encoding;
+        let at = |t: &GreenToken| std::ptr::from_ref::<rowan::GreenTokenData>(t) as usize;
+        let units = (0..100).flat_map(|_| {
+            [
+                Unit::new(UnitKind::Text, "x", Encoding::Utf8),
+                Unit::new(UnitKind::EscapedAt, "@@", Encoding::Utf8),
+            ]
+        });
+        let tokens = payload_tokens(units);
+        assert_eq!(tokens.len(), 200);
+        let distinct: std::collections::HashSet<usize> = tokens.iter().map(at).collect();
+        assert_eq!(distinct.len(), 2);
+        let merged = payload_tokens(
+            ["ab", "cd", "ef"].map(|t| Unit::new(UnitKind::Text, t, Encoding::Utf8)),
+        );
+        assert_eq!(
+            merged.iter().map(|t| t.text()).collect::<Vec<_>>(),
+            ["abcdef"]
+        );
+        let long = "y".repeat(MAX_SHARED_LEN + 1);
+        assert_ne!(
+            at(&token(SyntaxKind::Text, &long)),
+            at(&token(SyntaxKind::Text, &long))
+        );
     }
 }

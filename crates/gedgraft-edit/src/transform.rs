@@ -494,7 +494,7 @@ impl Transcoder {
             }
         }
         let mut out: Vec<GreenToken> = line[..=sep].to_vec();
-        out.extend(payload_tokens(&units));
+        out.extend(payload_tokens(units));
         out.extend(line[end..].iter().cloned());
         out
     }

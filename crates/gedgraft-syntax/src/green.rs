@@ -7,7 +7,9 @@
 //! too: rare in real files, but random octets are one such token every two octets, and a shared token costs
 //! its place in the parent only. Payload texts and pointers are not looked up: outside the repeated lines the line
 //! cache already shares, few of them repeat (about one in seven in the benchmark sample), and looking each one
-//! up costs two cache misses on a large file (the slot, then the token it evicts). Child buffers are reused
+//! up costs two cache misses on a large file (the slot, then the token it evicts). Very short texts are the
+//! exception: they are the pieces between the `@`s and escapes of a line that has many (a bare `@` has a
+//! fixed slot), and a line of such pieces would otherwise cost an allocation per octet. Child buffers are reused
 //! between nodes.
 //!
 //! Whole lines repeat too (`1 SEX M`, `2 PLAC London`, `1 BIRT`): a [`LineCache`] keyed by the line's text hands
@@ -25,13 +27,17 @@ pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
 /// Longest token text worth sharing.
 const MAX_SHARED_LEN: usize = 32;
 
+/// Longest payload text that is shared: the pieces between `@`s and escapes. A line of `x@x@…` is a token
+/// per octet, and unshared each would cost a 32-octet allocation besides its place in the line (#12).
+const MAX_SHARED_TEXT_LEN: usize = 4;
+
 /// The number of slots of a direct-mapped table meant to hold about `wanted`: a power of two from `min` to `max`.
 fn table_size(wanted: usize, min: usize, max: usize) -> usize {
     wanted.clamp(min, max).next_power_of_two()
 }
 
 /// Slots for the commonest tokens (see [`fixed_slot`]).
-const FIXED_SLOTS: usize = 15;
+const FIXED_SLOTS: usize = 16;
 
 /// The fixed slot of a token, if it has one.
 fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
@@ -42,6 +48,7 @@ fn fixed_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
         (SyntaxKind::LineBreak, b"\n") => Some(12),
         (SyntaxKind::LineBreak, b"\r\n") => Some(13),
         (SyntaxKind::LineBreak, b"\r") => Some(14),
+        (SyntaxKind::AtSign, b"@") => Some(15),
         _ => None,
     }
 }
@@ -53,10 +60,14 @@ const MAX_CACHE_SLOTS: usize = 1 << 12;
 /// a node's children; the open structures' children are on the parser's own stack).
 const MAX_KEPT_BUFFERS: usize = 1 << 10;
 
+/// Most elements a kept buffer has room for: the buffer of a line of a million tokens is given back to the
+/// system, not kept to the end of the parse (#12).
+const MAX_KEPT_BUFFER_LEN: usize = 1 << 12;
+
 /// Makes green tokens and nodes, sharing repeated tokens.
 pub(crate) struct GreenFactory {
     /// The commonest tokens, looked up without hashing: levels `0`–`9`, then `" "` as a delimiter, as a payload
-    /// separator, and `"\n"`, `"\r\n"`, `"\r"` as line breaks.
+    /// separator, `"\n"`, `"\r\n"`, `"\r"` as line breaks, and a bare `@`.
     fixed: Vec<Option<GreenToken>>,
     /// Direct-mapped: each slot keeps the hash of its token, so a miss is decided without touching the token.
     cache: Vec<(u64, Option<GreenToken>)>,
@@ -91,20 +102,21 @@ impl GreenFactory {
     /// fixed-slot path of [`GreenFactory::token`] stays small enough to inline.
     #[inline(never)]
     fn cached_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
-        let shareable = text.len() <= MAX_SHARED_LEN
-            && matches!(
-                kind,
-                SyntaxKind::Level
-                    | SyntaxKind::Delimiter
-                    | SyntaxKind::Tag
-                    | SyntaxKind::PayloadSep
-                    | SyntaxKind::LineBreak
-                    | SyntaxKind::Whitespace
-                    | SyntaxKind::Bom
-                    | SyntaxKind::EscapedAt
-                    | SyntaxKind::Raw
-                    | SyntaxKind::ErrorText
-            );
+        let shareable = match kind {
+            SyntaxKind::Level
+            | SyntaxKind::Delimiter
+            | SyntaxKind::Tag
+            | SyntaxKind::PayloadSep
+            | SyntaxKind::LineBreak
+            | SyntaxKind::Whitespace
+            | SyntaxKind::Bom
+            | SyntaxKind::EscapedAt
+            | SyntaxKind::Escape
+            | SyntaxKind::Raw
+            | SyntaxKind::ErrorText => text.len() <= MAX_SHARED_LEN,
+            SyntaxKind::Text => text.len() <= MAX_SHARED_TEXT_LEN,
+            _ => false,
+        };
         if !shareable {
             return GreenToken::new(kind.into(), text);
         }
@@ -138,7 +150,7 @@ impl GreenFactory {
     /// Keeps an empty buffer for reuse, unless enough are kept already (a bound on what the pool can hold to
     /// the end of the parse).
     fn keep(&mut self, children: Vec<GreenElement>) {
-        if self.buffers.len() < MAX_KEPT_BUFFERS {
+        if self.buffers.len() < MAX_KEPT_BUFFERS && children.capacity() <= MAX_KEPT_BUFFER_LEN {
             self.buffers.push(children);
         }
     }
@@ -363,6 +375,52 @@ mod tests {
         level: 1,
         pointer_payload: false,
     };
+
+    /// #12: a line of `x@x@…` is a token per octet; its tokens are shared, not an allocation each, and neither
+    /// are the short pieces of text between escapes and `@@`s. Longer payload text is not looked up.
+    #[test]
+    fn the_short_tokens_of_a_payload_are_shared() {
+        let long = "y".repeat(super::MAX_SHARED_TEXT_LEN + 1);
+        let text = format!(
+            "0 HEAD\n0 @N1@ NOTE {}{}\n0 TRLR\n",
+            "x@ab@@".repeat(500),
+            format!("{long}@").repeat(3)
+        );
+        let parse = crate::parse(text.as_bytes());
+        let mut distinct = std::collections::HashMap::new();
+        let mut total = std::collections::HashMap::new();
+        for t in parse
+            .syntax()
+            .descendants_with_tokens()
+            .filter_map(|e| e.into_token())
+        {
+            let kind = t.kind();
+            if matches!(
+                kind,
+                SyntaxKind::Text | SyntaxKind::AtSign | SyntaxKind::EscapedAt
+            ) {
+                let key = (kind, t.text().to_string());
+                let at = std::ptr::from_ref(t.green()) as usize;
+                distinct
+                    .entry(key.clone())
+                    .or_insert_with(std::collections::HashSet::new)
+                    .insert(at);
+                *total.entry(key).or_insert(0) += 1;
+            }
+        }
+        let count = |kind, text: &str| {
+            let key = (kind, text.to_string());
+            (
+                total.get(&key).copied(),
+                distinct.get(&key).map(|d| d.len()),
+            )
+        };
+        assert_eq!(count(SyntaxKind::AtSign, "@"), (Some(503), Some(1)));
+        assert_eq!(count(SyntaxKind::Text, "x"), (Some(500), Some(1)));
+        assert_eq!(count(SyntaxKind::Text, "ab"), (Some(500), Some(1)));
+        assert_eq!(count(SyntaxKind::EscapedAt, "@@"), (Some(500), Some(1)));
+        assert_eq!(count(SyntaxKind::Text, &long), (Some(3), Some(3)));
+    }
 
     #[test]
     fn a_line_found_since_it_came_in_survives_one_eviction_and_no_more() {

@@ -202,10 +202,10 @@ impl Editor<'_> {
                 NewPayload::Text(v) => {
                     let segments = dialect::segments(self.parse, v, encoding);
                     let budget = self.budget(&head_text, style, level, encoding);
-                    let laid = lay_out_segments(segments, budget);
+                    let laid = render::lay_out_payload(segments, budget);
                     render::push_first_payload(&mut out, &style.sep, &laid.first);
                     out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
-                    out.extend(continuation_nodes(&laid, style, level, |_| Some(b)));
+                    out.extend(continuation_nodes(laid.more, style, level, |_| Some(b)));
                 }
             }
             out

@@ -1,18 +1,19 @@
 //! Re-wrapping string payloads: splitting lines over the limit ([`Editor::rewrap`]) and joining needless `CONC`
 //! splits ([`Editor::join_conc`]), two edits a reviewer asks for separately.
 
-use super::{check_limit, concat, continuation_nodes, level_of, line_info, Editor, LineInfo};
+use super::{check_limit, continuation_nodes, first_line_green, Editor};
 use crate::dialect;
 use crate::error::{EditError, Warning};
 use crate::render::{
-    self, lay_out_segments, octets, token, token_units, Budget, Laid, Style, Unit,
+    self, lay_out_payload, octets, token, token_units, Budget, GreenPayload, Laid, Style, Unit,
 };
 use crate::scope::Scope;
 use crate::splice::{GreenElement, Splice};
 use gedgraft_encoding::Encoding;
-use gedgraft_syntax::ast::{AstNode, Structure};
-use gedgraft_syntax::{SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-use rowan::NodeOrToken;
+use gedgraft_syntax::ast::{AstNode, Level, Structure};
+use gedgraft_syntax::{SyntaxKind, SyntaxNode};
+use rowan::{GreenToken, GreenTokenData, NodeOrToken};
+use std::ops::Range;
 
 /// What a re-wrap does to a structure's lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,29 +26,86 @@ enum Mode {
 
 /// One line of a structure: its first line or a continuation line.
 struct L {
+    /// The line's node (the structure's, for its first line).
     node: SyntaxNode,
     /// Child index in the structure, `None` for the first line.
     index: Option<usize>,
     cont: bool,
-    tokens: Vec<SyntaxToken>,
-    payload: Vec<SyntaxToken>,
+    /// The line's tokens, green: a line of a million tokens (a payload of bare `@`s) is a million shared
+    /// pointers here, not a million red tokens (#12).
+    tokens: Vec<GreenToken>,
+    /// Where the payload is in `tokens`: after the separator, the line break left out.
+    payload: Range<usize>,
     octets: usize,
+}
+
+/// A green token's kind.
+fn kind_of(t: &GreenTokenData) -> SyntaxKind {
+    SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText)
+}
+
+/// The text of `tokens`, one after the other.
+fn concat(tokens: &[GreenToken]) -> String {
+    tokens.iter().map(|t| t.text()).collect()
 }
 
 /// The level of a structure's first line and the child index after it, from the tokens its `L` (the first of
 /// `lines`) holds: a line of a million tokens is not read again (#12).
 fn first_line_extent(lines: &[L]) -> (usize, usize) {
-    lines
-        .first()
-        .map_or((0, 0), |l| (level_of(&l.tokens), l.tokens.len()))
+    lines.first().map_or((0, 0), |l| {
+        let level = (l.tokens.iter().find(|t| kind_of(t) == SyntaxKind::Level))
+            .map_or(0, |t| Level::value_of(t.text()).unwrap_or(usize::MAX));
+        (level, l.tokens.len())
+    })
 }
 
 impl L {
+    fn new(
+        node: &SyntaxNode,
+        index: Option<usize>,
+        tokens: Vec<GreenToken>,
+        encoding: Encoding,
+    ) -> L {
+        let cont = (tokens.iter()).any(|t| kind_of(t) == SyntaxKind::Tag && t.text() == "CONT");
+        let end = match tokens.last() {
+            Some(t) if kind_of(t) == SyntaxKind::LineBreak => tokens.len() - 1,
+            _ => tokens.len(),
+        };
+        let payload = match tokens
+            .iter()
+            .position(|t| kind_of(t) == SyntaxKind::PayloadSep)
+        {
+            Some(s) => (s + 1).min(end)..end,
+            None => end..end,
+        };
+        L {
+            node: node.clone(),
+            index,
+            cont,
+            octets: octets(&concat(&tokens), encoding),
+            tokens,
+            payload,
+        }
+    }
+
+    /// The payload's tokens.
+    fn payload(&self) -> &[GreenToken] {
+        &self.tokens[self.payload.clone()]
+    }
+
+    /// The payload's units, made as they are taken.
+    fn units(&self, encoding: Encoding) -> impl Iterator<Item = Unit> + '_ {
+        token_units(
+            self.payload().iter().map(|t| (kind_of(t), t.text())),
+            encoding,
+        )
+    }
+
     /// The line's break, if it has one.
     fn line_break(&self) -> Option<String> {
         self.tokens
             .last()
-            .filter(|t| t.kind() == SyntaxKind::LineBreak)
+            .filter(|t| kind_of(t) == SyntaxKind::LineBreak)
             .map(|t| t.text().to_string())
     }
 
@@ -55,7 +113,7 @@ impl L {
     fn tag_index(&self) -> Result<usize, &'static str> {
         self.tokens
             .iter()
-            .position(|t| t.kind() == SyntaxKind::Tag)
+            .position(|t| kind_of(t) == SyntaxKind::Tag)
             .ok_or("a line without a tag")
     }
 }
@@ -170,62 +228,29 @@ impl Editor<'_> {
         edit: usize,
         mode: Mode,
     ) -> Result<bool, &'static str> {
-        let children: Vec<SyntaxElement> = node.children_with_tokens().collect();
-        let LineInfo {
-            tokens: first_line,
-            end: first_end,
-            ..
-        } = line_info(node);
-        let mut lines = Vec::new();
-        let mut add = |n: &SyntaxNode, index: Option<usize>, tokens: Vec<SyntaxToken>| {
-            let cont = tokens
-                .iter()
-                .any(|t| t.kind() == SyntaxKind::Tag && t.text() == "CONT");
-            let payload = match tokens
-                .iter()
-                .position(|t| t.kind() == SyntaxKind::PayloadSep)
-            {
-                Some(s) => tokens[s + 1..]
-                    .iter()
-                    .filter(|t| t.kind() != SyntaxKind::LineBreak)
-                    .cloned()
-                    .collect(),
-                None => Vec::new(),
-            };
-            let octets = octets(&concat(&tokens), encoding);
-            lines.push(L {
-                node: n.clone(),
-                index,
-                cont,
-                tokens,
-                payload,
-                octets,
-            });
-        };
-        // The first line's tokens are kept once, in its `L` (a line of a million tokens: #12).
-        add(node, None, first_line);
+        // Green tokens and child nodes only: no red token is made for a line's tokens (#12).
+        let start = u32::from(node.text_range().start());
+        let first_line: Vec<GreenToken> = (first_line_green(node.green(), start))
+            .map(|(_, t, _)| t.to_owned())
+            .collect();
+        let first_end = first_line.len();
+        let mut lines = vec![L::new(node, None, first_line, encoding)];
         let mut last_line_index = None;
-        for (i, c) in children.iter().enumerate().skip(first_end) {
-            match c {
-                NodeOrToken::Node(n) if n.kind() == SyntaxKind::Line => {
-                    if last_line_index.is_some_and(|l: usize| l + 1 != i)
-                        || (last_line_index.is_none() && i != first_end)
-                    {
-                        return Err(
-                            "a blank or malformed line sits between its continuation lines",
-                        );
-                    }
-                    last_line_index = Some(i);
-                    add(
-                        n,
-                        Some(i),
-                        n.children_with_tokens()
-                            .filter_map(|e| e.into_token())
-                            .collect(),
-                    );
-                }
-                _ => {}
+        for n in node.children().filter(|n| n.kind() == SyntaxKind::Line) {
+            let i = n.index();
+            if i < first_end {
+                continue;
             }
+            if last_line_index.is_some_and(|l: usize| l + 1 != i)
+                || (last_line_index.is_none() && i != first_end)
+            {
+                return Err("a blank or malformed line sits between its continuation lines");
+            }
+            last_line_index = Some(i);
+            let tokens = (n.green().children())
+                .filter_map(|e| e.into_token().map(ToOwned::to_owned))
+                .collect();
+            lines.push(L::new(&n, Some(i), tokens, encoding));
         }
         let any_long = lines.iter().any(|l| l.octets > limit);
         let any_conc = lines.iter().skip(1).any(|l| !l.cont);
@@ -245,7 +270,7 @@ impl Editor<'_> {
         let mut has_at = false;
         for k in lines
             .iter()
-            .flat_map(|l| l.payload.iter().map(|t| t.kind()))
+            .flat_map(|l| l.payload().iter().map(|t| kind_of(t)))
         {
             match k {
                 SyntaxKind::Pointer => return Ok(false),
@@ -289,7 +314,7 @@ impl Editor<'_> {
         let mut changed = false;
         for line in lines.iter().filter(|l| l.octets > limit) {
             let ti = line.tag_index()?;
-            let units = token_units(&line.payload, encoding);
+            let units = line.units(encoding);
             let mut line_style = style.clone();
             let old_break = line.line_break();
             line_style.line_break = old_break
@@ -300,7 +325,7 @@ impl Editor<'_> {
                 limit,
                 ..self.budget(&head_text, &line_style, first_level, encoding)
             };
-            let laid = lay_out_segments([units], budget);
+            let laid = lay_out_payload([units], budget);
             if laid.more.is_empty() {
                 continue;
             }
@@ -309,7 +334,7 @@ impl Editor<'_> {
             }
             changed = true;
             let (mut with, concs) = relaid(
-                &laid,
+                laid,
                 &line_style,
                 first_level,
                 &line_style.line_break,
@@ -359,7 +384,7 @@ impl Editor<'_> {
         for seg in segments {
             let seg_lines = &lines[seg.clone()];
             let needless = seg_lines.windows(2).any(|w| {
-                let payload: String = concat(&w[1].payload);
+                let payload: String = concat(w[1].payload());
                 w[0].octets + octets(&payload, encoding) <= limit
             });
             if !needless {
@@ -376,31 +401,28 @@ impl Editor<'_> {
             let line_break = old_break
                 .clone()
                 .unwrap_or_else(|| style.line_break.clone());
-            let units = seg_lines
-                .iter()
-                .flat_map(|l| token_units(&l.payload, encoding));
+            let units = seg_lines.iter().flat_map(|l| l.units(encoding));
             let mut seg_style = style.clone();
             seg_style.line_break = line_break.clone();
             let budget = Budget {
                 limit,
                 ..self.budget(&head_text, &seg_style, first_level, encoding)
             };
-            let laid = lay_out_segments([units], budget);
+            let laid = lay_out_payload([units], budget);
             // The same units on lines of the same octet lengths are the same lines (no unit is empty).
-            let payload_octets = |units: &[Unit]| units.iter().map(|u| u.octets).sum::<usize>();
             let old_octets: Vec<usize> = seg_lines
                 .iter()
-                .map(|l| token_units(&l.payload, encoding).map(|u| u.octets).sum())
+                .map(|l| l.units(encoding).map(|u| u.octets).sum())
                 .collect();
-            let new_octets: Vec<usize> = std::iter::once(payload_octets(&laid.first))
-                .chain(laid.more.iter().map(|(_, u)| payload_octets(u)))
+            let new_octets: Vec<usize> = std::iter::once(laid.first.octets())
+                .chain(laid.more.iter().map(|(_, u)| u.octets()))
                 .collect();
             if old_octets == new_octets {
                 continue;
             }
             changed = true;
             let (mut with, concs) = relaid(
-                &laid,
+                laid,
                 &seg_style,
                 first_level,
                 &line_break,
@@ -438,7 +460,7 @@ impl Editor<'_> {
 /// after it. Every line but the last ends with `new_break`; the last keeps `last_break`, the break the text had
 /// (none at the end of a file).
 fn relaid(
-    laid: &Laid,
+    laid: Laid<GreenPayload>,
     style: &Style,
     level: usize,
     new_break: &str,
@@ -457,5 +479,5 @@ fn relaid(
     if let Some(b) = brk(0) {
         first.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
     }
-    (first, continuation_nodes(laid, style, level, brk))
+    (first, continuation_nodes(laid.more, style, level, brk))
 }

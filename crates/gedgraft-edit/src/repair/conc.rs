@@ -37,7 +37,8 @@ impl PayloadLine {
         let encoding = cx.parse.encoding();
         let payload = line.payload();
         let tokens: Vec<_> = payload.iter().flat_map(|p| p.tokens()).collect();
-        let units: Vec<Unit> = token_units(&tokens, encoding).collect();
+        let units: Vec<Unit> =
+            token_units(tokens.iter().map(|t| (t.kind(), t.text())), encoding).collect();
         let line_range = line.text_range();
         let range = match (tokens.first(), tokens.last(), &payload) {
             (Some(first), Some(last), _) => {

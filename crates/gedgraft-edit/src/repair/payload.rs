@@ -255,13 +255,79 @@ pub(super) fn bare_at_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, C
         return None;
     }
     let mut edits = Vec::new();
+    let mut line = AtLine::default();
+    let mut count = 0;
     for t in cx.tokens_in(cx.run_lines(d)) {
-        if t.kind() == SyntaxKind::AtSign {
-            edits.push(cx.replace(TextRange::empty(t.text_range().start()), "@")?);
+        match t.kind() {
+            SyntaxKind::AtSign => {
+                count += 1;
+                line.ats.push(t.text_range().start());
+            }
+            SyntaxKind::LineBreak => line.flush(cx, &mut edits)?,
+            SyntaxKind::Text | SyntaxKind::EscapedAt => {}
+            _ => line.plain &= line.ats.is_empty(),
         }
     }
-    let counts = [edits.len(), 0];
-    Some((edits, counts))
+    line.flush(cx, &mut edits)?;
+    Some((edits, [count, 0]))
+}
+
+/// Bare `@`s a line gets an edit each for; a line with more gets one edit from its first to its last (#12: a
+/// line of half a million bare `@`s is one edit, not half a million).
+const MAX_AT_EDITS_PER_LINE: usize = 64;
+
+/// The bare `@`s of one line, for [`bare_at_part`].
+struct AtLine {
+    ats: Vec<gedgraft_syntax::TextSize>,
+    /// Nothing but text, `@@` and bare `@`s from the first bare `@` on: the span written again from its
+    /// tree text gives its octets back.
+    plain: bool,
+}
+
+impl Default for AtLine {
+    fn default() -> Self {
+        AtLine {
+            ats: Vec::new(),
+            plain: true,
+        }
+    }
+}
+
+impl AtLine {
+    /// The line's edits, and a fresh start for the next line.
+    fn flush(&mut self, cx: &Cx, edits: &mut Vec<OctetEdit>) -> Option<()> {
+        let line = std::mem::take(self);
+        let (Some(&first), Some(&last)) = (line.ats.first(), line.ats.last()) else {
+            return Some(());
+        };
+        let span = TextRange::new(first, last + gedgraft_syntax::TextSize::from(1));
+        // ANSEL writes a diacritic before its letter: its tree text is not its octets in order.
+        let whole = line.ats.len() > MAX_AT_EDITS_PER_LINE
+            && line.plain
+            && cx.parse.encoding() != Encoding::Ansel;
+        if whole {
+            let mut doubled = String::with_capacity(cx.text(span).len() + line.ats.len());
+            let mut from = first;
+            for &at in &line.ats {
+                let upto = at + gedgraft_syntax::TextSize::from(1);
+                doubled.push_str(cx.text(TextRange::new(from, upto)));
+                doubled.push('@');
+                from = upto;
+            }
+            let edit = cx.replace(span, &doubled)?;
+            let at_len = cx.replace(TextRange::empty(first), "@")?.replacement.len();
+            // Written again, the span's own text is as long as it is in the file (else, an edit per `@`).
+            let written = (edit.replacement.len()).checked_sub(line.ats.len() * at_len);
+            if written == Some(edit.range.len()) {
+                edits.push(edit);
+                return Some(());
+            }
+        }
+        for at in line.ats {
+            edits.push(cx.replace(TextRange::empty(at), "@")?);
+        }
+        Some(())
+    }
 }
 
 /// [`bare_at`]'s message for `n` bare `@`s.
@@ -378,4 +444,58 @@ pub(super) fn nul_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, Count
 /// [`nul_characters`]'s message for `n` NUL characters.
 pub(super) fn nul_message([n, _]: Counts) -> String {
     format!("remove the {}", plural(n, "NUL character"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{apply_repairs, repairs};
+    use gedgraft_encoding::Encoding;
+
+    /// The `unescaped-at` repair of a file with one note of `n` bare `@`s (between `x`s, with an `@@` among
+    /// them), in `encoding`: the number of edits, and the repaired text.
+    fn repaired(n: usize, encoding: Encoding) -> (usize, String) {
+        let (char_name, bom) = match encoding {
+            Encoding::Utf16Le => ("UNICODE", "\u{feff}"),
+            Encoding::Ansel => ("ANSEL", ""),
+            _ => ("UTF-8", ""),
+        };
+        let note = format!("a@@b{}", "x@".repeat(n));
+        let text =
+            format!("{bom}0 HEAD\n1 CHAR {char_name}\n0 @N1@ NOTE {note}\n1 CONT y@z\n0 TRLR\n");
+        let mut input = Vec::new();
+        encoding.encode(&text, &mut input).unwrap();
+        let parse = gedgraft_syntax::parse(&input);
+        assert_eq!(parse.encoding(), encoding);
+        let diagnostics: Vec<_> = parse.diagnostics().iter().collect();
+        let found = repairs(&parse, &diagnostics);
+        let at: Vec<_> = (diagnostics.iter().zip(&found))
+            .filter(|(d, _)| d.code == "unescaped-at")
+            .filter_map(|(_, r)| r.as_ref())
+            .collect();
+        let out = apply_repairs(&input, &at);
+        let want = format!(
+            "{bom}0 HEAD\n1 CHAR {char_name}\n0 @N1@ NOTE a@@b{}\n1 CONT y@@z\n0 TRLR\n",
+            "x@@".repeat(n)
+        );
+        let mut want_octets = Vec::new();
+        encoding.encode(&want, &mut want_octets).unwrap();
+        assert_eq!(out.bytes, want_octets, "{encoding:?}, {n} bare @s");
+        let again = gedgraft_syntax::parse(&out.bytes);
+        assert!(again.diagnostics().iter().all(|d| d.code != "unescaped-at"));
+        (at.iter().map(|r| r.edits.len()).sum(), want)
+    }
+
+    /// R-ESCAPING-01: every bare `@` is written `@@`; a line of a few gets an edit each, a line of many (#12: a
+    /// line of half a million) one edit over them, in every encoding whose text is its octets in order.
+    #[test]
+    fn r_escaping_01_a_line_of_many_bare_at_signs_is_one_edit() {
+        for encoding in [Encoding::Utf8, Encoding::Utf16Le] {
+            assert_eq!(repaired(3, encoding).0, 3 + 1, "{encoding:?}");
+            assert_eq!(repaired(64, encoding).0, 64 + 1, "{encoding:?}");
+            assert_eq!(repaired(65, encoding).0, 1 + 1, "{encoding:?}");
+            assert_eq!(repaired(1000, encoding).0, 1 + 1, "{encoding:?}");
+        }
+        // ANSEL keeps an edit per `@`.
+        assert_eq!(repaired(100, Encoding::Ansel).0, 100 + 1);
+    }
 }

@@ -80,26 +80,28 @@ impl<T, const BLOCK: usize> Chunked<T, BLOCK> {
         self.current.last_mut()
     }
 
-    /// Makes a value of the elements from index `start` to the end, taken out in order: from the current
-    /// block alone when they all lie in it (`make` gets them straight from it), else through `buffer`.
-    pub(super) fn drain_into<R>(
-        &mut self,
-        start: usize,
-        buffer: &mut Vec<T>,
-        make: impl FnOnce(std::vec::Drain<'_, T>) -> R,
-    ) -> R {
+    /// Makes a value of the elements from index `start` to the end, taken out in order: straight from the
+    /// current block when they all lie in it, else block by block, each freed once passed, so a node of a
+    /// million children is never held twice over while it is made (#12).
+    pub(super) fn drain_into<R>(&mut self, start: usize, make: impl FnOnce(Tail<'_, T>) -> R) -> R {
         let below = self.full.len() * BLOCK;
         let made = if start >= below {
             let from = (start - below).min(self.current.len());
-            make(self.current.drain(from..))
+            make(Tail::Block(self.current.drain(from..)))
         } else {
+            let left = self.len() - start;
             let (first, offset) = (start / BLOCK, start % BLOCK);
-            for (i, block) in self.full.iter_mut().enumerate().skip(first) {
-                let from = if i == first { offset } else { 0 };
-                buffer.extend(block.drain(from.min(block.len())..));
-            }
-            buffer.append(&mut self.current);
-            make(buffer.drain(..))
+            let mut blocks = self.full.split_off(first);
+            blocks.push(std::mem::take(&mut self.current));
+            // What is left of the first block taken is the current block now.
+            let kept = offset.min(blocks[0].len());
+            let taken = blocks[0].split_off(kept);
+            self.current = std::mem::replace(&mut blocks[0], taken);
+            make(Tail::Blocks(IntoIter {
+                left,
+                blocks: blocks.into_iter(),
+                current: Vec::new().into_iter(),
+            }))
         };
         while self.current.is_empty() && !self.full.is_empty() {
             self.previous_block();
@@ -159,6 +161,34 @@ impl<T> Iterator for IntoIter<T> {
 
 impl<T> ExactSizeIterator for IntoIter<T> {}
 
+/// The elements [`Chunked::drain_into`] takes out, in order: an iterator of known length.
+pub(crate) enum Tail<'a, T> {
+    /// All from the current block.
+    Block(std::vec::Drain<'a, T>),
+    /// From blocks taken off the stack.
+    Blocks(IntoIter<T>),
+}
+
+impl<T> Iterator for Tail<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Tail::Block(d) => d.next(),
+            Tail::Blocks(b) => b.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Tail::Block(d) => d.size_hint(),
+            Tail::Blocks(b) => b.size_hint(),
+        }
+    }
+}
+
+impl<T> ExactSizeIterator for Tail<'_, T> {}
+
 #[cfg(test)]
 mod tests {
     use super::Chunked;
@@ -178,10 +208,10 @@ mod tests {
             assert_eq!(stack.len(), model.len());
             assert_eq!(stack.last_mut().copied(), model.last().copied());
         }
-        let tail = stack.drain_into(5, &mut Vec::new(), |t| t.collect::<Vec<_>>());
+        let tail = stack.drain_into(5, |t| t.collect::<Vec<_>>());
         assert_eq!(tail, model.split_off(5));
         // Within the current block.
-        let last = stack.drain_into(4, &mut Vec::new(), |t| (t.len(), t.collect::<Vec<_>>()));
+        let last = stack.drain_into(4, |t| (t.len(), t.collect::<Vec<_>>()));
         assert_eq!(last, (1, model.split_off(4)));
         stack.push(model[3] + 1);
         model.push(model[3] + 1);
@@ -196,6 +226,25 @@ mod tests {
     }
 
     #[test]
+    fn drain_into_takes_the_tail_from_any_start() {
+        for n in 0..14usize {
+            for start in 0..=n + 1 {
+                let mut stack: Chunked<usize, 3> = Chunked::new();
+                stack.extend(0..n);
+                let tail = stack.drain_into(start, |t| (t.len(), t.collect::<Vec<_>>()));
+                let want: Vec<usize> = (start.min(n)..n).collect();
+                assert_eq!(tail, (want.len(), want), "n {n}, start {start}");
+                assert_eq!(stack.len(), start.min(n));
+                // What is left is still a stack: pushing and popping see the elements before `start`.
+                stack.push(100);
+                assert_eq!(stack.pop(), Some(100));
+                let rest: Vec<usize> = std::iter::from_fn(|| stack.pop()).collect();
+                assert_eq!(rest, (0..start.min(n)).rev().collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
     fn emptied_blocks_are_given_back() {
         let mut stack: Chunked<u8, 4> = Chunked::new();
         stack.extend(0..40);
@@ -206,7 +255,7 @@ mod tests {
         // Ten left: two full blocks and the current one, and one kept aside.
         assert_eq!((stack.full.len(), stack.current.len()), (2, 2));
         assert!(stack.spare.is_some());
-        let out = stack.drain_into(2, &mut Vec::new(), |t| t.collect::<Vec<u8>>());
+        let out = stack.drain_into(2, |t| t.collect::<Vec<u8>>());
         assert_eq!(out, (2..10).collect::<Vec<u8>>());
         assert_eq!((stack.full.len(), stack.current.len()), (0, 2));
     }

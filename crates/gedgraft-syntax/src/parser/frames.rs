@@ -118,15 +118,11 @@ impl Parser<'_> {
                     if let Some(template) = shared {
                         self.children.extend(template.line_tokens());
                     }
-                    let mut buffer = self.factory.buffer();
                     let kind = frame.kind.into();
-                    let (leaf, node) =
-                        self.children
-                            .drain_into(frame.start, &mut buffer, |children| {
-                                let leaf = children.len() == frame.first_len as usize;
-                                (leaf, GreenNode::new(kind, children))
-                            });
-                    self.factory.recycle(buffer);
+                    let (leaf, node) = self.children.drain_into(frame.start, |children| {
+                        let leaf = children.len() == frame.first_len as usize;
+                        (leaf, GreenNode::new(kind, children))
+                    });
                     // A line that came from the cache is only put back as a leaf, so a line that is sometimes a
                     // leaf and sometimes not keeps its shareable leaf in the cache.
                     if let Some(key) = frame.shareable.filter(|_| leaf || !frame.from_cache) {

@@ -12,6 +12,9 @@ use crate::line_checks;
 use crate::serialise::is_space;
 use rowan::NodeOrToken;
 
+/// Most tokens the lexer's buffer keeps room for between lines.
+const MAX_KEPT_LINE_TOKENS: usize = 1 << 12;
+
 impl Parser<'_> {
     /// Green tokens for the lexed line plus its line break.
     pub(super) fn line_children(
@@ -75,6 +78,10 @@ impl Parser<'_> {
             return;
         }
         let line = &self.text[start..line_end];
+        if self.tokens.capacity() > MAX_KEPT_LINE_TOKENS {
+            // The room a line of a million tokens took goes back to the system, not kept to the end (#12).
+            self.tokens = Vec::new();
+        }
         let shape = lex_line(line, &mut self.tokens);
         if shape == LineShape::Blank {
             self.diag(
