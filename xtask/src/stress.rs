@@ -32,6 +32,8 @@ const DUMP: &str = "dump";
 const FIX_O: &str = "fix -o";
 const DELETE_FAM: &str = "fix --delete FAM -o";
 const TO_UTF8: &str = "fix --to-encoding utf-8 -o";
+const TO_UTF16: &str = "fix --to-encoding utf-16le -o";
+const TO_ANSEL: &str = "fix --to-encoding ansel -o";
 const REPAIR: &str = "fix --repair-unsafe -o";
 const TO_CRLF: &str = "fix --eol crlf -o";
 const SET_NOTE: &str = "fix --set @N1@=hello -o";
@@ -89,6 +91,12 @@ const CASES: &[Case] = &[
         what: "one line, a bad octet at its end",
         generate: long_line,
         commands: &[CHECK, CHECK_JSON, DUMP],
+    },
+    Case {
+        name: "long-text",
+        what: "one line of plain text, transcoded",
+        generate: long_text,
+        commands: &[TO_UTF16, TO_ANSEL],
     },
     Case {
         name: "nul",
@@ -173,6 +181,13 @@ fn nul_octets(n: usize) -> Vec<u8> {
 
 fn at_signs(n: usize) -> Vec<u8> {
     vec![b'@'; n]
+}
+
+fn long_text(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
+    out.extend_from_slice("xy".repeat(n / 2).as_bytes());
+    out.extend_from_slice(b"\n0 TRLR\n");
+    out
 }
 
 fn bare_ats(n: usize) -> Vec<u8> {

@@ -6,6 +6,7 @@ use crate::render::{clusters, payload_tokens, token, writable, write_cluster, Un
 use crate::splice::{GreenElement, Transform};
 use crate::transcode_check::{check_reading, Reversal};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
+use gedgraft_syntax::internal::serialise::LaidLine;
 use gedgraft_syntax::{Parse, SyntaxKind};
 use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
 use unicode_normalization::UnicodeNormalization;
@@ -454,7 +455,8 @@ impl Transcoder {
                 if kind == UnitKind::Text {
                     self.reversal.cluster(cluster, &text, self.from, self.to);
                 }
-                units.push(Unit {
+                // Text merges into the text before it: a line of a million characters is not a unit each (#12).
+                units.push_piece(Unit {
                     kind,
                     text,
                     octets: 0,

@@ -73,6 +73,25 @@ pub(crate) struct GreenFactory {
     cache: Vec<(u64, Option<GreenToken>)>,
     hasher: rustc_hash::FxBuildHasher,
     buffers: Vec<Vec<GreenElement>>,
+    /// Recent short continuation lines (`LINE` nodes), direct-mapped by a hash of their tokens.
+    line_nodes: Vec<(u64, Option<GreenNode>)>,
+}
+
+/// Longest text of a continuation line whose node is shared.
+const MAX_SHARED_LINE_LEN: usize = 64;
+
+/// Slots for shared continuation lines (a power of two).
+const LINE_NODE_SLOTS: usize = 256;
+
+/// Whether `node` has the tokens `children`, in order.
+fn same_tokens(node: &GreenNodeData, children: &[GreenElement]) -> bool {
+    node.children().len() == children.len()
+        && node.children().zip(children).all(|pair| match pair {
+            (NodeOrToken::Token(a), NodeOrToken::Token(b)) => {
+                a.kind() == b.kind() && a.text() == b.text()
+            }
+            _ => false,
+        })
 }
 
 impl GreenFactory {
@@ -84,6 +103,7 @@ impl GreenFactory {
             cache: vec![(0, None); table_size(text_len / 64, 256, MAX_CACHE_SLOTS)],
             hasher: rustc_hash::FxBuildHasher,
             buffers: Vec::new(),
+            line_nodes: vec![(0, None); LINE_NODE_SLOTS],
         }
     }
 
@@ -153,6 +173,34 @@ impl GreenFactory {
         if self.buffers.len() < MAX_KEPT_BUFFERS && children.capacity() <= MAX_KEPT_BUFFER_LEN {
             self.buffers.push(children);
         }
+    }
+
+    /// A continuation line's `LINE` node from its tokens: the node of the last line with the same tokens when
+    /// the line is short. A note of a million `1 CONT` lines is then a million places in its structure, not a
+    /// million nodes of 88 octets (#12).
+    pub(crate) fn line_node(&mut self, children: Vec<GreenElement>) -> GreenNode {
+        let len =
+            (children.iter()).try_fold(0usize, |len, c| Some(len + c.as_token()?.text().len()));
+        if len.is_none_or(|len| len > MAX_SHARED_LINE_LEN) {
+            return self.node(SyntaxKind::Line, children);
+        }
+        let mut h = self.hasher.build_hasher();
+        for t in children.iter().filter_map(NodeOrToken::as_token) {
+            t.kind().0.hash(&mut h);
+            t.text().hash(&mut h);
+        }
+        let hash = h.finish();
+        let slot = hash as usize & (LINE_NODE_SLOTS - 1);
+        if let (slot_hash, Some(node)) = &self.line_nodes[slot] {
+            if *slot_hash == hash && same_tokens(node, &children) {
+                let node = node.clone();
+                self.recycle(children);
+                return node;
+            }
+        }
+        let node = self.node(SyntaxKind::Line, children);
+        self.line_nodes[slot] = (hash, Some(node.clone()));
+        node
     }
 
     /// A node of `kind` from `children`; the buffer is kept for reuse.
@@ -420,6 +468,37 @@ mod tests {
         assert_eq!(count(SyntaxKind::Text, "ab"), (Some(500), Some(1)));
         assert_eq!(count(SyntaxKind::EscapedAt, "@@"), (Some(500), Some(1)));
         assert_eq!(count(SyntaxKind::Text, &long), (Some(3), Some(3)));
+    }
+
+    /// #12: short continuation lines that repeat share their `LINE` node; a long one is its own.
+    #[test]
+    fn repeated_short_continuation_lines_share_their_node() {
+        let long = format!("1 CONT {}\n", "z".repeat(super::MAX_SHARED_LINE_LEN));
+        let text = format!(
+            "0 HEAD\n0 @N1@ NOTE a\n{}{}{long}{long}0 TRLR\n",
+            "1 CONT\n".repeat(100),
+            "1 CONC b\n".repeat(50)
+        );
+        let parse = crate::parse(text.as_bytes());
+        assert!(parse.diagnostics().is_empty(), "{:?}", parse.diagnostics());
+        let mut nodes: std::collections::HashMap<String, std::collections::HashSet<usize>> =
+            std::collections::HashMap::new();
+        let mut lines = 0;
+        for n in parse
+            .syntax()
+            .descendants()
+            .filter(|n| n.kind() == SyntaxKind::Line)
+        {
+            lines += 1;
+            let at = std::ptr::from_ref(n.green()) as usize;
+            nodes.entry(n.text().to_string()).or_default().insert(at);
+        }
+        assert_eq!(lines, 100 + 50 + 2);
+        assert_eq!(nodes["1 CONT\n"].len(), 1);
+        assert_eq!(nodes["1 CONC b\n"].len(), 1);
+        assert_eq!(nodes[&long].len(), 2);
+        // The tree still reads back as the text.
+        assert_eq!(parse.syntax().text().to_string(), text);
     }
 
     #[test]

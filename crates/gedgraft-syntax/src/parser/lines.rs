@@ -369,7 +369,7 @@ impl Parser<'_> {
                 let class = Class::NonConformant;
                 self.diag(codes::POINTER_IN_CONTINUATION, class, message, at, line_end);
             }
-            let line_node = NodeOrToken::Node(self.factory.node(SyntaxKind::Line, children));
+            let line_node = NodeOrToken::Node(self.factory.line_node(children));
             self.top_children().push(line_node);
             self.continuation_level = Some(level);
             return None;
