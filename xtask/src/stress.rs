@@ -160,6 +160,12 @@ const CASES: &[Case] = &[
         commands: &[CHECK, LOWER, FIX_O, REPAIR],
     },
     Case {
+        name: "conc-7",
+        what: "GEDCOM 7.0, one note of `CONC` lines (which 7.0 does not have)",
+        generate: conc_7,
+        commands: &[CHECK, CHECK_JSON, LOWER],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -332,6 +338,15 @@ fn long_note(n: usize) -> Vec<u8> {
         0 => "0 @N1@ NOTE start\n".to_string(),
         _ => "1 CONT\n".to_string(),
     })
+}
+
+fn conc_7(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE start\n".to_vec();
+    while out.len() < n {
+        out.extend_from_slice(b"1 CONC ab\n");
+    }
+    out.extend_from_slice(b"0 TRLR\n");
+    out
 }
 
 fn one_code(n: usize) -> Vec<u8> {

@@ -7,12 +7,53 @@
 use gedgraft_syntax::line_cursor::LineCursor;
 use gedgraft_syntax::{Diagnostic, Location, Parse};
 
-/// Fills in `location` and `end_offset` of diagnostics sorted by their start.
+/// Fills in `location` and `end_offset` of diagnostics sorted by their start, and `last_line` of runs.
 pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
     let map = parse.source_map();
     for d in diagnostics.iter_mut() {
         d.end_offset = map.file_offset(usize::from(d.range.end()));
     }
+    let starts: Vec<usize> = diagnostics
+        .iter()
+        .map(|d| usize::from(d.range.start()))
+        .collect();
+    let mut found = positions(parse, &starts).into_iter();
+    for d in diagnostics.iter_mut() {
+        let (offset, position) = found.next().unwrap_or_default();
+        d.location = Location {
+            offset: map.file_offset(offset),
+            line: position.0,
+            column: position.1,
+        };
+    }
+    // The lines of the runs' last problems (a run of `conc-not-allowed`), in a second walk.
+    let mut runs: Vec<(usize, usize)> = (diagnostics.iter().enumerate())
+        .filter(|(_, d)| d.count > 1)
+        .map(|(i, d)| (usize::from(d.last_start()), i))
+        .collect();
+    runs.sort_unstable();
+    let lasts: Vec<usize> = runs.iter().map(|&(at, _)| at).collect();
+    let last_lines = positions(parse, &lasts)
+        .into_iter()
+        .map(|(_, (line, _))| line);
+    // A batch of a streamed file is located in the file.
+    let origin = parse.origin();
+    for d in diagnostics.iter_mut() {
+        d.location.offset += origin.offset;
+        d.location.line += origin.line - 1;
+        d.end_offset += origin.offset;
+        d.last_line = d.location.line;
+    }
+    for (&(_, i), line) in runs.iter().zip(last_lines) {
+        if let Some(d) = diagnostics.get_mut(i) {
+            d.last_line = (line + origin.line - 1).max(d.location.line);
+        }
+    }
+}
+
+/// The (offset, (line, column)) of each of `offsets` (ascending), each offset kept within the text.
+fn positions(parse: &Parse, offsets: &[usize]) -> Vec<(usize, (usize, usize))> {
+    let mut out = Vec::with_capacity(offsets.len());
     let root = parse.green();
     let total = usize::from(root.text_len());
     let mut tokens = gedgraft_syntax::internal::green_tokens(root)
@@ -22,8 +63,8 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
     let mut cursor = LineCursor::with_columns();
     // The token holding the offsets asked for, and where it starts.
     let (mut token, mut start) = ("", 0);
-    for d in diagnostics.iter_mut() {
-        let offset = usize::from(d.range.start()).min(total);
+    for &offset in offsets {
+        let offset = offset.min(total);
         while offset >= start + token.len() {
             cursor.feed(rest_of(token, start, &cursor), |_| ());
             let Some(next) = tokens.next() else {
@@ -37,21 +78,9 @@ pub(crate) fn locate_sorted(parse: &Parse, diagnostics: &mut [Diagnostic]) {
         let fed = cursor.offset().saturating_sub(start);
         cursor.feed(bytes.get(fed..local).unwrap_or(&[]), |_| ());
         let position = cursor.position(bytes.get(local).copied());
-        d.location = Location {
-            offset: map.file_offset(offset),
-            line: position.line,
-            column: position.column,
-        };
+        out.push((offset, (position.line, position.column)));
     }
-    // The lowering reports each problem once (runs are counted by the syntax layer only). A batch of a
-    // streamed file is located in the file.
-    let origin = parse.origin();
-    for d in diagnostics.iter_mut() {
-        d.location.offset += origin.offset;
-        d.location.line += origin.line - 1;
-        d.end_offset += origin.offset;
-        d.last_line = d.location.line;
-    }
+    out
 }
 
 /// The octets of `token` (starting at text offset `start`) that `cursor` has not walked yet.

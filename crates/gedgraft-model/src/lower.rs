@@ -359,6 +359,20 @@ impl Sink {
         self.diagnostics
             .push(Diagnostic::new(code, class, message, range));
     }
+
+    /// Records a run of `count` problems on neighbouring lines: the first at `range`, the last starting at
+    /// `last_start`.
+    pub fn report_run(
+        &mut self,
+        (code, class, message): (&'static str, Class, String),
+        range: TextRange,
+        count: u32,
+        last_start: TextSize,
+    ) {
+        let mut d = Diagnostic::new(code, class, message, range);
+        gedgraft_syntax::internal::make_run(&mut d, count, last_start);
+        self.diagnostics.push(d);
+    }
 }
 
 /// How a subtree is lowered.
@@ -690,8 +704,12 @@ impl<'p> Builder<'p> {
             Some(token) if token.kind() == SyntaxKind::Text => text.literal(out, token.text()),
             _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink),
         }
+        // CONC lines one after the other in a dialect that has none: one diagnostic for the run (#12: a note
+        // of a million of them is not a million diagnostics).
+        let mut conc_run = dialect_rules::ConcRun::new(self.finishing.dialect);
         for (element, at) in line.rest.clone() {
             let NodeOrToken::Node(n) = element else {
+                conc_run.end(&mut self.sink);
                 continue;
             };
             let node = Node::new(n, at);
@@ -700,13 +718,17 @@ impl<'p> Builder<'p> {
                 // Continuation lines come before any substructure: the parser makes a CONT/CONC line a LINE
                 // node only while the structure has none (ARCHITECTURE.md, tree shape).
                 SyntaxKind::Record | SyntaxKind::Structure => break,
-                _ => continue,
+                _ => {
+                    conc_run.end(&mut self.sink);
+                    continue;
+                }
             }
             let cont = node.line();
             if cont.tag_text() == "CONT" {
+                conc_run.end(&mut self.sink);
                 text.decoded(out, "\n");
-            } else if !self.finishing.dialect.has_conc() {
-                dialect_rules::conc_line(&mut self.sink, self.finishing.dialect, cont.content);
+            } else {
+                conc_run.conc_line(cont.content);
             }
             if cont.sep_end.is_none() {
                 continue;
@@ -720,6 +742,7 @@ impl<'p> Builder<'p> {
                 unescape_line(cont.payload_tokens(), text, out, &mut self.sink);
             }
         }
+        conc_run.end(&mut self.sink);
         text.finish(out, start, self.finishing);
         self.part.str_from(start)
     }

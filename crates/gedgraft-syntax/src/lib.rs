@@ -76,6 +76,12 @@ pub mod internal {
         pub use crate::green_view::*;
     }
     pub use crate::diagnostic::{printable, push_printable};
+
+    /// Makes `d` the first of a run of `count` problems like it on neighbouring lines, the last of which starts
+    /// at `last_start` (the lowering's runs; [`Diagnostic::count`](crate::Diagnostic::count)).
+    pub fn make_run(d: &mut crate::Diagnostic, count: u32, last_start: crate::TextSize) {
+        d.run_of(count, last_start);
+    }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
     pub use crate::lexer::{lex_payload_text, reads_as_pointer};
     pub use crate::write::{write_green_threads, write_token};

@@ -254,3 +254,52 @@ fn check_reports_what_gedcom7_does_not_allow() {
     assert_eq!(codes(&reports[1]), ["encoding-not-allowed"]);
     assert_eq!(reports[1]["dialect"], "GEDCOM 7.0");
 }
+
+/// GEDCOM 7 has no `CONC` (7.0 § Line values: "`CONC` does not appear in version 7"): `CONC` lines one after
+/// the other are one `conc-not-allowed` run, counted, as the syntax layer counts its runs (#12: a note of a
+/// million of them is not a million diagnostics); a `CONT` line ends the run. Streamed or whole, the same.
+#[test]
+fn gedcom7_conc_lines_in_a_row_are_one_counted_diagnostic() {
+    let dir = temp_file(
+        "conc-run-7",
+        "g.ged",
+        b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE a\n1 CONC b\n1 CONC c\n1 CONC d\n1 CONT e\n1 CONC f\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["check", "--format", "json", "g.ged"]);
+    assert_eq!(exit_code(&out), 1);
+    let report = &reports(&out)[0];
+    let runs: Vec<(u64, u64, u64)> = (report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter())
+    .filter(|d| d["code"] == "conc-not-allowed")
+    .map(|d| {
+        let n = |key: &str| d[key].as_u64().unwrap_or(1);
+        (
+            n("line"),
+            n("count"),
+            d["last_line"].as_u64().unwrap_or(n("line")),
+        )
+    })
+    .collect();
+    assert_eq!(runs, [(5, 3, 7), (9, 1, 9)]);
+    let human = gedgraft_in(&dir, &["check", "g.ged"]);
+    assert!(
+        stdout(&human).contains("(and 2 more like this on lines 5–7)"),
+        "{}",
+        stdout(&human)
+    );
+    assert!(stdout(&human).contains("4 errors"), "{}", stdout(&human));
+    let whole = common::gedgraft_command(&dir, &["check", "--format", "json", "g.ged"])
+        .env("GEDGRAFT_WHOLE_FILE", "1")
+        .output()
+        .expect("run");
+    assert_eq!(stdout(&whole), stdout(&out));
+    // The lowering reads the lines as 5.5.1 would.
+    let lowered = gedgraft_in(&dir, &["lower", "g.ged"]);
+    assert!(
+        stdout(&lowered).contains("abcd\\nef"),
+        "{}",
+        stdout(&lowered)
+    );
+}

@@ -20,7 +20,7 @@ use crate::lower::Sink;
 use crate::unescape::{literal_text, TextBuilder};
 use gedgraft_syntax::internal::green_view::{LineInfo, Node, Token};
 use gedgraft_syntax::{Class, Dialect, SyntaxKind};
-use text_size::TextRange;
+use text_size::{TextRange, TextSize};
 
 impl<'p> Builder<'p> {
     /// `GEDC` (R-PARSING-METADATA-07, R-GEDCOM-VERSION-03), by the rules of the file's dialect. Only a valid
@@ -151,16 +151,44 @@ pub(super) fn null_pointer(dialect: Dialect) -> Option<&'static str> {
     dialect.is_gedcom7().then_some("VOID")
 }
 
-/// A `CONC` line in a dialect that has none.
-pub(super) fn conc_line(sink: &mut Sink, dialect: Dialect, range: TextRange) {
-    sink.report(
-        codes::CONC_NOT_ALLOWED,
-        Class::NonConformant,
-        format!(
+/// `CONC` lines one after the other in a dialect that has none, reported as one run.
+pub(super) struct ConcRun {
+    dialect: Dialect,
+    /// The first line's range, how many lines, where the last starts.
+    run: Option<(TextRange, u32, TextSize)>,
+}
+
+impl ConcRun {
+    pub(super) fn new(dialect: Dialect) -> ConcRun {
+        ConcRun { dialect, run: None }
+    }
+
+    /// A `CONC` line at `range`, right after the line before it.
+    pub(super) fn conc_line(&mut self, range: TextRange) {
+        if self.dialect.has_conc() {
+            return;
+        }
+        match &mut self.run {
+            Some((_, count, last)) => {
+                *count = count.saturating_add(1);
+                *last = range.start();
+            }
+            None => self.run = Some((range, 1, range.start())),
+        }
+    }
+
+    /// The run ends (a line that is not a `CONC` line, or the structure's end): reports it.
+    pub(super) fn end(&mut self, sink: &mut Sink) {
+        let Some((range, count, last)) = self.run.take() else {
+            return;
+        };
+        let dialect = self.dialect;
+        let message = format!(
             "{dialect} has no CONC lines (a line may be as long as it needs); merged as GEDCOM 5.5.1 would"
-        ),
-        range,
-    );
+        );
+        let what = (codes::CONC_NOT_ALLOWED, Class::NonConformant, message);
+        sink.report_run(what, range, count, last);
+    }
 }
 
 /// Unescapes one line string of a dialect that doubles only a leading `@` (GEDCOM 7): a leading `@@` is one
