@@ -204,12 +204,21 @@ pub fn check_backup_suffix(suffix: &str) -> io::Result<()> {
 }
 
 /// The file a path names, through symbolic links. A link to what has no name in the file system (`/dev/stdin`
-/// and `<(…)` lead to `pipe:[N]`) is refused for what it leads to, not as a missing file.
+/// and `<(…)` lead to `pipe:[N]`) is refused for what it leads to, not as a missing file; a link to nothing
+/// (a dangling link) is refused as such: it is not written through to make its target, as `cp` does not.
 fn resolve(path: &Path) -> io::Result<PathBuf> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             fs::canonicalize(path).map_err(|e| match fs::metadata(path) {
                 Ok(target) if !target.is_file() => not_regular(&target),
+                Err(missing) if missing.kind() == io::ErrorKind::NotFound => io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!(
+                        "it is a symbolic link to {}, which does not exist; a dangling link is not written \
+                         through",
+                        fs::read_link(path).map_or("nothing".into(), |t| t.display().to_string())
+                    ),
+                ),
                 _ => e,
             })
         }

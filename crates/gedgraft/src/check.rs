@@ -28,7 +28,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
     let mut tally = |outcome: Outcome| {
         any_error |= outcome.error;
         if let Some(e) = outcome.unreadable {
-            crate::output::to_stderr(format_args!("gedgraft: {e}\n"));
+            crate::output::error(&e);
             unreadable = true;
         }
     };

@@ -383,7 +383,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
             crate::output::to_stderr(format_args!(
                 "\r\x1b[2K[{}/{total}] {}",
                 i + 1,
-                path.display()
+                crate::output::shown_path(path)
             ));
         }
         let clear = || {
@@ -398,13 +398,13 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
                     clear();
                 }
                 for line in report.lines {
-                    crate::output::to_stderr(format_args!("{line}\n"));
+                    crate::output::say(&line);
                 }
             }
             Err(e) => {
                 clear();
                 failed = true;
-                crate::output::to_stderr(format_args!("gedgraft: {e}\n"));
+                crate::output::error(&e);
             }
         }
     }

@@ -35,12 +35,12 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
             Ok((changed, summary)) => {
                 would_change |= changed;
                 if !args.quiet {
-                    crate::output::to_stderr(format_args!("{summary}\n"));
+                    crate::output::say(&summary);
                 }
             }
             Err(e) => {
                 failed = true;
-                crate::output::to_stderr(format_args!("gedgraft: {e}\n"));
+                crate::output::error(&e);
             }
         }
     }
@@ -104,7 +104,7 @@ fn fmt_file(
     )
     .map_err(|e| format!("{name}: not formatted: {e}"))?;
     for line in told {
-        crate::output::to_stderr(format_args!("{line}\n"));
+        crate::output::say(&line);
     }
     drop(lowered);
     let changed = octets != original;

@@ -202,7 +202,7 @@ impl<'o> Report<'o> {
         let _ = writeln!(
             out,
             "{}: {} error{}, {} warning{} (encoding {})",
-            path.display(),
+            crate::output::shown_path(path),
             errors,
             crate::words::s(errors),
             warnings,
@@ -244,7 +244,7 @@ fn diagnostic(
     let _ = write!(
         out,
         "{gutter}{gut}-->{gut:#} {}:{}:{} (byte {})",
-        path.display(),
+        crate::output::shown_path(path),
         loc.line,
         loc.column,
         loc.offset

@@ -71,7 +71,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            crate::output::to_stderr(format_args!("gedgraft: {err}\n"));
+            crate::output::error(&err);
             ExitCode::from(2)
         }
     }

@@ -152,6 +152,39 @@ pub fn to_stderr(message: std::fmt::Arguments<'_>) {
     let _ = err.write_fmt(message).and_then(|()| err.flush());
 }
 
+/// `text` as it may be shown on a terminal: control characters other than line breaks and tabs written as
+/// `\x1B`. A file name may hold an escape sequence (`bad\x1B[2J.ged`), and printed as it is it would act on
+/// the reader's terminal; GNU tools quote such names too.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(escaped) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match escaped(c) {
+            true => gedgraft_syntax::internal::push_printable(c, &mut out),
+            false => out.push(c),
+        }
+    }
+    out.into()
+}
+
+/// A file name as [`shown`] shows it.
+pub fn shown_path(path: &std::path::Path) -> String {
+    shown(&path.display().to_string()).into_owned()
+}
+
+/// Tells the user `line` on standard error ([`shown`]).
+pub fn say(line: &str) {
+    to_stderr(format_args!("{}\n", shown(line)));
+}
+
+/// Reports an error on standard error: `gedgraft: ` and the message ([`shown`]).
+pub fn error(message: &str) {
+    to_stderr(format_args!("gedgraft: {}\n", shown(message)));
+}
+
 /// The message for a failed write to `what` (a file name or a stream), with a hint when the file size limit
 /// stopped it.
 pub fn write_error(what: &str, e: &std::io::Error) -> String {

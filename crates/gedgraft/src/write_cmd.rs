@@ -36,7 +36,7 @@ pub fn run(args: &WriteArgs) -> Result<ExitCode, String> {
     let told = what_write_changes(&name, &report, &options, dataset.metadata.dialect)
         .map_err(|e| format!("{name}: cannot write: {e}"))?;
     for line in told {
-        crate::output::to_stderr(format_args!("{line}\n"));
+        crate::output::say(&line);
     }
     let mut stdout = std::io::stdout().lock();
     match &args.output {

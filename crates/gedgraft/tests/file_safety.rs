@@ -964,3 +964,53 @@ fn names_that_would_break_a_patch_header_are_quoted() {
     let plain = fix_in(d, &["--escape-at", "--patch", "Müller.ged"]);
     assert!(String::from_utf8_lossy(&plain.stdout).starts_with("--- a/Müller.ged\n"));
 }
+
+/// `-o` through a link to nothing is refused, as `cp` refuses ("not writing through dangling symlink"): the
+/// message says what the link is, and nothing is made where it points.
+#[test]
+fn output_through_a_dangling_symlink_is_refused_and_says_so() {
+    let dir = temp_dir();
+    fs::write(dir.path().join("a.ged"), SAMPLE).expect("write");
+    std::os::unix::fs::symlink("missing.ged", dir.path().join("out.ged")).expect("symlink");
+    let out = fix_in(dir.path(), &["--escape-at", "a.ged", "-o", "out.ged"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "cannot write out.ged: it is a symbolic link to missing.ged, which does not exist"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(entries(dir.path()), ["a.ged", "out.ged"]);
+    assert!(is_symlink(&dir.path().join("out.ged")));
+    assert_eq!(fs::read(dir.path().join("a.ged")).expect("read"), SAMPLE);
+}
+
+/// A file name holding control characters (an escape sequence) is shown escaped (`\x1B`), in reports and in
+/// errors, so that it cannot act on the reader's terminal (GNU tools quote such names).
+#[test]
+fn control_characters_of_file_names_are_shown_escaped() {
+    let dir = temp_dir();
+    let name = "bad\u{1b}[2Jname.ged";
+    fs::write(dir.path().join(name), SAMPLE).expect("write");
+    let out = gedgraft_command(dir.path(), &["check", name])
+        .output()
+        .expect("run");
+    let report = stdout_lossy(&out);
+    assert!(report.contains("bad\\x1B[2Jname.ged:"), "{report}");
+    assert!(!report.contains('\u{1b}'), "{report}");
+    let missing = "gone\u{1b}]0;title\u{7}.ged";
+    let out = gedgraft_command(dir.path(), &["check", missing])
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("gone\\x1B]0;title\\x07.ged"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
+    let out = fix_in(dir.path(), &["--escape-at", name, "-o", "out.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
+}
