@@ -166,6 +166,12 @@ const CASES: &[Case] = &[
         commands: &[CHECK, CHECK_JSON, LOWER],
     },
     Case {
+        name: "conc-splits",
+        what: "one note of `CONC` splits after a space, every other line (a repair run each)",
+        generate: conc_splits,
+        commands: &[CHECK, REPAIR],
+    },
+    Case {
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
@@ -347,6 +353,13 @@ fn conc_7(n: usize) -> Vec<u8> {
     }
     out.extend_from_slice(b"0 TRLR\n");
     out
+}
+
+fn conc_splits(n: usize) -> Vec<u8> {
+    records(n, |i| match i {
+        0 => "0 @N1@ NOTE start\n".to_string(),
+        _ => "1 CONC x \n1 CONC b\n".to_string(),
+    })
 }
 
 fn one_code(n: usize) -> Vec<u8> {

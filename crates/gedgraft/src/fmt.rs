@@ -78,11 +78,13 @@ fn fmt_file(
         .filter(|d| d.severity() == Severity::Error)
         .collect();
     if let Some(first) = errors.first() {
+        // A run of problems is one diagnostic with a count; `check` counts each problem.
+        let count: usize = errors.iter().map(|d| d.count.max(1) as usize).sum();
         return Err(format!(
             "{name}: not formatted: {} error{} (the first on line {}: {}); the dataset leaves malformed lines \
              out, so fix them first (`gedgraft check {name}`)",
-            errors.len(),
-            crate::words::s(errors.len()),
+            count,
+            crate::words::s(count),
             first.location.line,
             first.message
         ));

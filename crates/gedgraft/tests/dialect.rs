@@ -295,6 +295,14 @@ fn gedcom7_conc_lines_in_a_row_are_one_counted_diagnostic() {
         .output()
         .expect("run");
     assert_eq!(stdout(&whole), stdout(&out));
+    // `fmt` refuses the file, counting each problem of a run as `check` does.
+    let fmt = gedgraft_in(&dir, &["fmt", "g.ged"]);
+    assert_eq!(exit_code(&fmt), 2);
+    assert!(
+        stderr(&fmt).contains("not formatted: 4 errors"),
+        "{}",
+        stderr(&fmt)
+    );
     // The lowering reads the lines as 5.5.1 would.
     let lowered = gedgraft_in(&dir, &["lower", "g.ged"]);
     assert!(

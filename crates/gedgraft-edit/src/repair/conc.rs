@@ -8,7 +8,7 @@ use super::{plural, Cx, Made, OctetEdit};
 use crate::render::{token_units, Unit, UnitKind};
 use gedgraft_syntax::ast::{AstNode, AstToken, Line, Structure};
 use gedgraft_syntax::internal::serialise::split_allowed;
-use gedgraft_syntax::{line_octet_limit, Diagnostic, SyntaxKind, TextRange, TextSize};
+use gedgraft_syntax::{line_octet_limit, Diagnostic, SyntaxKind, SyntaxNode, TextRange, TextSize};
 
 /// One line of a structure's payload: its units as the repair leaves them, and where they are.
 struct PayloadLine {
@@ -131,8 +131,19 @@ pub(super) fn conc_splits(cx: &Cx, d: &Diagnostic) -> Made {
     let first = Line::cast(cx.node_at(d.range.start(), SyntaxKind::Line)?)?;
     let structure = Structure::cast(first.node().parent()?)?;
     let last = d.last_start().max(d.range.start());
-    let mut lines: Vec<PayloadLine> = std::iter::once(structure.line()?)
-        .chain(structure.continuation_lines())
+    // The run's lines and the line before them: a split moves between two neighbouring lines only, so the
+    // structure's other lines stay as they are (and are not read: a note of 4 000 runs read all its 8 000
+    // lines for each, #12).
+    let line_nodes = |from: Option<SyntaxNode>, next: fn(&SyntaxNode) -> Option<SyntaxNode>| {
+        std::iter::successors(from, next).filter_map(Line::cast)
+    };
+    let before = line_nodes(first.node().prev_sibling(), SyntaxNode::prev_sibling)
+        .next()
+        .or_else(|| structure.line())?;
+    let run = line_nodes(Some(first.node().clone()), SyntaxNode::next_sibling)
+        .take_while(|l| l.text_range().start() <= last);
+    let mut lines: Vec<PayloadLine> = std::iter::once(before)
+        .chain(run)
         .map(|l| PayloadLine::of(cx, &l))
         .collect();
     let limit = line_octet_limit(cx.parse.encoding());
@@ -278,6 +289,27 @@ mod tests {
         assert_eq!(changed_part("abc def", "abXc def"), (2, "", "X"));
         assert_eq!(changed_part("é x", "è x"), (0, "é", "è"));
         assert_eq!(changed_part("ab", "ab"), (2, "", ""));
+    }
+
+    /// R-SERIALISING-STRUCTS-10: runs of flagged splits apart in one note (not neighbours: three diagnostics),
+    /// each repaired on its own lines and the line before them, the first run's line before being the note's
+    /// first line; applied together they give every split moved. (#12: each run reads only its lines; a note
+    /// of 4 000 runs read all its lines for each and took 16 s.)
+    #[test]
+    fn r_serialising_structs_10_runs_apart_are_each_repaired_on_their_own_lines() {
+        let input = b"0 HEAD\n1 NOTE abc \n2 CONC def\n2 CONT ghi\n2 CONC jk \n2 CONC lmn\n2 CONT o\n2 CONC pq \n2 CONC rs\n0 TRLR\n";
+        let parse = gedgraft_syntax::parse(input);
+        let d: Vec<_> = (parse.diagnostics().iter())
+            .filter(|d| d.code == "conc-at-whitespace")
+            .collect();
+        assert_eq!(d.len(), 3, "{:?}", parse.diagnostics());
+        let found: Vec<_> = repairs(&parse, &d).into_iter().flatten().collect();
+        assert_eq!(found.len(), 3);
+        let out = crate::apply_repairs(input, &found.iter().collect::<Vec<_>>());
+        assert_eq!(
+            String::from_utf8(out.bytes).unwrap(),
+            "0 HEAD\n1 NOTE abc d\n2 CONC ef\n2 CONT ghi\n2 CONC jk l\n2 CONC mn\n2 CONT o\n2 CONC pq r\n2 CONC s\n0 TRLR\n"
+        );
     }
 
     #[test]
