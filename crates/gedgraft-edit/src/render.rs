@@ -12,7 +12,6 @@ pub(crate) use gedgraft_syntax::internal::serialise::{
 use gedgraft_syntax::internal::serialise::{lay_out, LaidLine};
 use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
-use std::cell::RefCell;
 
 /// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other
 /// token is one unit. Made as they are taken, so a long line is never held as units whole.
@@ -297,33 +296,10 @@ pub(crate) fn break_near(node: &SyntaxNode, parse: &Parse) -> String {
     "\n".into()
 }
 
-/// Longest text a new token shares with an earlier one of its kind and text.
-const MAX_SHARED_LEN: usize = 4;
-
-/// Slots of the table of shared tokens (a power of two).
-const SHARED_SLOTS: usize = 64;
-
-thread_local! {
-    /// Recently made short tokens, by a hash of kind and text: a re-laid line of `x@x@…` is a token per octet,
-    /// and each would otherwise be an allocation of its own (#12). rowan trees share green tokens freely.
-    static SHARED: RefCell<Vec<Option<GreenToken>>> = RefCell::new(vec![None; SHARED_SLOTS]);
-}
-
-/// A green token: shared with the last one made of the same kind and text when the text is short.
+/// A green token, shared with an earlier one where the parser shares tokens (rowan trees share green tokens
+/// freely): a re-laid line of `x@x@…` is a token per octet, and each would otherwise be an allocation (#12).
 pub(crate) fn token(kind: SyntaxKind, text: &str) -> GreenToken {
-    if text.len() > MAX_SHARED_LEN {
-        return GreenToken::new(kind.into(), text);
-    }
-    let hash = (text.bytes()).fold(kind as usize, |h, b| {
-        h.wrapping_mul(31).wrapping_add(usize::from(b))
-    });
-    SHARED.with_borrow_mut(|slots| {
-        let slot = &mut slots[hash % SHARED_SLOTS];
-        match slot {
-            Some(t) if t.kind() == kind.into() && t.text() == text => t.clone(),
-            _ => slot.insert(GreenToken::new(kind.into(), text)).clone(),
-        }
-    })
+    gedgraft_syntax::internal::shared_token(kind, text)
 }
 
 /// A `LINE` node (a continuation line) from its head tokens, payload tokens and whether it ends with a break.
@@ -398,7 +374,8 @@ mod tests {
             merged.iter().map(|t| t.text()).collect::<Vec<_>>(),
             ["abcdef"]
         );
-        let long = "y".repeat(MAX_SHARED_LEN + 1);
+        // Longer than any text the parser shares.
+        let long = "y".repeat(40);
         assert_ne!(
             at(&token(SyntaxKind::Text, &long)),
             at(&token(SyntaxKind::Text, &long))

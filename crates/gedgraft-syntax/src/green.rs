@@ -64,6 +64,18 @@ const MAX_KEPT_BUFFERS: usize = 1 << 10;
 /// system, not kept to the end of the parse (#12).
 const MAX_KEPT_BUFFER_LEN: usize = 1 << 12;
 
+thread_local! {
+    /// The factory [`shared_token`] makes its tokens with: one per thread, its tables small.
+    static SHARED: std::cell::RefCell<GreenFactory> =
+        std::cell::RefCell::new(GreenFactory::for_text_len(0));
+}
+
+/// A token of `kind` with `text`, shared with an earlier one where the parser shares tokens (see
+/// [`GreenFactory::token`]), for code that makes new lines outside a parse.
+pub(crate) fn shared_token(kind: SyntaxKind, text: &str) -> GreenToken {
+    SHARED.with_borrow_mut(|factory| factory.token(kind, text))
+}
+
 /// Makes green tokens and nodes, sharing repeated tokens.
 pub(crate) struct GreenFactory {
     /// The commonest tokens, looked up without hashing: levels `0`–`9`, then `" "` as a delimiter, as a payload

@@ -77,6 +77,14 @@ pub mod internal {
     }
     pub use crate::diagnostic::{printable, push_printable};
 
+    /// A green token shared with an earlier one of the same kind and text where the parser shares tokens
+    /// (levels, delimiters, tags, line breaks, a bare `@`, payload texts of up to 4 octets), through a small
+    /// table per thread: for the editor's new lines, so that a re-laid line of `x@@x@@…` is not an allocation
+    /// per token (#12).
+    pub fn shared_token(kind: crate::SyntaxKind, text: &str) -> rowan::GreenToken {
+        crate::green::shared_token(kind, text)
+    }
+
     /// Makes `d` the first of a run of `count` problems like it on neighbouring lines, the last of which starts
     /// at `last_start` (the lowering's runs; [`Diagnostic::count`](crate::Diagnostic::count)).
     pub fn make_run(d: &mut crate::Diagnostic, count: u32, last_start: crate::TextSize) {
