@@ -7,8 +7,8 @@ use crate::splice::{GreenElement, Transform};
 use crate::transcode_check::{check_reading, Reversal};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
 use gedgraft_syntax::internal::serialise::LaidLine;
-use gedgraft_syntax::{Parse, SyntaxKind};
-use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, NodeOrToken};
+use gedgraft_syntax::{Elf, Parse, SyntaxKind};
+use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, Language, NodeOrToken};
 use unicode_normalization::UnicodeNormalization;
 
 /// A requested line-break conversion.
@@ -598,7 +598,7 @@ fn junk_start(root: &GreenNodeData) -> u32 {
 fn walk_tokens(root: &GreenNodeData, mut f: impl FnMut(SyntaxKind, &str, u32)) {
     let mut at = 0u32;
     for t in gedgraft_syntax::internal::green_tokens(root) {
-        let kind = SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText);
+        let kind = Elf::kind_from_raw(t.kind());
         f(kind, t.text(), at);
         at += u32::from(t.text_len());
     }

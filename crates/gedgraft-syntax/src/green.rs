@@ -99,9 +99,8 @@ const LINE_NODE_SLOTS: usize = 256;
 fn same_tokens(node: &GreenNodeData, children: &[GreenElement]) -> bool {
     node.children().len() == children.len()
         && node.children().zip(children).all(|pair| match pair {
-            (NodeOrToken::Token(a), NodeOrToken::Token(b)) => {
-                a.kind() == b.kind() && a.text() == b.text()
-            }
+            // rowan's equality of tokens: the same kind and text.
+            (NodeOrToken::Token(a), NodeOrToken::Token(b)) => *a == **b,
             _ => false,
         })
 }

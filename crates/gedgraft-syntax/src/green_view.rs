@@ -13,9 +13,9 @@ use crate::SyntaxKind;
 use rowan::{GreenNodeData, GreenTokenData, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
-/// The syntax kind of a raw rowan kind (as `Elf::kind_from_raw`).
+/// The syntax kind of a raw rowan kind.
 fn kind(raw: rowan::SyntaxKind) -> SyntaxKind {
-    SyntaxKind::from_raw(raw.0).unwrap_or(SyntaxKind::Error)
+    <crate::Elf as rowan::Language>::kind_from_raw(raw)
 }
 
 /// A green element and where it starts.

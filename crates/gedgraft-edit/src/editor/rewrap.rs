@@ -11,8 +11,8 @@ use crate::scope::Scope;
 use crate::splice::{GreenElement, Splice};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, Level, Structure};
-use gedgraft_syntax::{SyntaxKind, SyntaxNode};
-use rowan::{GreenToken, GreenTokenData, NodeOrToken};
+use gedgraft_syntax::{Elf, SyntaxKind, SyntaxNode};
+use rowan::{GreenToken, GreenTokenData, Language, NodeOrToken};
 use std::ops::Range;
 
 /// What a re-wrap does to a structure's lines.
@@ -41,7 +41,7 @@ struct L {
 
 /// A green token's kind.
 fn kind_of(t: &GreenTokenData) -> SyntaxKind {
-    SyntaxKind::from_raw(t.kind().0).unwrap_or(SyntaxKind::ErrorText)
+    Elf::kind_from_raw(t.kind())
 }
 
 /// The text of `tokens`, one after the other.
