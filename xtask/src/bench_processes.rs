@@ -1,5 +1,5 @@
 //! The fresh-process part of `cargo xtask bench`: wall time and peak resident set (GNU `/usr/bin/time`) of the
-//! release `gedgraft` as users run it (`fix FILE -o OUT`, `fix --rename-tag CHAN=_CHN`, `check`,
+//! release `gedgraft` as users run it (`fix FILE -o OUT`, `fix --rename-tag CHAN=_CHN`, `fmt FILE -o OUT`, `check`,
 //! `lower > /dev/null`, `lower > OUT.json`), of the line-split baseline (`xtask bench-child baseline`) and of the gedcomkit
 //! reference (`bench-gedcomkit/`: gedcomkit 0.1.19 parse + `to_bytes`, a crate of its own outside the workspace,
 //! GPL-3.0-or-later, built here into `target/bench-gedcomkit`). The commands alternate, round after round, so
@@ -153,6 +153,12 @@ pub(crate) fn measure(sample: &Path, alternations: usize) -> Result<Vec<ProcessR
                 "CHAN=_CHN",
                 "--quiet",
             ],
+            Some(null),
+        ),
+        (
+            "gedgraft fmt FILE -o OUT",
+            &gedgraft,
+            vec!["fmt", &file, "-o", &out_s],
             Some(null),
         ),
         (

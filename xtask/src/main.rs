@@ -35,7 +35,7 @@ commands:
       write a deterministic, realistic GEDCOM 5.5.1 UTF-8 file of about N MB (10^6 octets)
   bench [--size-mb N] [--runs N] [--crlf] [--json] [--sample PATH] [--alternations N]
       best-of-N wall time, MB/s and peak memory of parse and write-back vs. a memchr line split;
-      then fresh processes of the release gedgraft (fix -o, fix --rename-tag, check, lower), the baseline and
+      then fresh processes of the release gedgraft (fix -o, fix --rename-tag, fmt -o, check, lower), the baseline and
       the gedcomkit reference (bench-gedcomkit/, built apart), N alternating rounds (default 3; 0 skips):
       medians, ranges and ratios (needs GNU /usr/bin/time)
       (defaults: --size-mb 100 --runs 5; the sample is cached under target/xtask/;

@@ -38,6 +38,7 @@ const REPAIR: &str = "fix --repair-unsafe -o";
 const TO_CRLF: &str = "fix --eol crlf -o";
 const SET_NOTE: &str = "fix --set @N1@=hello -o";
 const SET_NOTE_CHECK: &str = "fix --set @N1@=hello --check";
+const FMT_O: &str = "fmt -o";
 
 /// One pathological input: a name, a generator for about `n` octets and the commands to run on it.
 struct Case {
@@ -72,7 +73,7 @@ const CASES: &[Case] = &[
         name: "dangling",
         what: "one dangling pointer per record",
         generate: dangling_pointers,
-        commands: &[CHECK, CHECK_JSON],
+        commands: &[CHECK, CHECK_JSON, FMT_O],
     },
     Case {
         name: "fam-records",
@@ -84,7 +85,7 @@ const CASES: &[Case] = &[
         name: "deep",
         what: "one level deeper on every line",
         generate: deep_nesting,
-        commands: &[DUMP, CHECK_JSON, LOWER, FIX_O],
+        commands: &[DUMP, CHECK_JSON, LOWER, FIX_O, FMT_O],
     },
     Case {
         name: "long-line",
@@ -139,7 +140,7 @@ const CASES: &[Case] = &[
         name: "short-lines",
         what: "a record of 5-octet lines, every line break changed",
         generate: short_lines,
-        commands: &[TO_CRLF, FIX_O],
+        commands: &[TO_CRLF, FIX_O, FMT_O],
     },
     Case {
         name: "after-trailer",
@@ -151,7 +152,7 @@ const CASES: &[Case] = &[
         name: "long-note",
         what: "one note of empty `CONT` lines, set to one word (the summary's line counts)",
         generate: long_note,
-        commands: &[SET_NOTE, SET_NOTE_CHECK],
+        commands: &[SET_NOTE, SET_NOTE_CHECK, FMT_O],
     },
     Case {
         name: "bare-ats",
@@ -175,7 +176,7 @@ const CASES: &[Case] = &[
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
-        commands: &[CHECK, CHECK_JSON, LOWER],
+        commands: &[CHECK, CHECK_JSON, LOWER, FMT_O],
     },
 ];
 

@@ -58,7 +58,7 @@ pub use lower::stream::StreamLowering;
 pub use lower::{diagnose, lower, LowerOptions, Lowered};
 pub use write::{
     write, write_report, write_with_report, written_metadata, ElfNeed, LineEnding, Rename,
-    WriteError, WriteOptions, WriteReport,
+    StreamPlanner, StreamWriter, WriteError, WriteOptions, WriteReport,
 };
 
 /// Constants the workspace's tests share with this crate.

@@ -16,9 +16,11 @@
 //! Pointers keep naming the identifier as written: they resolve to the first holder, as the lowering does.
 //! Only then does the round trip rename.
 
+mod parts;
 mod report;
 mod text;
 
+pub use parts::{StreamPlanner, StreamWriter};
 pub use report::{write_report, write_with_report, ElfNeed, Rename, WriteReport};
 
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
@@ -235,16 +237,21 @@ fn write_planned(dataset: &Dataset, plan: &Plan) -> Result<Vec<u8>, WriteError> 
         w.out.push_str(&part?);
     }
     w.line(0, None, "TRLR", "");
-    let mut octets = Vec::with_capacity(w.out.len() + 4);
-    if plan.bom {
+    Ok(encoded(plan, plan.bom, w.out))
+}
+
+/// `text` in the plan's encoding, after a byte-order mark when `bom`.
+fn encoded(plan: &Plan, bom: bool, text: String) -> Vec<u8> {
+    let mut octets = Vec::with_capacity(text.len() + 4);
+    if bom {
         let _ = plan.encoding.encode("\u{feff}", &mut octets);
     }
     if plan.encoding == Encoding::Utf8 && octets.is_empty() {
-        return Ok(w.out.into_bytes());
+        return text.into_bytes();
     }
     // Everything written is writable (escaped, or checked), so encoding cannot fail.
-    let _ = plan.encoding.encode(&w.out, &mut octets);
-    Ok(octets)
+    let _ = plan.encoding.encode(&text, &mut octets);
+    octets
 }
 
 /// Structures per run of records written by one job: runs of the records are written on the cores, each into
@@ -296,8 +303,12 @@ pub fn written_metadata(dataset: &Dataset, options: &WriteOptions) -> Result<Met
 }
 
 /// What the writer decided before writing a line.
+#[derive(Debug, Clone)]
 struct Plan {
+    /// The dialect written (the header's, once [`settled`](Plan::settle)).
     dialect: Dialect,
+    /// The dialect asked for, or the dataset's: the one whose rules the payloads are checked by.
+    asked: Dialect,
     encoding: Encoding,
     eol: &'static str,
     limit: usize,
@@ -332,7 +343,19 @@ enum Need {
 
 impl Plan {
     fn new(dataset: &Dataset, options: &WriteOptions) -> Result<Plan, WriteError> {
-        let given = &dataset.metadata;
+        let mut plan = Plan::start(&dataset.metadata, options)?;
+        for s in dataset.iter() {
+            plan.made_undef.extend(made_record(s));
+            plan.look_for_need(s);
+        }
+        plan.renamed = fresh_ids(dataset);
+        plan.settle(&dataset.metadata);
+        Ok(plan)
+    }
+
+    /// The plan's settings from the options and the dataset's metadata `given`, before any structure is
+    /// read: no identifier renamed yet, and the header's metadata to [`settle`](Plan::settle).
+    fn start(given: &Metadata, options: &WriteOptions) -> Result<Plan, WriteError> {
         let dialect = options.dialect.unwrap_or(given.dialect);
         let encoding = options.encoding;
         if !dialect.allows_encoding(encoding) {
@@ -342,50 +365,62 @@ impl Plan {
         if bom && !encoding.can_encode('\u{feff}') {
             return Err(WriteError::NoBom { encoding });
         }
-        let default_language = given.default_language.clone();
-        let mut made_undef = FxHashSet::default();
-        let mut need = match (given.schemas.first(), &default_language) {
+        let need = match (given.schemas.first(), &given.default_language) {
             (Some(&id), _) => Some(Need::Schema(id)),
             (None, Some(lang)) => Some(Need::DefaultLanguage(lang.clone())),
             (None, None) => None,
         };
-        let default = default_language.as_deref().unwrap_or("und");
-        for s in dataset.iter() {
-            match s.payload() {
-                Some(Payload::Pointer(p)) if p.undefined => {
-                    made_undef.extend(p.record);
-                }
-                Some(Payload::Text(t)) if need.is_none() => {
-                    need = if t.lang != default {
-                        Some(Need::Language(s.id(), t.lang.to_string()))
-                    } else if let Some(d) = t.datatype {
-                        Some(Need::Datatype(s.id(), d.to_string()))
-                    } else {
-                        text::first_unicode_escape(dialect, s.tag(), t.text, encoding)
-                            .map(|c| Need::Escape(s.id(), c))
-                    };
-                }
-                _ => {}
-            }
-        }
-        let needs_elf = need.is_some();
-        let metadata = header_metadata(given, dialect, needs_elf);
-        let renamed = fresh_ids(dataset);
         let limit = options
             .line_limit
             .unwrap_or(if encoding.is_utf16() { 510 } else { 255 });
         Ok(Plan {
-            dialect: metadata.dialect,
+            dialect,
+            asked: dialect,
             encoding,
             eol: options.line_ending.as_str(),
             limit: line_limit(dialect, limit),
             bom,
-            metadata,
-            default_language: default.to_string(),
-            made_undef,
-            renamed,
+            metadata: given.clone(),
+            default_language: given
+                .default_language
+                .as_deref()
+                .unwrap_or("und")
+                .to_string(),
+            made_undef: FxHashSet::default(),
+            renamed: rustc_hash::FxHashMap::default(),
             need,
         })
+    }
+
+    /// Whether `s` is the first structure that takes `1 ELF` (R-SERIALISATION-VERSION-01): noted if so.
+    fn look_for_need(&mut self, s: StructureRef<'_>) -> bool {
+        let Some(Payload::Text(t)) = s.payload().filter(|_| self.need.is_none()) else {
+            return false;
+        };
+        self.need = if t.lang != self.default_language {
+            Some(Need::Language(s.id(), t.lang.to_string()))
+        } else if let Some(d) = t.datatype {
+            Some(Need::Datatype(s.id(), d.to_string()))
+        } else {
+            text::first_unicode_escape(self.asked, s.tag(), t.text, self.encoding)
+                .map(|c| Need::Escape(s.id(), c))
+        };
+        self.need.is_some()
+    }
+
+    /// Once every structure was read: the metadata the header declares, and the dialect written.
+    fn settle(&mut self, given: &Metadata) {
+        self.metadata = header_metadata(given, self.asked, self.need.is_some());
+        self.dialect = self.metadata.dialect;
+    }
+}
+
+/// The `UNDEF` record the lowering made for the pointer `s` (R-POINTER-CONV-10), if it is one that leads to
+/// such a record: the reader makes it again, so it is not written.
+fn made_record(s: StructureRef<'_>) -> Option<StructureId> {
+    match s.payload() {
+        Some(Payload::Pointer(p)) if p.undefined => p.record,
+        _ => None,
     }
 }
 
@@ -393,16 +428,26 @@ impl Plan {
 /// structure uses, valid under both grammars (R-POINTER-CONV-02) and at most 20 characters (R-POINTER-CONV-05):
 /// the old id's leading valid characters (at most 12, `X` if none), `_` and a number, e.g. `I1_2`.
 fn fresh_ids(dataset: &Dataset) -> rustc_hash::FxHashMap<StructureId, String> {
-    let mut renamed = rustc_hash::FxHashMap::default();
     let used: FxHashSet<&str> = dataset.iter().filter_map(|s| s.xref()).collect();
     let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let later: Vec<(StructureId, &str)> = (dataset.iter())
+        .filter_map(|s| Some((s.id(), s.xref()?)))
+        .filter(|&(_, x)| !seen.insert(x))
+        .collect();
+    let fresh = fresh_names(later.iter().map(|&(_, x)| x), |x| used.contains(x));
+    later.into_iter().map(|(id, _)| id).zip(fresh).collect()
+}
+
+/// The fresh identifiers of [`fresh_ids`] for the later holders of identifiers, given their identifiers in
+/// file order, none of them `used`.
+fn fresh_names<'x>(
+    later: impl Iterator<Item = &'x str>,
+    used: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut taken: FxHashSet<String> = FxHashSet::default();
     let mut next = 2u64;
-    for s in dataset.iter() {
-        let Some(x) = s.xref() else { continue };
-        if seen.insert(x) {
-            continue;
-        }
+    let mut names = Vec::new();
+    for x in later {
         let stem: String = x
             .chars()
             .take_while(|&c| c.is_ascii_graphic() && !"@!:#%()/".contains(c))
@@ -416,14 +461,14 @@ fn fresh_ids(dataset: &Dataset) -> rustc_hash::FxHashMap<StructureId, String> {
         let fresh = loop {
             let candidate = format!("{stem}_{next}");
             next += 1;
-            if !used.contains(candidate.as_str()) && !taken.contains(&candidate) {
+            if !used(&candidate) && !taken.contains(&candidate) {
                 break candidate;
             }
         };
         taken.insert(fresh.clone());
-        renamed.insert(s.id(), fresh);
+        names.push(fresh);
     }
-    renamed
+    names
 }
 
 /// The metadata a header written in `dialect` declares (see [`written_metadata`]).

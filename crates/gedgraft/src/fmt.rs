@@ -69,6 +69,16 @@ fn fmt_file(
     if args.in_place {
         check_replaceable(path).map_err(|e| format!("cannot format {name} in place: {e}"))?;
     }
+    // Written or checked: record by record, unless the file needs the whole-file path to tell.
+    if let Some(done) = crate::stream_fmt::fmt_streamed(path, args, to, options)? {
+        for line in &done.told {
+            crate::output::say(line);
+        }
+        return Ok((
+            done.changed,
+            summary(&name, args, done.changed, done.removed, done.added),
+        ));
+    }
     let loaded = input::load_with(path, options)?;
     let parse = &loaded.parse;
     let lowered = lower(parse, &LowerOptions::default());
@@ -124,22 +134,25 @@ fn fmt_file(
         let diff = LineDiff::new(&loaded.parse, &new, &changes);
         output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
     }
-    let summary = if !changed {
-        format!("{name}: unchanged")
-    } else {
-        let verb = if args.output.is_some() || args.in_place {
-            "formatted"
-        } else {
-            "would change"
-        };
-        format!("{name}: {verb}: -{removed} +{added} lines")
-    };
     input::keep_until_exit(loaded);
-    Ok((changed, summary))
+    Ok((changed, summary(&name, args, changed, removed, added)))
+}
+
+/// The summary line of a formatted file.
+fn summary(name: &str, args: &FmtArgs, changed: bool, removed: usize, added: usize) -> String {
+    if !changed {
+        return format!("{name}: unchanged");
+    }
+    let verb = if args.output.is_some() || args.in_place {
+        "formatted"
+    } else {
+        "would change"
+    };
+    format!("{name}: {verb}: -{removed} +{added} lines")
 }
 
 /// The file's line break: its first one, as the lexer ends a line (LF when it has none).
-fn line_ending_of(text: &str) -> LineEnding {
+pub(crate) fn line_ending_of(text: &str) -> LineEnding {
     use gedgraft_syntax::LineBreak;
     match gedgraft_syntax::line_cursor::line_end(text.as_bytes(), 0).form {
         Some(LineBreak::CrLf) => LineEnding::CrLf,

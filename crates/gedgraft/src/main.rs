@@ -16,6 +16,7 @@ mod record;
 mod repair;
 mod stream_check;
 mod stream_fix;
+mod stream_fmt;
 mod stream_lower;
 mod style;
 mod words;

@@ -117,31 +117,7 @@ pub fn write_with_report(
 /// The report of a plan made for `dataset`.
 fn report_of(dataset: &Dataset, plan: Plan) -> WriteReport {
     let at = |id: StructureId| dataset.get(id);
-    let elf_needed_by = plan.need.as_ref().map(|need| {
-        let (id, what) = match need {
-            Need::Schema(id) => (Some(*id), "a schema (SCHMA)".to_string()),
-            Need::DefaultLanguage(lang) => {
-                (None, format!("the default payload language {lang} (PLANG)"))
-            }
-            Need::Language(id, lang) => (Some(*id), format!("payload language {lang} (PLANG)")),
-            Need::Datatype(id, d) => (Some(*id), format!("datatype {d} (DTYPE)")),
-            Need::Escape(id, c) => (
-                Some(*id),
-                format!("a Unicode escape for U+{:04X}", u32::from(*c)),
-            ),
-        };
-        let s = id.and_then(at);
-        ElfNeed {
-            id,
-            path: s.map_or_else(|| "HEAD".to_string(), |s| path_of(&s)),
-            line: s.and_then(|s| s.line()),
-            what,
-            character: match need {
-                Need::Escape(_, c) => Some(*c),
-                _ => None,
-            },
-        }
-    });
+    let elf_needed_by = plan.need.as_ref().map(|need| elf_need(need, dataset));
     let mut renames: Vec<Rename> = plan
         .renamed
         .iter()
@@ -150,32 +126,69 @@ fn report_of(dataset: &Dataset, plan: Plan) -> WriteReport {
         .filter_map(|(&id, new)| {
             let s = at(id)?;
             Some(Rename {
-                id,
-                path: path_of(&s),
-                line: s.line(),
-                old: s.xref()?.to_string(),
                 new: new.clone(),
+                ..rename_of(s)?
             })
         })
         .collect();
     renames.sort_unstable_by_key(|r| r.id);
-    let decomposed = if plan.encoding == Encoding::Ansel {
-        dataset
-            .iter()
-            .map(|s| match s.payload() {
-                Some(Payload::Text(t)) => text::ansel_decomposed(t.text),
-                _ => 0,
-            })
-            .sum()
-    } else {
-        0
-    };
     WriteReport {
+        decomposed: decomposed_in(dataset, plan.encoding),
         metadata: plan.metadata,
         elf_needed_by,
         renames,
-        decomposed,
     }
+}
+
+/// What needs ELF (`need`, found in `dataset`), as the report tells it.
+pub(super) fn elf_need(need: &Need, dataset: &Dataset) -> ElfNeed {
+    let (id, what) = match need {
+        Need::Schema(id) => (Some(*id), "a schema (SCHMA)".to_string()),
+        Need::DefaultLanguage(lang) => {
+            (None, format!("the default payload language {lang} (PLANG)"))
+        }
+        Need::Language(id, lang) => (Some(*id), format!("payload language {lang} (PLANG)")),
+        Need::Datatype(id, d) => (Some(*id), format!("datatype {d} (DTYPE)")),
+        Need::Escape(id, c) => (
+            Some(*id),
+            format!("a Unicode escape for U+{:04X}", u32::from(*c)),
+        ),
+    };
+    let s = id.and_then(|id| dataset.get(id));
+    ElfNeed {
+        id,
+        path: s.map_or_else(|| "HEAD".to_string(), |s| path_of(&s)),
+        line: s.and_then(|s| s.line()),
+        what,
+        character: match need {
+            Need::Escape(_, c) => Some(*c),
+            _ => None,
+        },
+    }
+}
+
+/// The rename of `s`, a later holder of its identifier, with no new identifier yet.
+pub(super) fn rename_of(s: StructureRef<'_>) -> Option<Rename> {
+    Some(Rename {
+        id: s.id(),
+        path: path_of(&s),
+        line: s.line(),
+        old: s.xref()?.to_string(),
+        new: String::new(),
+    })
+}
+
+/// How many characters of `dataset`'s string payloads ANSEL writes decomposed; 0 in other encodings.
+pub(super) fn decomposed_in(dataset: &Dataset, encoding: Encoding) -> usize {
+    if encoding != Encoding::Ansel {
+        return 0;
+    }
+    (dataset.iter())
+        .map(|s| match s.payload() {
+            Some(Payload::Text(t)) => text::ansel_decomposed(t.text),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// A structure's path: its record's identifier and tag, then the tags down to it (`@I1@ INDI.BIRT.DATE`).

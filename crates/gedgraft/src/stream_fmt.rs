@@ -1,0 +1,444 @@
+//! `gedgraft fmt FILE -o OUT` (and `--in-place`, `--check`) record by record (DESIGN.md invariant 9), over
+//! batches of whole records ([`open_batches`]), never the tree or the dataset of the whole file (#17: 934 MiB
+//! for a 100 MB file, whole; 50 MiB streamed).
+//!
+//! **One pass** first: each batch is lowered, its identifiers indexed as it goes
+//! ([`StreamLowering::one_pass`]), planned ([`StreamPlanner`]) and written at once, by a writer made after
+//! the first batch ([`StreamPlanner::writer_so_far`]). That is the whole file's output unless a later batch
+//! changes the plan (something in it takes ELF, which the header written first does not declare; an
+//! identifier held twice): then what was written is dropped (the output is a temporary file until the end)
+//! and **two passes** write it: the first lowers and plans every batch, the second lowers each again and
+//! writes it ([`StreamWriter`]). The lines changed are counted batch by batch on a thread of their own (a
+//! batch's old octets against its new ones, what follows a batch's last LF counted with the next batch: the
+//! whole-file path counts lines of octets ending in LF; the records of a batch are written from its own lines;
+//! tested equal to the whole-file count on the corpus).
+//!
+//! The output, the messages, the summary and the exit status are the whole-file path's. What takes the
+//! whole-file path (nothing is written before it is known): a file with an error (the refusal names the first
+//! and counts them all, file-wide facts included) or an identifier held twice (an error too), a structure the
+//! writer cannot write (its message numbers the structure in the whole dataset), output to a standard stream
+//! (`-o -`: what a failing batch leaves written cannot be taken back), UTF-16 on either side (its lines are
+//! not lines of octets, and the whole file is one change), the review diff (no `-o`, `--in-place` or
+//! `--check`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
+//! `GEDGRAFT_WHOLE_FILE=1`.
+
+use crate::cli::FmtArgs;
+use crate::output;
+use crate::stream_check::open_batches;
+use crate::stream_fix::whole_file_forced;
+use crate::write_cmd::{what_write_changes, write_options};
+use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
+use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::stream::Batch;
+use gedgraft_syntax::{Dialect, Parse, ParseOptions, Severity};
+use std::path::Path;
+
+/// Formats one file streamed: whether it changed, the lines to say before the summary, and how many lines
+/// it removes and adds; `None` when it takes the whole-file path (nothing was written or said).
+pub(crate) fn fmt_streamed(
+    path: &Path,
+    args: &FmtArgs,
+    to: Option<Encoding>,
+    options: &ParseOptions,
+) -> Result<Option<Formatted>, String> {
+    let reviews = args.output.is_none() && !args.in_place && !args.check;
+    let to_stream = (args.output.as_deref()).is_some_and(|o| output::stream_named(o).is_some());
+    if reviews || to_stream || whole_file_forced() || output::stdout_is(path) {
+        return Ok(None);
+    }
+    if to.is_some_and(Encoding::is_utf16) {
+        return Ok(None);
+    }
+    let file = File {
+        path,
+        args,
+        to,
+        options,
+    };
+    match file.deliver(None) {
+        Err(Stop::TwoPasses) => {}
+        done => return done.map(Some).or_else(Stop::whole_file),
+    }
+    let Some(planned) = file.plan() else {
+        return Ok(None);
+    };
+    file.deliver(Some(planned))
+        .map(Some)
+        .or_else(Stop::whole_file)
+}
+
+/// Why a streamed `fmt` stopped before the end (nothing written).
+enum Stop {
+    /// The whole-file path takes over.
+    WholeFile,
+    /// A later batch changed the plan of the one pass: the two passes write the file.
+    TwoPasses,
+    /// An error to tell (a read or write error, or a refusal).
+    Error(String),
+}
+
+impl Stop {
+    fn whole_file(self) -> Result<Option<Formatted>, String> {
+        match self {
+            Stop::Error(e) => Err(e),
+            Stop::WholeFile | Stop::TwoPasses => Ok(None),
+        }
+    }
+}
+
+/// What a streamed `fmt` did: whether the file changed, what the writer changed beyond the layout (lines to
+/// say), how many lines it removes and adds.
+#[derive(Default)]
+pub(crate) struct Formatted {
+    pub(crate) changed: bool,
+    pub(crate) told: Vec<String>,
+    pub(crate) removed: usize,
+    pub(crate) added: usize,
+    /// The old and new octets after the last LF of the batches so far, counted with the next batch's.
+    old_tail: Vec<u8>,
+    new_tail: Vec<u8>,
+}
+
+/// The file formatted, and how.
+#[derive(Clone, Copy)]
+struct File<'a> {
+    path: &'a Path,
+    args: &'a FmtArgs,
+    to: Option<Encoding>,
+    options: &'a ParseOptions,
+}
+
+/// The first pass of two: the lowering with its index complete, the writer planned, its options, and the
+/// dialect the file was read in.
+struct Planned {
+    lowering: StreamLowering,
+    writer: StreamWriter,
+    write_options: WriteOptions,
+    read: Dialect,
+}
+
+/// The writing pass: planned already (the second of two), or planning as it goes (one pass).
+enum Writing {
+    Planned(Box<Planned>),
+    OnePass(Box<OnePass>),
+    /// After the last batch.
+    Ended,
+}
+
+/// The one pass: its lowering, and what is made at the first batch: the planner, the write options, the
+/// dialect read, the writer made early.
+struct OnePass {
+    lowering: StreamLowering,
+    first: Option<(StreamPlanner, WriteOptions, Dialect, StreamWriter)>,
+}
+
+impl File<'_> {
+    /// The write options and the dialect read, from the file's first batch and its lowering.
+    fn first_options(&self, parse: &Parse, read: Dialect) -> (WriteOptions, Dialect) {
+        let encoding = self.to.unwrap_or(parse.encoding());
+        let eol = crate::fmt::line_ending_of(parse.text());
+        (write_options(&self.args.layout, encoding, Some(eol)), read)
+    }
+
+    /// The first pass of two (see the module documentation); `None` when the file takes the whole-file path.
+    fn plan(&self) -> Option<Planned> {
+        let stream = open_batches(self.path, self.options)?;
+        let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+        let mut first: Option<(StreamPlanner, WriteOptions, Dialect)> = None;
+        for batch in stream {
+            let batch = batch.ok()?;
+            let parse = batch.parse();
+            let lowered = lowering.lower(parse);
+            if has_error(parse, &lowered) {
+                return None;
+            }
+            let (planner, ..) = first.get_or_insert_with(|| {
+                let (options, read) = self.first_options(parse, lowered.dataset.metadata.dialect);
+                (StreamPlanner::new(&options), options, read)
+            });
+            planner.plan(&lowered.dataset);
+        }
+        if lowering.has_duplicate_identifier() {
+            return None;
+        }
+        let (mut planner, write_options, read) = first?;
+        let lowering = lowering.into_second_pass();
+        planner.made(&lowering.undefined_records());
+        let writer = planner.finish().ok()?;
+        Some(Planned {
+            lowering,
+            writer,
+            write_options,
+            read,
+        })
+    }
+
+    /// Writes the file where it goes (`--check`: nowhere; `--in-place`: over itself, if it changed; `-o`):
+    /// in one pass (`planned` is `None`) or as the second of two. Nothing is written when it stops.
+    fn deliver(&self, planned: Option<Planned>) -> Result<Formatted, Stop> {
+        let name = self.path.display().to_string();
+        let mut writing = match planned {
+            Some(planned) => Writing::Planned(Box::new(planned)),
+            None => Writing::OnePass(Box::new(OnePass {
+                lowering: StreamLowering::one_pass(&LowerOptions::default()),
+                first: None,
+            })),
+        };
+        let args = self.args;
+        let (mut outcome, mut unchanged) = (None, false);
+        let stopped = || std::io::Error::other("not formatted");
+        let written = if args.check {
+            outcome = Some(self.write_all(&mut writing, &mut |_| Ok(())));
+            Ok(())
+        } else {
+            let (out, backup) = match args.output.as_deref() {
+                Some(out) => (out, None),
+                None => (self.path, args.backup.as_deref()),
+            };
+            let out_name = out.display().to_string();
+            output::replace_file((out, self.path), backup, |w| {
+                let mut out = |octets: &[u8]| {
+                    (w.write_all(octets)).map_err(|e| output::write_error(&out_name, &e))
+                };
+                let done = self.write_all(&mut writing, &mut out);
+                // In place, a file that does not change is not touched.
+                unchanged = args.in_place && done.as_ref().is_ok_and(|f| !f.changed);
+                let ok = done.is_ok() && !unchanged;
+                outcome = Some(done);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(stopped())
+                }
+            })
+        };
+        let done = outcome.unwrap_or(Err(Stop::WholeFile))?;
+        if !unchanged {
+            written.map_err(|e| Stop::Error(output::write_error(&name, &e)))?;
+        }
+        Ok(done)
+    }
+
+    /// Lowers and writes every batch, giving `out` each batch's new octets: what it did, with what the writer
+    /// changed beyond the layout. The lines are counted on a thread of their own, a batch behind (the line
+    /// diff takes about as long as the writing).
+    fn write_all(
+        &self,
+        writing: &mut Writing,
+        out: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<Formatted, Stop> {
+        let name = self.path.display().to_string();
+        let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
+        let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
+        if stream.detection().used.is_utf16() {
+            return Err(Stop::WholeFile);
+        }
+        std::thread::scope(|scope| {
+            // A batch and its new octets, and whether it is the last.
+            let (send, receive) = std::sync::mpsc::sync_channel::<(Batch, Vec<u8>, bool)>(2);
+            let read_error = &read_error;
+            let counter = scope.spawn(move || {
+                let mut counts = Formatted::default();
+                for (batch, new, last) in receive {
+                    let old = batch.parse().to_bytes().map_err(|e| read_error(&e))?;
+                    counts.count(&old, &new, last);
+                }
+                Ok::<Formatted, String>(counts)
+            });
+            // A batch and its new octets, sent once the next batch shows it is not the last (the last one's
+            // new octets end with the trailer).
+            let mut pending: Option<(Batch, Vec<u8>)> = None;
+            let written = || {
+                for batch in stream {
+                    let batch = batch.map_err(|e| Stop::Error(read_error(&e)))?;
+                    let new = writing.batch(self, batch.parse())?;
+                    if let Some((batch, new)) = pending.replace((batch, new)) {
+                        out(&new).map_err(Stop::Error)?;
+                        // The counter stopped: its error is told below.
+                        let _ = send.send((batch, new, false));
+                    }
+                }
+                let (batch, mut new) = pending.take().ok_or(Stop::WholeFile)?;
+                let (writer, told) = writing.end(&name)?;
+                new.extend(writer.finish());
+                out(&new).map_err(Stop::Error)?;
+                let _ = send.send((batch, new, true));
+                Ok(told)
+            };
+            let told = written();
+            drop(send);
+            let counted = counter
+                .join()
+                .map_err(|_| Stop::Error("the line count failed".into()))?;
+            let mut counts = counted.map_err(Stop::Error)?;
+            counts.told = told?;
+            Ok(counts)
+        })
+    }
+}
+
+impl Writing {
+    /// One batch lowered and written: its new octets.
+    fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Vec<u8>, Stop> {
+        let (lowered, writer) = match self {
+            Writing::Planned(planned) => (planned.lowering.lower(parse), &mut planned.writer),
+            Writing::Ended => return Err(Stop::WholeFile),
+            Writing::OnePass(one) => {
+                let OnePass { lowering, first } = &mut **one;
+                let lowered = lowering.lower(parse);
+                if has_error(parse, &lowered) {
+                    return Err(Stop::WholeFile);
+                }
+                let (planner, .., writer) = match first {
+                    Some(first) => {
+                        first.0.plan(&lowered.dataset);
+                        first
+                    }
+                    None => {
+                        let read = lowered.dataset.metadata.dialect;
+                        let (options, read) = file.first_options(parse, read);
+                        let mut planner = StreamPlanner::new(&options);
+                        planner.plan(&lowered.dataset);
+                        let writer = planner.writer_so_far().map_err(|_| Stop::WholeFile)?;
+                        first.insert((planner, options, read, writer))
+                    }
+                };
+                if !planner.still_holds(writer) {
+                    return Err(Stop::TwoPasses);
+                }
+                (lowered, writer)
+            }
+        };
+        writer.write(&lowered.dataset).map_err(|_| Stop::WholeFile)
+    }
+
+    /// After the last batch: the writer (for the trailer), and what it changed beyond the layout, as lines to
+    /// say (`Err` when the options ask for what the dataset cannot be written in: the refusal).
+    fn end(&mut self, name: &str) -> Result<(StreamWriter, Vec<String>), Stop> {
+        let (writer, report, options, read) = match std::mem::replace(self, Writing::Ended) {
+            Writing::Ended => return Err(Stop::WholeFile),
+            Writing::Planned(planned) => {
+                let report = planned.writer.report().clone();
+                (planned.writer, report, planned.write_options, planned.read)
+            }
+            Writing::OnePass(one) => {
+                let OnePass { lowering, first } = *one;
+                let (planner, options, read, writer) = first.ok_or(Stop::WholeFile)?;
+                if lowering.has_duplicate_identifier() {
+                    return Err(Stop::WholeFile);
+                }
+                let report = planner
+                    .finish()
+                    .map_err(|_| Stop::WholeFile)?
+                    .report()
+                    .clone();
+                (writer, report, options, read)
+            }
+        };
+        let told = what_write_changes(name, &report, &options, read)
+            .map_err(|e| Stop::Error(format!("{name}: not formatted: {e}")))?;
+        Ok((writer, told))
+    }
+}
+
+/// Whether a batch (`parse`, lowered) has an error: `fmt` refuses the file, which the whole-file path tells.
+fn has_error(parse: &Parse, lowered: &gedgraft_model::Lowered) -> bool {
+    let diagnostics = lowered.all_diagnostics(parse);
+    diagnostics.iter().any(|d| d.severity() == Severity::Error)
+}
+
+impl Formatted {
+    /// Counts the lines a batch changes (its `old` and `new` octets; `last`: the file's last batch), as the
+    /// whole-file path counts the file's: lines of octets ending in LF, so a batch's octets after its last LF
+    /// (a line that ends in CR alone, or none) are counted with the next batch's.
+    fn count(&mut self, old: &[u8], new: &[u8], last: bool) {
+        self.changed |= old != new;
+        let mut old_lines = std::mem::take(&mut self.old_tail);
+        let mut new_lines = std::mem::take(&mut self.new_tail);
+        old_lines.extend_from_slice(old);
+        new_lines.extend_from_slice(new);
+        if !last {
+            let after_lf = |o: &[u8]| o.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            self.old_tail = old_lines.split_off(after_lf(&old_lines));
+            self.new_tail = new_lines.split_off(after_lf(&new_lines));
+        }
+        if old_lines != new_lines {
+            let (_, removed, added) = gedgraft_edit::octet_line_changes(&old_lines, &new_lines);
+            self.removed += removed;
+            self.added += added;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `fmt ARGS… FILE` of `input` through the streamed path: what it did (changed, lines removed and added,
+    /// what it says), or `None` when it leaves the file to the whole-file path.
+    fn streamed(input: &[u8], args: &[&str]) -> Option<(bool, usize, usize, Vec<String>)> {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, input).expect("written");
+        let out = dir.path().join("out.ged");
+        let (path_arg, out_arg) = (path.to_str().expect("UTF-8"), out.to_str().expect("UTF-8"));
+        let all = ["gedgraft", "fmt", path_arg]
+            .into_iter()
+            .chain(args.iter().map(|a| match *a {
+                "OUT" => out_arg,
+                a => a,
+            }));
+        let cli = crate::cli::Cli::parse_from(all);
+        let crate::cli::Command::Fmt(args) = cli.command else {
+            panic!("not fmt");
+        };
+        let to = args
+            .to_encoding
+            .as_deref()
+            .map(|e| e.parse().expect("an encoding"));
+        let done = fmt_streamed(&path, &args, to, &ParseOptions::default()).expect("no error")?;
+        Some((done.changed, done.removed, done.added, done.told))
+    }
+
+    const FILE: &[u8] = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n\
+        0 @I1@ INDI\n1 NAME Zo\xc3\xab\n1 FAMC @F1@\n0 @F1@ FAM\n1 NOTE a@@b\n2 CONC c\n0 TRLR\n";
+
+    #[test]
+    fn a_file_written_or_checked_streams() {
+        // `CHAR` moved before `GEDC` (one line out, one in), and the note's `CONC` joined (two out, one in).
+        let counts = Some((true, 3, 2, vec![]));
+        assert_eq!(streamed(FILE, &["-o", "OUT"]), counts);
+        assert_eq!(streamed(FILE, &["--check"]), counts);
+        assert_eq!(streamed(FILE, &["--in-place"]), counts);
+        // ANSEL writes ë decomposed, and says so.
+        let ansel = streamed(FILE, &["-o", "OUT", "--to-encoding", "ANSEL"]).expect("streamed");
+        assert!(
+            ansel.3[0].contains("1 character written decomposed"),
+            "{ansel:?}"
+        );
+    }
+
+    #[test]
+    fn what_needs_the_whole_file_is_left_to_it() {
+        // The review diff; standard output; UTF-16.
+        assert_eq!(streamed(FILE, &[]), None);
+        assert_eq!(streamed(FILE, &["-o", "-"]), None);
+        assert_eq!(
+            streamed(FILE, &["-o", "OUT", "--to-encoding", "UTF-16LE"]),
+            None
+        );
+        let utf16: Vec<u8> = "\u{feff}0 HEAD\n1 CHAR UNICODE\n0 TRLR\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(streamed(&utf16, &["-o", "OUT"]), None);
+        // An error (a level jump), or an identifier held twice (`duplicate-xref`, an error): the whole-file
+        // path refuses, naming the first error and counting them all.
+        let jump =
+            b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n3 NAME x\n0 TRLR\n";
+        assert_eq!(streamed(jump, &["--check"]), None);
+        let twice = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+        assert_eq!(streamed(twice, &["--check"]), None);
+    }
+}
