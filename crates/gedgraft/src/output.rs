@@ -138,10 +138,36 @@ pub fn replace_file(
     backup: Option<&str>,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    if out != from {
+        write_protected(out)?;
+    }
     let mode = crate::input::new_file_mode(from);
     let written = gedgraft_edit::write_atomic_streamed_as(out, backup, mode, fill);
     crate::input::replacing(out);
     written
+}
+
+/// Refuses an output file (`-o OUT`, not the input itself) that is there and that the user may not write: it
+/// would be replaced all the same (the directory is writable), where `cp` refuses to overwrite it. In place,
+/// a write-protected file is edited, as `sed -i` does (the user asked to edit that file).
+#[cfg(unix)]
+fn write_protected(out: &Path) -> std::io::Result<()> {
+    use rustix::fs::{access, Access};
+    let denied =
+        |e: rustix::io::Errno| e == rustix::io::Errno::ACCESS || e == rustix::io::Errno::PERM;
+    match access(out, Access::WRITE_OK) {
+        Err(e) if denied(e) => Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "it is write-protected, and is not replaced (as `cp` does not overwrite it); make it writable \
+             (chmod u+w) or remove it first",
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn write_protected(_: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Writes a message to standard error. A failed write (`2>/dev/full`, a closed pipe) is let go: it must not

@@ -1014,3 +1014,51 @@ fn control_characters_of_file_names_are_shown_escaped() {
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
 }
+
+/// `-o` over a file the user may not write (their own, write-protected) is refused, as `cp` refuses to
+/// overwrite it: the directory being writable, the rename would replace it. In place, a write-protected file is
+/// edited, as `sed -i` edits it (the user named it to be edited). Root may write any file, as with `cp`.
+#[test]
+fn output_over_a_write_protected_file_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    if !needs_root(d, "running as nobody") {
+        return;
+    }
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).expect("chmod dir");
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    for name in ["out.ged", "b.ged"] {
+        fs::write(d.join(name), SAMPLE).expect("write");
+        run("chown", &[Path::new("nobody:nogroup"), &d.join(name)]);
+        fs::set_permissions(d.join(name), fs::Permissions::from_mode(0o444)).expect("chmod");
+    }
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_gedgraft"))
+            .args(args)
+            .current_dir(d)
+            .output()
+            .expect("run setpriv (util-linux)")
+    };
+    for args in [
+        &["fix", "--escape-at", "a.ged", "-o", "out.ged"][..],
+        &["fmt", "a.ged", "-o", "out.ged"],
+    ] {
+        let out = as_nobody(args);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out)
+                .contains("cannot write out.ged: it is write-protected, and is not replaced"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(fs::read(d.join("out.ged")).expect("file"), SAMPLE);
+    }
+    let in_place = as_nobody(&["fix", "--escape-at", "--in-place", "b.ged"]);
+    assert_eq!(exit_code(&in_place), 0, "{}", stderr(&in_place));
+    assert_eq!(fs::read(d.join("b.ged")).expect("file"), ESCAPED);
+    let root = fix_in(d, &["--escape-at", "a.ged", "-o", "out.ged"]);
+    assert_eq!(exit_code(&root), 0, "{}", stderr(&root));
+    assert_eq!(fs::read(d.join("out.ged")).expect("file"), ESCAPED);
+}
