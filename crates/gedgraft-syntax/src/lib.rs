@@ -123,7 +123,7 @@ pub mod internal {
 
     /// The one work queue the parser, the writer and the lowering run their chunks on.
     pub mod work {
-        pub use crate::work::{in_order, on_workers, workers_for, Dropper};
+        pub use crate::work::{ahead, in_order, on_workers, workers_for, Ahead, Dropper};
     }
 }
 

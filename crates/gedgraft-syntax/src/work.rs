@@ -147,9 +147,135 @@ impl Drop for Dropper {
     }
 }
 
+/// An iterator run on a thread of its own, an item or two ahead of the caller ([`ahead`]): the streamed
+/// commands read and parse the next batch of a file there while they edit, lower or write the last one, so
+/// both cores work (#17: `fix -o` spent half its time parsing, on one core). At most [`Ahead::BACKLOG`] items
+/// wait, so memory stays bounded. A panic of the iterator is raised again in the caller, where its items
+/// end; on a machine of one core, or if the thread cannot be started, the items are made where they are asked
+/// for. Dropping an `Ahead` stops the iterator after the item it is making.
+///
+/// ```
+/// let squares = gedgraft_syntax::internal::work::ahead((1..=4u32).map(|n| n * n));
+/// assert_eq!(squares.collect::<Vec<_>>(), [1, 4, 9, 16]);
+/// ```
+pub struct Ahead<T> {
+    inner: AheadInner<T>,
+}
+
+enum AheadInner<T> {
+    Thread {
+        items: Option<std::sync::mpsc::Receiver<T>>,
+        thread: Option<std::thread::JoinHandle<()>>,
+    },
+    Here(Box<dyn Iterator<Item = T> + Send>),
+}
+
+impl<T> Ahead<T> {
+    /// How many items may wait for the caller.
+    pub const BACKLOG: usize = 1;
+}
+
+/// `items` run ahead of the caller on a thread of their own (see [`Ahead`]).
+pub fn ahead<I>(items: I) -> Ahead<I::Item>
+where
+    I: Iterator + Send + 'static,
+    I::Item: Send + 'static,
+{
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 {
+        return Ahead {
+            inner: AheadInner::Here(Box::new(items)),
+        };
+    }
+    let (to, from) = std::sync::mpsc::sync_channel(Ahead::<I::Item>::BACKLOG);
+    // The iterator goes to the thread in a slot it is taken from, so that it comes back if the thread cannot
+    // be started.
+    let slot = std::sync::Arc::new(Mutex::new(Some(items)));
+    let theirs = std::sync::Arc::clone(&slot);
+    let spawned = std::thread::Builder::new()
+        .name("gedgraft-ahead".into())
+        .spawn(move || {
+            let items = theirs.lock().ok().and_then(|mut i| i.take());
+            // A send fails once the caller dropped its end: the iterator stops.
+            for item in items.into_iter().flatten() {
+                if to.send(item).is_err() {
+                    break;
+                }
+            }
+        });
+    match spawned {
+        Ok(thread) => Ahead {
+            inner: AheadInner::Thread {
+                items: Some(from),
+                thread: Some(thread),
+            },
+        },
+        Err(_) => {
+            let items = slot.lock().ok().and_then(|mut i| i.take());
+            Ahead {
+                inner: AheadInner::Here(Box::new(items.into_iter().flatten())),
+            }
+        }
+    }
+}
+
+impl<T> Iterator for Ahead<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match &mut self.inner {
+            AheadInner::Here(items) => items.next(),
+            AheadInner::Thread { items, thread } => {
+                if let Some(item) = items.as_ref().and_then(|i| i.recv().ok()) {
+                    return Some(item);
+                }
+                // The thread is done: its panic, if it had one, is the caller's.
+                items.take();
+                if let Some(Err(panic)) = thread.take().map(std::thread::JoinHandle::join) {
+                    std::panic::resume_unwind(panic);
+                }
+                None
+            }
+        }
+    }
+}
+
+impl<T> Drop for Ahead<T> {
+    fn drop(&mut self) {
+        if let AheadInner::Thread { items, thread } = &mut self.inner {
+            // The thread's next send fails, and it stops; its panic is let go (the caller is done with it).
+            items.take();
+            if let Some(thread) = thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{on_workers, workers_for};
+    use super::{ahead, on_workers, workers_for};
+
+    #[test]
+    fn items_run_ahead_come_in_order_and_a_dropped_run_stops() {
+        let items: Vec<u32> = ahead(0..1000u32).collect();
+        assert_eq!(items, (0..1000).collect::<Vec<_>>());
+        // An endless iterator, dropped after three items: the drop returns (the thread stopped).
+        let mut endless = ahead(0u64..);
+        assert_eq!(
+            (endless.next(), endless.next(), endless.next()),
+            (Some(0), Some(1), Some(2))
+        );
+        drop(endless);
+    }
+
+    #[test]
+    fn a_panic_ahead_is_raised_in_the_caller() {
+        let failing = (0..3u32).map(|n| if n == 2 { panic!("item 2") } else { n });
+        let caught = std::panic::catch_unwind(|| ahead(failing).collect::<Vec<_>>());
+        let panic = caught.expect_err("the panic reaches the caller");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"item 2"));
+    }
 
     #[test]
     fn small_jobs_get_one_worker_and_large_ones_no_more_than_cores_or_size_allow() {

@@ -38,7 +38,7 @@ use crate::record::Records;
 use crate::stream_fix::{stream_options_sized, two_passes_forced, whole_file_forced};
 use gedgraft_model::{LowerOptions, StreamLowering};
 use gedgraft_syntax::encoding::Detection;
-use gedgraft_syntax::internal::work::Dropper;
+use gedgraft_syntax::internal::work::{ahead, Dropper};
 use gedgraft_syntax::stream::{Batch, FileWide, RecordStream, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::Read;
@@ -71,7 +71,8 @@ pub(crate) fn check_streamed(
             let Some(stream) = open_batches(path, options) else {
                 return Ok(None);
             };
-            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = Box::new(stream);
+            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> =
+                Box::new(ahead(stream));
             // One pass found no repair that needs what a pass gathers ([`gedgraft_edit::FileFacts`]).
             (
                 lowering.into_second_pass(),
@@ -288,7 +289,7 @@ fn one_pass(
         }
     };
     let dropper = Dropper::new();
-    let mut stream = Runs::new(stream);
+    let mut stream = Runs::new(ahead(stream));
     while let Some(batch) = stream.next_batch() {
         let Ok(batch) = batch else {
             return OnePass::Cannot;

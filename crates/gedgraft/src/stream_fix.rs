@@ -42,7 +42,7 @@ use gedgraft_edit::{
     Warning,
 };
 use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
-use gedgraft_syntax::internal::work::Dropper;
+use gedgraft_syntax::internal::work::{ahead, Dropper};
 use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
@@ -240,7 +240,7 @@ pub(crate) fn fix_streamed(
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         let dropper = Dropper::new();
         let count_lines = !args.quiet && !reviews;
-        for batch in stream {
+        for batch in ahead(stream) {
             let batch = batch.map_err(|e| read_error(&e))?;
             // The batch before ends inside a line (its records deleted down to a byte-order mark): the whole
             // file's diff reads that line on into this batch's first; the whole-file path makes the diff.
@@ -581,7 +581,7 @@ fn sets_pointers(plan: &Plan) -> bool {
 fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, StreamError> {
     let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
     let mut ids = HashSet::new();
-    for batch in RecordStream::new(file, stream_options(options))? {
+    for batch in ahead(RecordStream::new(file, stream_options(options))?) {
         add_ids(batch?.parse(), &mut ids);
     }
     Ok(ids)
@@ -616,7 +616,7 @@ fn renumbering(
     // Per option: (old identifier, new one) of each structure it picks, in file order.
     let mut picked: Vec<Vec<(Option<String>, Option<String>)>> = vec![Vec::new(); sets.len()];
     let mut ids = HashSet::new();
-    for batch in RecordStream::new(file, stream_options(options))? {
+    for batch in ahead(RecordStream::new(file, stream_options(options))?) {
         let batch = batch?;
         let parse = batch.parse();
         add_ids(parse, &mut ids);

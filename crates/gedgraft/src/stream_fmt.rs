@@ -29,6 +29,7 @@ use crate::stream_fix::whole_file_forced;
 use crate::write_cmd::{what_write_changes, write_options};
 use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
 use gedgraft_syntax::encoding::Encoding;
+use gedgraft_syntax::internal::work::ahead;
 use gedgraft_syntax::stream::Batch;
 use gedgraft_syntax::{Dialect, Parse, ParseOptions, Severity};
 use std::path::Path;
@@ -145,7 +146,7 @@ impl File<'_> {
         let stream = open_batches(self.path, self.options)?;
         let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
         let mut first: Option<(StreamPlanner, WriteOptions, Dialect)> = None;
-        for batch in stream {
+        for batch in ahead(stream) {
             let batch = batch.ok()?;
             let parse = batch.parse();
             let lowered = lowering.lower(parse);
@@ -249,7 +250,7 @@ impl File<'_> {
             // new octets end with the trailer).
             let mut pending: Option<(Batch, Vec<u8>)> = None;
             let written = || {
-                for batch in stream {
+                for batch in ahead(stream) {
                     let batch = batch.map_err(|e| Stop::Error(read_error(&e)))?;
                     let new = writing.batch(self, batch.parse())?;
                     if let Some((batch, new)) = pending.replace((batch, new)) {
