@@ -19,7 +19,9 @@
 //! writer cannot write (its message numbers the structure in the whole dataset), output to a standard stream
 //! (`-o -`: what a failing batch leaves written cannot be taken back), UTF-16 on either side (its lines are
 //! not lines of octets, and the whole file is one change), the review diff (no `-o`, `--in-place` or
-//! `--check`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
+//! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
+//! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
+//! `Case009-Family.ged`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
 //! `GEDGRAFT_WHOLE_FILE=1`.
 
 use crate::cli::FmtArgs;
