@@ -8,6 +8,7 @@
 //! its diagnostics, #12), or from the whole file's tree where the batches cannot tell.
 
 use crate::cli::FixArgs;
+use crate::stream_check::Batches;
 use gedgraft_edit::{repair_kind, Applicability, Change, Repair};
 use gedgraft_model::diagnose;
 use gedgraft_syntax::internal::json_string;
@@ -175,7 +176,7 @@ fn repaired(
             found.into_iter().for_each(each);
             return true;
         }
-        let open = || crate::stream_check::batches_of(octets, options);
+        let open = || crate::stream_check::batches_of(octets, options).map(Batches::here);
         !crate::stream_fix::whole_file_forced() && streamed_pass(open, each).is_some()
     };
     let repaired = gedgraft_edit::repair_to_fixed_point_streamed(
@@ -233,8 +234,8 @@ pub(crate) fn first_pass_of_file(
 /// twice, where their holders are; not a tree of the whole file, nor its diagnostics. A run of diagnostics
 /// across a cut between batches, one diagnostic with one repair in the whole file, is repaired whole with the
 /// batches that hold it ([`crate::stream_check::Runs`]).
-fn streamed_pass<R: std::io::Read>(
-    open: impl Fn() -> Option<gedgraft_syntax::stream::RecordStream<R>>,
+fn streamed_pass<'a>(
+    open: impl Fn() -> Option<Batches<'a>>,
     each: &mut dyn FnMut(Repair),
 ) -> Option<()> {
     use crate::stream_check::{batch_repairs, gather_names, index_pass_of, second_pass};

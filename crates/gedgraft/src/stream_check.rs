@@ -71,8 +71,7 @@ pub(crate) fn check_streamed(
             let Some(stream) = open_batches(path, options) else {
                 return Ok(None);
             };
-            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> =
-                Box::new(ahead(stream));
+            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = Box::new(stream);
             // One pass found no repair that needs what a pass gathers ([`gedgraft_edit::FileFacts`]).
             (
                 lowering.into_second_pass(),
@@ -430,12 +429,43 @@ pub(crate) struct Indexed<'a> {
     pub facts: gedgraft_edit::FileFacts,
 }
 
-/// The batches of a file (standard input through its copy, [`input::open`]) for `check` and `lower`.
-pub(crate) fn open_batches(
-    path: &Path,
-    options: &ParseOptions,
-) -> Option<RecordStream<input::Reader>> {
-    batches_of(input::open(path).ok()?, options)
+/// The batches of a file (standard input through its copy, [`input::open`]) for `check`, `lower`, `fmt` and the
+/// repairs, read and parsed ahead on a thread of their own ([`Batches::ahead`]).
+pub(crate) fn open_batches(path: &Path, options: &ParseOptions) -> Option<Batches<'static>> {
+    batches_of(input::open(path).ok()?, options).map(Batches::ahead)
+}
+
+/// The batches of an input as the passes read them, with how its encoding was chosen.
+pub(crate) struct Batches<'a> {
+    pub(crate) detection: Detection,
+    batches: Box<dyn Iterator<Item = Result<Batch, StreamError>> + 'a>,
+}
+
+impl<'a> Batches<'a> {
+    /// The batches of `stream`, parsed where they are asked for (an input in memory).
+    pub(crate) fn here<R: Read + 'a>(stream: RecordStream<R>) -> Batches<'a> {
+        Batches {
+            detection: stream.detection().clone(),
+            batches: Box::new(stream),
+        }
+    }
+
+    /// The batches of `stream` read and parsed on a thread of their own, ahead of the caller, who works on the
+    /// last batch meanwhile ([`gedgraft_syntax::internal::work::ahead`]: both cores work).
+    pub(crate) fn ahead<R: Read + Send + 'static>(stream: RecordStream<R>) -> Batches<'static> {
+        Batches {
+            detection: stream.detection().clone(),
+            batches: Box::new(ahead(stream)),
+        }
+    }
+}
+
+impl Iterator for Batches<'_> {
+    type Item = Result<Batch, StreamError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.batches.next()
+    }
 }
 
 /// The batches of what `reader` reads, as [`open_batches`] cuts a file.
@@ -463,15 +493,15 @@ pub(crate) fn index_pass(
 }
 
 /// [`index_pass`] over the batches `open` gives (each call from the start of the input).
-pub(crate) fn index_pass_of<'a, R: Read + 'a>(
-    open: impl Fn() -> Option<RecordStream<R>>,
+pub(crate) fn index_pass_of<'a>(
+    open: impl Fn() -> Option<Batches<'a>>,
     lower: &LowerOptions,
     errors: bool,
 ) -> Option<Indexed<'a>> {
     let mut lowering = StreamLowering::new(lower);
     let mut file_wide = FileWide::default();
     let stream = open()?;
-    let detection = stream.detection().clone();
+    let detection = stream.detection.clone();
     let (mut count, mut only) = (0usize, None);
     let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
     let mut facts = gedgraft_edit::FileFacts::default();

@@ -31,7 +31,6 @@ use crate::stream_fix::whole_file_forced;
 use crate::write_cmd::{what_write_changes, write_options};
 use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
 use gedgraft_syntax::encoding::Encoding;
-use gedgraft_syntax::internal::work::ahead;
 use gedgraft_syntax::stream::Batch;
 use gedgraft_syntax::{Dialect, Parse, ParseOptions, Severity};
 use std::path::Path;
@@ -148,7 +147,7 @@ impl File<'_> {
         let stream = open_batches(self.path, self.options)?;
         let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
         let mut first: Option<(StreamPlanner, WriteOptions, Dialect)> = None;
-        for batch in ahead(stream) {
+        for batch in stream {
             let batch = batch.ok()?;
             let parse = batch.parse();
             let lowered = lowering.lower(parse);
@@ -233,7 +232,7 @@ impl File<'_> {
         let name = self.path.display().to_string();
         let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
         let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
-        if stream.detection().used.is_utf16() {
+        if stream.detection.used.is_utf16() {
             return Err(Stop::WholeFile);
         }
         std::thread::scope(|scope| {
@@ -252,7 +251,7 @@ impl File<'_> {
             // new octets end with the trailer).
             let mut pending: Option<(Batch, Vec<u8>)> = None;
             let written = || {
-                for batch in ahead(stream) {
+                for batch in stream {
                     let batch = batch.map_err(|e| Stop::Error(read_error(&e)))?;
                     let new = writing.batch(self, batch.parse())?;
                     if let Some((batch, new)) = pending.replace((batch, new)) {

@@ -27,7 +27,7 @@ use crate::input;
 use crate::stream_check::{index_pass, open_batches, Indexed};
 use crate::stream_fix::{two_passes_forced, whole_file_forced};
 use gedgraft_model::{JsonStream, LowerOptions, StreamLowering};
-use gedgraft_syntax::internal::work::{ahead, Dropper};
+use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::stream::{Batch, FileWide, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::{Read, Seek, Write};
@@ -57,13 +57,8 @@ pub(crate) fn lower_streamed(
                     return Ok(None);
                 };
                 let mut lowering = lowering.into_second_pass();
-                let written = write_batches(
-                    path,
-                    &mut lowering,
-                    file_wide,
-                    Box::new(ahead(batches)),
-                    None,
-                );
+                let written =
+                    write_batches(path, &mut lowering, file_wide, Box::new(batches), None);
                 return written.map(|stopped| stopped.map(|(error, _)| error));
             }
             OnePass::Cannot => out.rewind()?,
@@ -118,7 +113,7 @@ fn one_pass(
         let cannot = !file_wide.codes().is_empty() || lowering.has_duplicate_identifier();
         cannot || (strict && error)
     };
-    let batches = Box::new(ahead(batches));
+    let batches = Box::new(batches);
     let written = write_batches(
         &args.file,
         &mut lowering,
