@@ -176,7 +176,7 @@ const CASES: &[Case] = &[
         name: "one-code",
         what: "a level jump on every other line",
         generate: one_code,
-        commands: &[CHECK, CHECK_JSON, LOWER, FMT_O],
+        commands: &[CHECK, CHECK_JSON, LOWER],
     },
 ];
 

@@ -1633,5 +1633,27 @@ fn fmt_streamed_equals_fmt_whole_on_generated_files() {
         failures.extend(fmt_difference(&dir, &dir.join("done.ged"), &[]));
         failures.extend(command_in_place_difference(&dir, &formatted, "fmt", &[]));
     }
+    // An octet UTF-8 cannot decode past the head the stream detects from (64 KiB): its encoding note needs the
+    // whole file, which tells it (found by a helper: the streamed `fmt` said it could not read the file).
+    let mut bad = formattable("5.5.1");
+    let body = bad.split_off(bad.len() - b"0 TRLR\n".len());
+    for i in 0..4000 {
+        bad.extend_from_slice(format!("0 @P{i}@ NOTE padding\n").as_bytes());
+    }
+    bad.extend_from_slice(b"0 @N2@ NOTE caf\xE9\n");
+    bad.extend_from_slice(&body);
+    let file = write(&dir, "bad-octet.ged", &bad);
+    let outcome = run(
+        &dir,
+        &["fmt", "--check", file.to_str().unwrap_or("-")],
+        false,
+        None,
+    );
+    assert!(
+        String::from_utf8_lossy(&outcome.2).contains("cannot be decoded as UTF-8"),
+        "{}",
+        String::from_utf8_lossy(&outcome.2)
+    );
+    failures.extend(fmt_difference(&dir, &file, &[]));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
