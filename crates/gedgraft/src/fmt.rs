@@ -88,16 +88,8 @@ fn fmt_file(
         .filter(|d| d.severity() == Severity::Error)
         .collect();
     if let Some(first) = errors.first() {
-        // A run of problems is one diagnostic with a count; `check` counts each problem.
-        let count: usize = errors.iter().map(|d| d.count.max(1) as usize).sum();
-        return Err(format!(
-            "{name}: not formatted: {} error{} (the first on line {}: {}); the dataset leaves malformed lines \
-             out, so fix them first (`gedgraft check {name}`)",
-            count,
-            crate::words::s(count),
-            first.location.line,
-            first.message
-        ));
+        let count = errors.iter().map(|d| problems(d)).sum();
+        return Err(refusal(&name, count, first));
     }
     let encoding = to.unwrap_or(parse.encoding());
     let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
@@ -136,6 +128,23 @@ fn fmt_file(
     }
     input::keep_until_exit(loaded);
     Ok((changed, summary(&name, args, changed, removed, added)))
+}
+
+/// How many problems a diagnostic stands for: a run of them is one diagnostic with a count; `check` counts each.
+pub(crate) fn problems(d: &gedgraft_syntax::Diagnostic) -> usize {
+    d.count.max(1) as usize
+}
+
+/// Why a file with errors is not formatted: how many (`count`) and the first.
+pub(crate) fn refusal(name: &str, count: usize, first: &gedgraft_syntax::Diagnostic) -> String {
+    format!(
+        "{name}: not formatted: {} error{} (the first on line {}: {}); the dataset leaves malformed lines \
+         out, so fix them first (`gedgraft check {name}`)",
+        count,
+        crate::words::s(count),
+        first.location.line,
+        first.message
+    )
 }
 
 /// The summary line of a formatted file.

@@ -13,9 +13,11 @@
 //! whole-file path counts lines of octets ending in LF; the records of a batch are written from its own lines;
 //! tested equal to the whole-file count on the corpus).
 //!
-//! The output, the messages, the summary and the exit status are the whole-file path's. What takes the
-//! whole-file path (nothing is written before it is known): a file with an error (the refusal names the first
-//! and counts them all, file-wide facts included) or an identifier held twice (an error too), a structure the
+//! The output, the messages, the summary and the exit status are the whole-file path's. A file with an error
+//! is refused in the one pass: once an error is met nothing more is written, and the pass goes on lowering to
+//! count the errors (the refusal names the first and counts them all). What takes the whole-file path
+//! (nothing is written before it is known): an identifier held twice (an error whose count needs the whole
+//! file), an error met by the two passes (after the one pass gave way to them), a structure the
 //! writer cannot write (its message numbers the structure in the whole dataset), output to a standard stream
 //! (`-o -`: what a failing batch leaves written cannot be taken back), UTF-16 on either side (its lines are
 //! not lines of octets, and the whole file is one change), the review diff (no `-o`, `--in-place` or
@@ -127,11 +129,13 @@ enum Writing {
     Ended,
 }
 
-/// The one pass: its lowering, and what is made at the first batch: the planner, the write options, the
-/// dialect read, the writer made early.
+/// The one pass: its lowering, what is made at the first batch (the planner, the write options, the dialect
+/// read, the writer made early), and once an error is met, the refusal: how many problems, and the first
+/// error (the pass goes on lowering to count them, and writes no more).
 struct OnePass {
     lowering: StreamLowering,
     first: Option<(StreamPlanner, WriteOptions, Dialect, StreamWriter)>,
+    refusal: Option<(usize, gedgraft_syntax::Diagnostic)>,
 }
 
 impl File<'_> {
@@ -184,6 +188,7 @@ impl File<'_> {
             None => Writing::OnePass(Box::new(OnePass {
                 lowering: StreamLowering::one_pass(&LowerOptions::default()),
                 first: None,
+                refusal: None,
             })),
         };
         let args = self.args;
@@ -261,7 +266,9 @@ impl File<'_> {
                         StreamError::Io(e) => Stop::Error(read_error(&e)),
                         _ => Stop::WholeFile,
                     })?;
-                    let new = writing.batch(self, batch.parse())?;
+                    let Some(new) = writing.batch(self, batch.parse())? else {
+                        continue;
+                    };
                     if let Some((batch, new)) = pending.replace((batch, new)) {
                         out(&new).map_err(Stop::Error)?;
                         // The counter stopped: its error is told below.
@@ -288,16 +295,38 @@ impl File<'_> {
 }
 
 impl Writing {
-    /// One batch lowered and written: its new octets.
-    fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Vec<u8>, Stop> {
+    /// One batch lowered and written: its new octets; `None` once the file has an error (the one pass goes on
+    /// counting them for the refusal).
+    fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Option<Vec<u8>>, Stop> {
         let (lowered, writer) = match self {
             Writing::Planned(planned) => (planned.lowering.lower(parse), &mut planned.writer),
             Writing::Ended => return Err(Stop::WholeFile),
             Writing::OnePass(one) => {
-                let OnePass { lowering, first } = &mut **one;
+                let OnePass {
+                    lowering,
+                    first,
+                    refusal,
+                } = &mut **one;
                 let lowered = lowering.lower(parse);
-                if has_error(parse, &lowered) {
-                    return Err(Stop::WholeFile);
+                let diagnostics = lowered.all_diagnostics(parse);
+                let errors = diagnostics
+                    .iter()
+                    .filter(|d| d.severity() == Severity::Error);
+                let refused = refusal.is_some();
+                for &error in errors {
+                    let (count, _) = refusal.get_or_insert_with(|| (0, error.clone()));
+                    *count += crate::fmt::problems(error);
+                }
+                if refusal.is_some() {
+                    if !refused {
+                        // From here on only the errors count: the records' structures need not be kept.
+                        let kept = std::mem::replace(
+                            lowering,
+                            StreamLowering::new(&LowerOptions::default()),
+                        );
+                        *lowering = kept.diagnostics_only();
+                    }
+                    return Ok(None);
                 }
                 let (planner, .., writer) = match first {
                     Some(first) => {
@@ -319,7 +348,10 @@ impl Writing {
                 (lowered, writer)
             }
         };
-        writer.write(&lowered.dataset).map_err(|_| Stop::WholeFile)
+        writer
+            .write(&lowered.dataset)
+            .map(Some)
+            .map_err(|_| Stop::WholeFile)
     }
 
     /// After the last batch: the writer (for the trailer), and what it changed beyond the layout, as lines to
@@ -332,11 +364,19 @@ impl Writing {
                 (planned.writer, report, planned.write_options, planned.read)
             }
             Writing::OnePass(one) => {
-                let OnePass { lowering, first } = *one;
-                let (planner, options, read, writer) = first.ok_or(Stop::WholeFile)?;
+                let OnePass {
+                    lowering,
+                    first,
+                    refusal,
+                } = *one;
+                // An identifier held twice is an error whose count only the whole file gives.
                 if lowering.has_duplicate_identifier() {
                     return Err(Stop::WholeFile);
                 }
+                if let Some((count, first)) = refusal {
+                    return Err(Stop::Error(crate::fmt::refusal(name, count, &first)));
+                }
+                let (planner, options, read, writer) = first.ok_or(Stop::WholeFile)?;
                 let report = planner
                     .finish()
                     .map_err(|_| Stop::WholeFile)?
@@ -407,7 +447,8 @@ mod tests {
             .to_encoding
             .as_deref()
             .map(|e| e.parse().expect("an encoding"));
-        let done = fmt_streamed(&path, &args, to, &ParseOptions::default()).expect("no error")?;
+        let done = fmt_streamed(&path, &args, to, &ParseOptions::default());
+        let done = done.unwrap_or_else(|e| panic!("{e}"))?;
         Some((done.changed, done.removed, done.added, done.told))
     }
 
@@ -429,6 +470,28 @@ mod tests {
         );
     }
 
+    /// A file with errors is refused in the one pass, as the whole-file path refuses it: how many problems, and
+    /// the first, on its line.
+    #[test]
+    fn a_file_with_errors_is_refused_streamed() {
+        let jumps = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n3 NAME x\n\
+            0 @I2@ INDI\n3 NAME y\n0 TRLR\n";
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, jumps).expect("written");
+        let path_arg = path.to_str().expect("UTF-8");
+        let cli = crate::cli::Cli::parse_from(["gedgraft", "fmt", "--check", path_arg]);
+        let crate::cli::Command::Fmt(args) = cli.command else {
+            panic!("not fmt");
+        };
+        let refused = fmt_streamed(&path, &args, None, &ParseOptions::default()).err();
+        let expected = format!("{path_arg}: not formatted: 2 errors (the first on line 6: ");
+        assert!(
+            refused.as_deref().is_some_and(|e| e.starts_with(&expected)),
+            "{refused:?}"
+        );
+    }
+
     #[test]
     fn what_needs_the_whole_file_is_left_to_it() {
         // The review diff; standard output; UTF-16.
@@ -443,11 +506,8 @@ mod tests {
             .flat_map(u16::to_le_bytes)
             .collect();
         assert_eq!(streamed(&utf16, &["-o", "OUT"]), None);
-        // An error (a level jump), or an identifier held twice (`duplicate-xref`, an error): the whole-file
-        // path refuses, naming the first error and counting them all.
-        let jump =
-            b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n3 NAME x\n0 TRLR\n";
-        assert_eq!(streamed(jump, &["--check"]), None);
+        // An identifier held twice (`duplicate-xref`, an error whose count only the whole file gives): the
+        // whole-file path refuses.
         let twice = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
         assert_eq!(streamed(twice, &["--check"]), None);
     }
