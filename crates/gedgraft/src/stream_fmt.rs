@@ -242,22 +242,33 @@ impl File<'_> {
         }
         std::thread::scope(|scope| {
             // A batch and its new octets, and whether it is the last.
-            let (send, receive) = std::sync::mpsc::sync_channel::<(Batch, Vec<u8>, bool)>(2);
+            // A batch and its new octets, or the trailer's octets, which end the last batch's.
+            let (send, receive) = std::sync::mpsc::sync_channel::<Counted>(2);
             let read_error = &read_error;
             let counter = scope.spawn(move || {
                 let mut counts = Formatted::default();
-                for (batch, new, last) in receive {
-                    let old = batch.parse().to_bytes().map_err(|e| read_error(&e))?;
-                    // The tree goes before the line diff takes its memory (#12: a record nested 400 000
-                    // levels deep).
-                    drop(batch);
-                    counts.count(&old, &new, last);
+                // The last batch's old and new octets, counted once the next shows it is not the last.
+                let mut pending: Option<(Vec<u8>, Vec<u8>)> = None;
+                for counted in receive {
+                    match counted {
+                        Counted::Batch(batch, new) => {
+                            let old = batch.parse().to_bytes().map_err(|e| read_error(&e))?;
+                            // The tree goes before the line diff takes its memory (#12: a record nested
+                            // 400 000 levels deep).
+                            drop(batch);
+                            if let Some((old, new)) = pending.replace((old, new)) {
+                                counts.count(&old, &new, false);
+                            }
+                        }
+                        Counted::Trailer(trailer) => {
+                            let (old, mut new) = pending.take().unwrap_or_default();
+                            new.extend(trailer);
+                            counts.count(&old, &new, true);
+                        }
+                    }
                 }
                 Ok::<Formatted, String>(counts)
             });
-            // A batch and its new octets, sent once the next batch shows it is not the last (the last one's
-            // new octets end with the trailer).
-            let mut pending: Option<(Batch, Vec<u8>)> = None;
             let written = || {
                 for batch in stream {
                     // An input whose encoding notes need the whole body (an undecodable octet past the
@@ -269,17 +280,15 @@ impl File<'_> {
                     let Some(new) = writing.batch(self, batch.parse())? else {
                         continue;
                     };
-                    if let Some((batch, new)) = pending.replace((batch, new)) {
-                        out(&new).map_err(Stop::Error)?;
-                        // The counter stopped: its error is told below.
-                        let _ = send.send((batch, new, false));
-                    }
+                    out(&new).map_err(Stop::Error)?;
+                    // The counter stopped: its error is told below.
+                    let _ = send.send(Counted::Batch(Box::new(batch), new));
                 }
-                let (batch, mut new) = pending.take().ok_or(Stop::WholeFile)?;
+                // The refusal, if the file has errors; the whole-file path, if it had no batch.
                 let (writer, told) = writing.end(&name)?;
-                new.extend(writer.finish());
-                out(&new).map_err(Stop::Error)?;
-                let _ = send.send((batch, new, true));
+                let trailer = writer.finish();
+                out(&trailer).map_err(Stop::Error)?;
+                let _ = send.send(Counted::Trailer(trailer));
                 Ok(told)
             };
             let told = written();
@@ -292,6 +301,13 @@ impl File<'_> {
             Ok(counts)
         })
     }
+}
+
+/// What the line counter is sent: a batch and its new octets, then the trailer's octets, which end the last
+/// batch's new octets.
+enum Counted {
+    Batch(Box<Batch>, Vec<u8>),
+    Trailer(Vec<u8>),
 }
 
 impl Writing {
