@@ -70,9 +70,12 @@ fn fmt_file(
         check_replaceable(path).map_err(|e| format!("cannot format {name} in place: {e}"))?;
     }
     // Written or checked: record by record, unless the file needs the whole-file path to tell.
-    if let Some(done) = crate::stream_fmt::fmt_streamed(path, args, to, options)? {
+    if let Some(mut done) = crate::stream_fmt::fmt_streamed(path, args, to, options)? {
         for line in &done.told {
             crate::output::say(line);
+        }
+        if let Some((stream, file)) = done.spilled.take() {
+            copy_spilled(stream, file, stdout)?;
         }
         return Ok((
             done.changed,
@@ -145,6 +148,25 @@ pub(crate) fn refusal(name: &str, count: usize, first: &gedgraft_syntax::Diagnos
         first.location.line,
         first.message
     )
+}
+
+/// Copies the output written to the temporary `file` to the standard `stream` it was for.
+fn copy_spilled(
+    stream: output::Stream,
+    mut file: std::fs::File,
+    stdout: &mut impl Write,
+) -> Result<(), String> {
+    use std::io::{Read, Seek};
+    let error = |e: std::io::Error| format!("cannot read a temporary file: {e}");
+    file.rewind().map_err(error)?;
+    let mut chunk = vec![0; 1 << 20];
+    loop {
+        let n = file.read(&mut chunk).map_err(error)?;
+        if n == 0 {
+            return Ok(());
+        }
+        output::write_stream(stream, &chunk[..n], stdout)?;
+    }
 }
 
 /// The summary line of a formatted file.

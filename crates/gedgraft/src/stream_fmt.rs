@@ -2,6 +2,9 @@
 //! batches of whole records ([`open_batches`]), never the tree or the dataset of the whole file (#17: 934 MiB
 //! for a 100 MB file, whole; 50 MiB streamed).
 //!
+//! Output to a standard stream (`-o -`) goes to an unlinked temporary file first, copied to the stream at the
+//! end: what is written to a stream cannot be taken back when the one pass gives way.
+//!
 //! **One pass** first: each batch is lowered, its identifiers indexed as it goes
 //! ([`StreamLowering::one_pass`]), planned ([`StreamPlanner`]) and written at once, by a writer made after
 //! the first batch ([`StreamPlanner::writer_so_far`]). That is the whole file's output unless a later batch
@@ -18,8 +21,7 @@
 //! count the errors (the refusal names the first and counts them all). What takes the whole-file path
 //! (nothing is written before it is known): an identifier held twice (an error whose count needs the whole
 //! file), an error met by the two passes (after the one pass gave way to them), a structure the
-//! writer cannot write (its message numbers the structure in the whole dataset), output to a standard stream
-//! (`-o -`: what a failing batch leaves written cannot be taken back), UTF-16 on either side (its lines are
+//! writer cannot write (its message numbers the structure in the whole dataset), UTF-16 on either side (its lines are
 //! not lines of octets, and the whole file is one change), the review diff (no `-o`, `--in-place` or
 //! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
 //! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
@@ -46,8 +48,7 @@ pub(crate) fn fmt_streamed(
     options: &ParseOptions,
 ) -> Result<Option<Formatted>, String> {
     let reviews = args.output.is_none() && !args.in_place && !args.check;
-    let to_stream = (args.output.as_deref()).is_some_and(|o| output::stream_named(o).is_some());
-    if reviews || to_stream || whole_file_forced() || output::stdout_is(path) {
+    if reviews || whole_file_forced() || output::stdout_is(path) {
         return Ok(None);
     }
     if to.is_some_and(Encoding::is_utf16) {
@@ -98,6 +99,9 @@ pub(crate) struct Formatted {
     pub(crate) told: Vec<String>,
     pub(crate) removed: usize,
     pub(crate) added: usize,
+    /// Output to a standard stream (`-o -`): the stream, and the temporary file the output was written to, to
+    /// copy there (a later batch may send the one pass back, and a stream cannot be taken back).
+    pub(crate) spilled: Option<(output::Stream, std::fs::File)>,
     /// The old and new octets after the last LF of the batches so far, counted with the next batch's.
     old_tail: Vec<u8>,
     new_tail: Vec<u8>,
@@ -194,8 +198,20 @@ impl File<'_> {
         let args = self.args;
         let (mut outcome, mut unchanged) = (None, false);
         let stopped = || std::io::Error::other("not formatted");
+        let to_stream = args.output.as_deref().and_then(output::stream_named);
         let written = if args.check {
             outcome = Some(self.write_all(&mut writing, &mut |_| Ok(())));
+            Ok(())
+        } else if let Some(stream) = to_stream {
+            let spill_error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
+            let mut spill = tempfile::tempfile().map_err(|e| Stop::Error(spill_error(e)))?;
+            let mut out =
+                |octets: &[u8]| std::io::Write::write_all(&mut spill, octets).map_err(spill_error);
+            let done = self.write_all(&mut writing, &mut out);
+            outcome = Some(done.map(|mut done| {
+                done.spilled = Some((stream, spill));
+                done
+            }));
             Ok(())
         } else {
             let (out, backup) = match args.output.as_deref() {
@@ -478,6 +494,8 @@ mod tests {
         assert_eq!(streamed(FILE, &["-o", "OUT"]), counts);
         assert_eq!(streamed(FILE, &["--check"]), counts);
         assert_eq!(streamed(FILE, &["--in-place"]), counts);
+        // Standard output, through a temporary file.
+        assert_eq!(streamed(FILE, &["-o", "-"]), counts);
         // ANSEL writes ë decomposed, and says so.
         let ansel = streamed(FILE, &["-o", "OUT", "--to-encoding", "ANSEL"]).expect("streamed");
         assert!(
@@ -512,7 +530,6 @@ mod tests {
     fn what_needs_the_whole_file_is_left_to_it() {
         // The review diff; standard output; UTF-16.
         assert_eq!(streamed(FILE, &[]), None);
-        assert_eq!(streamed(FILE, &["-o", "-"]), None);
         assert_eq!(
             streamed(FILE, &["-o", "OUT", "--to-encoding", "UTF-16LE"]),
             None
