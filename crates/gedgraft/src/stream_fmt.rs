@@ -21,8 +21,7 @@
 //! count the errors (the refusal names the first and counts them all). What takes the whole-file path
 //! (nothing is written before it is known): an identifier held twice (an error whose count needs the whole
 //! file), an error met by the two passes (after the one pass gave way to them), a structure the
-//! writer cannot write (its message numbers the structure in the whole dataset), UTF-16 on either side (its lines are
-//! not lines of octets, and the whole file is one change), the review diff (no `-o`, `--in-place` or
+//! writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
 //! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
 //! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
 //! `Case009-Family.ged`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
@@ -49,9 +48,6 @@ pub(crate) fn fmt_streamed(
 ) -> Result<Option<Formatted>, String> {
     let reviews = args.output.is_none() && !args.in_place && !args.check;
     if reviews || whole_file_forced() || output::stdout_is(path) {
-        return Ok(None);
-    }
-    if to.is_some_and(Encoding::is_utf16) {
         return Ok(None);
     }
     let file = File {
@@ -102,6 +98,8 @@ pub(crate) struct Formatted {
     /// Output to a standard stream (`-o -`): the stream, and the temporary file the output was written to, to
     /// copy there (a later batch may send the one pass back, and a stream cannot be taken back).
     pub(crate) spilled: Option<(output::Stream, std::fs::File)>,
+    /// In UTF-16 (either side): the octets 0A of the old and new files so far, and their last octets.
+    octets_0a: Option<OctetLines>,
     /// The old and new octets after the last LF of the batches so far, counted with the next batch's.
     old_tail: Vec<u8>,
     new_tail: Vec<u8>,
@@ -253,16 +251,17 @@ impl File<'_> {
         let name = self.path.display().to_string();
         let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
         let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
-        if stream.detection.used.is_utf16() {
-            return Err(Stop::WholeFile);
-        }
+        // In UTF-16 an octet 0A is not a line end: the whole file is one change, as the whole-file path counts it.
+        let utf16 = stream.detection.used.is_utf16() || self.to.is_some_and(Encoding::is_utf16);
         std::thread::scope(|scope| {
-            // A batch and its new octets, and whether it is the last.
             // A batch and its new octets, or the trailer's octets, which end the last batch's.
             let (send, receive) = std::sync::mpsc::sync_channel::<Counted>(2);
             let read_error = &read_error;
             let counter = scope.spawn(move || {
-                let mut counts = Formatted::default();
+                let mut counts = Formatted {
+                    octets_0a: utf16.then(OctetLines::default),
+                    ..Formatted::default()
+                };
                 // The last batch's old and new octets, counted once the next shows it is not the last.
                 let mut pending: Option<(Vec<u8>, Vec<u8>)> = None;
                 for counted in receive {
@@ -429,12 +428,41 @@ fn has_error(parse: &Parse, lowered: &gedgraft_model::Lowered) -> bool {
     diagnostics.iter().any(|d| d.severity() == Severity::Error)
 }
 
+/// The pieces of two files cut after each octet 0A, counted batch by batch: what the whole-file path counts
+/// when either file is UTF-16 (the whole file one change, every piece of each side in it).
+#[derive(Default)]
+struct OctetLines {
+    old: (usize, Option<u8>),
+    new: (usize, Option<u8>),
+}
+
+impl OctetLines {
+    fn add((count, last): &mut (usize, Option<u8>), octets: &[u8]) {
+        *count += octets.iter().filter(|&&o| o == b'\n').count();
+        *last = octets.last().copied().or(*last);
+    }
+
+    /// How many pieces a side has: one per octet 0A, and one more for octets after the last.
+    fn pieces((count, last): (usize, Option<u8>)) -> usize {
+        count + usize::from(last.is_some_and(|o| o != b'\n'))
+    }
+}
+
 impl Formatted {
     /// Counts the lines a batch changes (its `old` and `new` octets; `last`: the file's last batch), as the
     /// whole-file path counts the file's: lines of octets ending in LF, so a batch's octets after its last LF
     /// (a line that ends in CR alone, or none) are counted with the next batch's.
     fn count(&mut self, old: &[u8], new: &[u8], last: bool) {
         self.changed |= old != new;
+        if let Some(octets) = self.octets_0a.as_mut() {
+            OctetLines::add(&mut octets.old, old);
+            OctetLines::add(&mut octets.new, new);
+            if last && self.changed {
+                self.removed = OctetLines::pieces(octets.old);
+                self.added = OctetLines::pieces(octets.new);
+            }
+            return;
+        }
         let mut old_lines = std::mem::take(&mut self.old_tail);
         let mut new_lines = std::mem::take(&mut self.new_tail);
         old_lines.extend_from_slice(old);
@@ -496,6 +524,15 @@ mod tests {
         assert_eq!(streamed(FILE, &["--in-place"]), counts);
         // Standard output, through a temporary file.
         assert_eq!(streamed(FILE, &["-o", "-"]), counts);
+        // UTF-16: every octet 0A ends a piece of each side, the whole file one change, as the whole-file path
+        // counts it: the old file's 12 lines; the new file's 11, each ending in 0A 00, and the 00 after the last.
+        let to_utf16 = streamed(FILE, &["-o", "OUT", "--to-encoding", "UTF-16LE"]);
+        assert_eq!(to_utf16, Some((true, 12, 12, vec![])));
+        let utf16: Vec<u8> = "\u{feff}0 HEAD\n1 CHAR UNICODE\n0 TRLR\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(streamed(&utf16, &["--check"]).map(|s| s.0), Some(true));
         // ANSEL writes ë decomposed, and says so.
         let ansel = streamed(FILE, &["-o", "OUT", "--to-encoding", "ANSEL"]).expect("streamed");
         assert!(
@@ -528,17 +565,8 @@ mod tests {
 
     #[test]
     fn what_needs_the_whole_file_is_left_to_it() {
-        // The review diff; standard output; UTF-16.
+        // The review diff.
         assert_eq!(streamed(FILE, &[]), None);
-        assert_eq!(
-            streamed(FILE, &["-o", "OUT", "--to-encoding", "UTF-16LE"]),
-            None
-        );
-        let utf16: Vec<u8> = "\u{feff}0 HEAD\n1 CHAR UNICODE\n0 TRLR\n"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes)
-            .collect();
-        assert_eq!(streamed(&utf16, &["-o", "OUT"]), None);
         // An identifier held twice (`duplicate-xref`, an error whose count only the whole file gives): the
         // whole-file path refuses.
         let twice = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";

@@ -1517,12 +1517,13 @@ fn a_run_across_a_cut_is_repaired_whole() {
 
 /// The layouts and encodings the `fmt` tests ask for: the file's own; ANSEL (letters written decomposed);
 /// short lines with CR LF; ASCII in GEDCOM 5.5 (a character ASCII lacks takes an escape, which only ELF has:
-/// refused, naming it).
+/// refused, naming it); UTF-16 (its lines counted as the whole file's octets 0A).
 const FMTS: &[&[&str]] = &[
     &[],
     &["--to-encoding", "ANSEL"],
     &["--line-limit", "40", "--eol", "crlf"],
     &["--to-encoding", "ASCII", "--dialect", "gedcom-5.5"],
+    &["--to-encoding", "UTF-16LE"],
 ];
 
 /// `fmt FILE -o OUT ARGS…`, `fmt --check FILE ARGS…` and `fmt FILE -o - ARGS…` streamed (in batches of 300
