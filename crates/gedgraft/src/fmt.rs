@@ -75,7 +75,7 @@ fn fmt_file(
             crate::output::say(line);
         }
         if let Some((stream, file)) = done.spilled.take() {
-            copy_spilled(stream, file, stdout)?;
+            output::copy_spilled(file, |chunk| output::write_stream(stream, chunk, stdout))?;
         }
         return Ok((
             done.changed,
@@ -148,25 +148,6 @@ pub(crate) fn refusal(name: &str, count: usize, first: &gedgraft_syntax::Diagnos
         first.location.line,
         first.message
     )
-}
-
-/// Copies the output written to the temporary `file` to the standard `stream` it was for.
-fn copy_spilled(
-    stream: output::Stream,
-    mut file: std::fs::File,
-    stdout: &mut impl Write,
-) -> Result<(), String> {
-    use std::io::{Read, Seek};
-    let error = |e: std::io::Error| format!("cannot read a temporary file: {e}");
-    file.rewind().map_err(error)?;
-    let mut chunk = vec![0; 1 << 20];
-    loop {
-        let n = file.read(&mut chunk).map_err(error)?;
-        if n == 0 {
-            return Ok(());
-        }
-        output::write_stream(stream, &chunk[..n], stdout)?;
-    }
 }
 
 /// The summary line of a formatted file.

@@ -147,6 +147,25 @@ pub fn replace_file(
     written
 }
 
+/// Gives `write` what a temporary file holds, from its start, a chunk at a time (output spilled to disk while
+/// it was made: `lower`'s diagnostics, `fmt -o -`).
+pub fn copy_spilled(
+    mut file: std::fs::File,
+    mut write: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    use std::io::{Read, Seek};
+    let error = |e: std::io::Error| format!("cannot read a temporary file: {e}");
+    file.rewind().map_err(error)?;
+    let mut chunk = vec![0; 1 << 20];
+    loop {
+        let n = file.read(&mut chunk).map_err(error)?;
+        if n == 0 {
+            return Ok(());
+        }
+        write(&chunk[..n])?;
+    }
+}
+
 /// Refuses an output file (`-o OUT`, not the input itself) that is there and that the user may not write: it
 /// would be replaced all the same (the directory is writable), where `cp` refuses to overwrite it. In place,
 /// a write-protected file is edited, as `sed -i` does (the user asked to edit that file).

@@ -30,7 +30,7 @@ use gedgraft_model::{JsonStream, LowerOptions, StreamLowering};
 use gedgraft_syntax::internal::work::Dropper;
 use gedgraft_syntax::stream::{Batch, FileWide, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::Path;
 
 /// Diagnostics' JSON beyond this many octets goes to a temporary file.
@@ -264,17 +264,10 @@ impl Diagnostics {
 
     /// Writes everything gathered to standard output, in order.
     fn emit(self) -> Result<(), String> {
-        if let Some(mut file) = self.file {
-            let error = |e: std::io::Error| format!("cannot read a temporary file: {e}");
-            file.rewind().map_err(error)?;
-            let mut chunk = vec![0; 1 << 20];
-            loop {
-                let n = file.read(&mut chunk).map_err(error)?;
-                if n == 0 {
-                    break;
-                }
-                crate::output::write_stdout(&mut std::io::stdout().lock(), &chunk[..n])?;
-            }
+        if let Some(file) = self.file {
+            crate::output::copy_spilled(file, |chunk| {
+                crate::output::write_stdout(&mut std::io::stdout().lock(), chunk)
+            })?;
         }
         crate::output::emit(&self.text)
     }
