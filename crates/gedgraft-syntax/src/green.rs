@@ -60,9 +60,9 @@ const MAX_CACHE_SLOTS: usize = 1 << 12;
 /// a node's children; the open structures' children are on the parser's own stack).
 const MAX_KEPT_BUFFERS: usize = 1 << 10;
 
-/// Most elements a kept buffer has room for: the buffer of a line of a million tokens is given back to the
-/// system, not kept to the end of the parse (#12).
-const MAX_KEPT_BUFFER_LEN: usize = 1 << 12;
+/// Most elements a buffer kept for reuse has room for (the factory's child buffers, the lexer's token buffer):
+/// the buffer of a line of a million tokens is given back to the system, not kept to the end of the parse (#12).
+pub(crate) const MAX_KEPT_BUFFER_LEN: usize = 1 << 12;
 
 thread_local! {
     /// The factory [`shared_token`] makes its tokens with: one per thread, its tables small.

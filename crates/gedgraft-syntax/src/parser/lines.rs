@@ -12,9 +12,6 @@ use crate::line_checks;
 use crate::serialise::is_space;
 use rowan::NodeOrToken;
 
-/// Most tokens the lexer's buffer keeps room for between lines.
-const MAX_KEPT_LINE_TOKENS: usize = 1 << 12;
-
 impl Parser<'_> {
     /// Green tokens for the lexed line plus its line break.
     pub(super) fn line_children(
@@ -78,7 +75,7 @@ impl Parser<'_> {
             return;
         }
         let line = &self.text[start..line_end];
-        if self.tokens.capacity() > MAX_KEPT_LINE_TOKENS {
+        if self.tokens.capacity() > crate::green::MAX_KEPT_BUFFER_LEN {
             // The room a line of a million tokens took goes back to the system, not kept to the end (#12).
             self.tokens = Vec::new();
         }
