@@ -708,27 +708,26 @@ impl<'p> Builder<'p> {
         // of a million of them is not a million diagnostics).
         let mut conc_run = dialect_rules::ConcRun::new(self.finishing.dialect);
         for (element, at) in line.rest.clone() {
-            let NodeOrToken::Node(n) = element else {
-                conc_run.end(&mut self.sink);
+            let node = element.into_node().map(|n| Node::new(n, at));
+            // Continuation lines come before any substructure: the parser makes a CONT/CONC line a LINE node
+            // only while the structure has none (ARCHITECTURE.md, tree shape).
+            if node.is_some_and(|n| matches!(n.kind(), SyntaxKind::Record | SyntaxKind::Structure))
+            {
+                break;
+            }
+            let cont = node
+                .filter(|n| n.kind() == SyntaxKind::Line)
+                .map(Node::line);
+            // Every other element ends a run of `CONC` lines.
+            let conc = (cont.as_ref())
+                .filter(|c| c.tag_text() != "CONT")
+                .map(|c| c.content);
+            conc_run.next(&mut self.sink, conc);
+            let Some(cont) = cont else {
                 continue;
             };
-            let node = Node::new(n, at);
-            match node.kind() {
-                SyntaxKind::Line => {}
-                // Continuation lines come before any substructure: the parser makes a CONT/CONC line a LINE
-                // node only while the structure has none (ARCHITECTURE.md, tree shape).
-                SyntaxKind::Record | SyntaxKind::Structure => break,
-                _ => {
-                    conc_run.end(&mut self.sink);
-                    continue;
-                }
-            }
-            let cont = node.line();
-            if cont.tag_text() == "CONT" {
-                conc_run.end(&mut self.sink);
+            if conc.is_none() {
                 text.decoded(out, "\n");
-            } else {
-                conc_run.conc_line(cont.content);
             }
             if cont.sep_end.is_none() {
                 continue;

@@ -163,11 +163,12 @@ impl ConcRun {
         ConcRun { dialect, run: None }
     }
 
-    /// A `CONC` line at `range`, right after the line before it.
-    pub(super) fn conc_line(&mut self, range: TextRange) {
-        if self.dialect.has_conc() {
-            return;
-        }
+    /// The next element of the structure: a `CONC` line at `conc` goes on the run (or starts one); anything
+    /// else ends it.
+    pub(super) fn next(&mut self, sink: &mut Sink, conc: Option<TextRange>) {
+        let Some(range) = conc.filter(|_| !self.dialect.has_conc()) else {
+            return self.end(sink);
+        };
         match &mut self.run {
             Some((_, count, last)) => {
                 *count = count.saturating_add(1);
