@@ -9,9 +9,9 @@
 //! ([`StreamLowering::one_pass`]), planned ([`StreamPlanner`]) and written at once, by a writer made after
 //! the first batch ([`StreamPlanner::writer_so_far`]). That is the whole file's output unless a later batch
 //! changes the plan (something in it takes ELF, which the header written first does not declare; an
-//! identifier held twice): then what was written is dropped (the output is a temporary file until the end)
-//! and **two passes** write it: the first lowers and plans every batch, the second lowers each again and
-//! writes it ([`StreamWriter`]). The lines changed are counted batch by batch on a thread of their own (a
+//! identifier held twice): then the pass writes no more, plans the rest of the file, and what it wrote is
+//! dropped (the output is a temporary file until the end); a **second pass** lowers each batch again and
+//! writes it with the whole plan ([`StreamWriter`]). The lines changed are counted batch by batch on a thread of their own (a
 //! batch's old octets against its new ones, what follows a batch's last LF counted with the next batch: the
 //! whole-file path counts lines of octets ending in LF; the records of a batch are written from its own lines;
 //! tested equal to the whole-file count on the corpus).
@@ -20,8 +20,7 @@
 //! is refused in the one pass: once an error is met nothing more is written, and the pass goes on lowering to
 //! count the errors (the refusal names the first and counts them all). What takes the whole-file path
 //! (nothing is written before it is known): an identifier held twice (an error whose count needs the whole
-//! file), an error met by the two passes (after the one pass gave way to them), a structure the
-//! writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
+//! file), a structure the writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
 //! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
 //! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
 //! `Case009-Family.ged`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
@@ -57,23 +56,20 @@ pub(crate) fn fmt_streamed(
         options,
     };
     match file.deliver(None) {
-        Err(Stop::TwoPasses) => {}
-        done => return done.map(Some).or_else(Stop::whole_file),
+        Err(Stop::TwoPasses(planned)) => file.deliver(Some(*planned)),
+        done => done,
     }
-    let Some(planned) = file.plan() else {
-        return Ok(None);
-    };
-    file.deliver(Some(planned))
-        .map(Some)
-        .or_else(Stop::whole_file)
+    .map(Some)
+    .or_else(Stop::whole_file)
 }
 
 /// Why a streamed `fmt` stopped before the end (nothing written).
 enum Stop {
     /// The whole-file path takes over.
     WholeFile,
-    /// A later batch changed the plan of the one pass: the two passes write the file.
-    TwoPasses,
+    /// A later batch changed the plan of the one pass, which planned the rest of the file without writing it:
+    /// a second pass writes the file with that plan.
+    TwoPasses(Box<Planned>),
     /// An error to tell (a read or write error, or a refusal).
     Error(String),
 }
@@ -82,7 +78,7 @@ impl Stop {
     fn whole_file(self) -> Result<Option<Formatted>, String> {
         match self {
             Stop::Error(e) => Err(e),
-            Stop::WholeFile | Stop::TwoPasses => Ok(None),
+            Stop::WholeFile | Stop::TwoPasses(_) => Ok(None),
         }
     }
 }
@@ -114,8 +110,8 @@ struct File<'a> {
     options: &'a ParseOptions,
 }
 
-/// The first pass of two: the lowering with its index complete, the writer planned, its options, and the
-/// dialect the file was read in.
+/// The first pass of two (the one pass, planning to the end): the lowering with its index complete, the
+/// writer planned, its options, and the dialect the file was read in.
 struct Planned {
     lowering: StreamLowering,
     writer: StreamWriter,
@@ -141,44 +137,11 @@ struct OnePass {
 }
 
 impl File<'_> {
-    /// The write options and the dialect read, from the file's first batch and its lowering.
-    fn first_options(&self, parse: &Parse, read: Dialect) -> (WriteOptions, Dialect) {
+    /// The write options, from the file's first batch.
+    fn write_options(&self, parse: &Parse) -> WriteOptions {
         let encoding = self.to.unwrap_or(parse.encoding());
         let eol = crate::fmt::line_ending_of(parse.text());
-        (write_options(&self.args.layout, encoding, Some(eol)), read)
-    }
-
-    /// The first pass of two (see the module documentation); `None` when the file takes the whole-file path.
-    fn plan(&self) -> Option<Planned> {
-        let stream = open_batches(self.path, self.options)?;
-        let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
-        let mut first: Option<(StreamPlanner, WriteOptions, Dialect)> = None;
-        for batch in stream {
-            let batch = batch.ok()?;
-            let parse = batch.parse();
-            let lowered = lowering.lower(parse);
-            if has_error(parse, &lowered) {
-                return None;
-            }
-            let (planner, ..) = first.get_or_insert_with(|| {
-                let (options, read) = self.first_options(parse, lowered.dataset.metadata.dialect);
-                (StreamPlanner::new(&options), options, read)
-            });
-            planner.plan(&lowered.dataset);
-        }
-        if lowering.has_duplicate_identifier() {
-            return None;
-        }
-        let (mut planner, write_options, read) = first?;
-        let lowering = lowering.into_second_pass();
-        planner.made(&lowering.undefined_records());
-        let writer = planner.finish().ok()?;
-        Some(Planned {
-            lowering,
-            writer,
-            write_options,
-            read,
-        })
+        write_options(&self.args.layout, encoding, Some(eol))
     }
 
     /// Writes the file where it goes (`--check`: nowhere; `--in-place`: over itself, if it changed; `-o`):
@@ -327,7 +290,7 @@ enum Counted {
 
 impl Writing {
     /// One batch lowered and written: its new octets; `None` once the file has an error (the one pass goes on
-    /// counting them for the refusal).
+    /// counting them for the refusal) or a batch changed the plan (the one pass goes on planning).
     fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Option<Vec<u8>>, Stop> {
         let (lowered, writer) = match self {
             Writing::Planned(planned) => (planned.lowering.lower(parse), &mut planned.writer),
@@ -366,15 +329,16 @@ impl Writing {
                     }
                     None => {
                         let read = lowered.dataset.metadata.dialect;
-                        let (options, read) = file.first_options(parse, read);
+                        let options = file.write_options(parse);
                         let mut planner = StreamPlanner::new(&options);
                         planner.plan(&lowered.dataset);
                         let writer = planner.writer_so_far().map_err(|_| Stop::WholeFile)?;
                         first.insert((planner, options, read, writer))
                     }
                 };
+                // Once a batch changed the plan, the rest are planned and not written (see `end`).
                 if !planner.still_holds(writer) {
-                    return Err(Stop::TwoPasses);
+                    return Ok(None);
                 }
                 (lowered, writer)
             }
@@ -407,7 +371,18 @@ impl Writing {
                 if let Some((count, first)) = refusal {
                     return Err(Stop::Error(crate::fmt::refusal(name, count, &first)));
                 }
-                let (planner, options, read, writer) = first.ok_or(Stop::WholeFile)?;
+                let (mut planner, options, read, writer) = first.ok_or(Stop::WholeFile)?;
+                if !planner.still_holds(&writer) {
+                    let lowering = lowering.into_second_pass();
+                    planner.made(&lowering.undefined_records());
+                    let writer = planner.finish().map_err(|_| Stop::WholeFile)?;
+                    return Err(Stop::TwoPasses(Box::new(Planned {
+                        lowering,
+                        writer,
+                        write_options: options,
+                        read,
+                    })));
+                }
                 let report = planner
                     .finish()
                     .map_err(|_| Stop::WholeFile)?
@@ -420,12 +395,6 @@ impl Writing {
             .map_err(|e| Stop::Error(format!("{name}: not formatted: {e}")))?;
         Ok((writer, told))
     }
-}
-
-/// Whether a batch (`parse`, lowered) has an error: `fmt` refuses the file, which the whole-file path tells.
-fn has_error(parse: &Parse, lowered: &gedgraft_model::Lowered) -> bool {
-    let diagnostics = lowered.all_diagnostics(parse);
-    diagnostics.iter().any(|d| d.severity() == Severity::Error)
 }
 
 /// The pieces of two files cut after each octet 0A, counted batch by batch: what the whole-file path counts
