@@ -53,6 +53,17 @@ fn is_root(dir: &Path) -> bool {
     root
 }
 
+/// `gedgraft ARGS…` in `dir` as the user `nobody` (root's tests of what other users may do).
+fn as_nobody(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("setpriv")
+        .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run setpriv (util-linux)")
+}
+
 /// True when root: the test goes on. Otherwise a failure under CI and a notice elsewhere.
 fn needs_root(dir: &Path, what: &str) -> bool {
     if is_root(dir) {
@@ -471,20 +482,17 @@ fn case_3_in_place_refuses_when_the_owner_cannot_be_kept() {
     fs::set_permissions(d, fs::Permissions::from_mode(0o777)).expect("chmod dir");
     fs::write(d.join("a.ged"), SAMPLE).expect("write");
     fs::set_permissions(d.join("a.ged"), fs::Permissions::from_mode(0o666)).expect("chmod");
-    let out = Command::new("setpriv")
-        .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_gedgraft"))
-        .args([
+    let out = as_nobody(
+        d,
+        &[
             "fix",
             "--escape-at",
             "--in-place",
             "--backup",
             ".orig",
             "a.ged",
-        ])
-        .current_dir(d)
-        .output()
-        .expect("run setpriv (util-linux)");
+        ],
+    );
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("cannot write a.ged: cannot keep the owner and group (0:0)"),
@@ -1032,20 +1040,11 @@ fn output_over_a_write_protected_file_is_refused() {
         run("chown", &[Path::new("nobody:nogroup"), &d.join(name)]);
         fs::set_permissions(d.join(name), fs::Permissions::from_mode(0o444)).expect("chmod");
     }
-    let as_nobody = |args: &[&str]| {
-        Command::new("setpriv")
-            .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_gedgraft"))
-            .args(args)
-            .current_dir(d)
-            .output()
-            .expect("run setpriv (util-linux)")
-    };
     for args in [
         &["fix", "--escape-at", "a.ged", "-o", "out.ged"][..],
         &["fmt", "a.ged", "-o", "out.ged"],
     ] {
-        let out = as_nobody(args);
+        let out = as_nobody(d, args);
         assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(
             stderr(&out)
@@ -1055,7 +1054,7 @@ fn output_over_a_write_protected_file_is_refused() {
         );
         assert_eq!(fs::read(d.join("out.ged")).expect("file"), SAMPLE);
     }
-    let in_place = as_nobody(&["fix", "--escape-at", "--in-place", "b.ged"]);
+    let in_place = as_nobody(d, &["fix", "--escape-at", "--in-place", "b.ged"]);
     assert_eq!(exit_code(&in_place), 0, "{}", stderr(&in_place));
     assert_eq!(fs::read(d.join("b.ged")).expect("file"), ESCAPED);
     let root = fix_in(d, &["--escape-at", "a.ged", "-o", "out.ged"]);
