@@ -16,26 +16,42 @@
 //! [`Editor::transcode`]: crate::Editor::transcode
 
 use crate::error::{EditError, Warning};
-use crate::render::Unit;
+use crate::render::{token, Unit};
 use gedgraft_encoding::Encoding;
 pub(crate) use gedgraft_syntax::internal::serialise::{dialect_segments, line_limit};
+use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Dialect, Parse, SyntaxKind};
+use rowan::{GreenToken, GreenTokenData};
 
 /// The units of each line string (the first line's, then one per `CONT` line) of a new payload `value`.
 pub(crate) fn segments(parse: &Parse, value: &str, encoding: Encoding) -> Vec<Vec<Unit>> {
     dialect_segments(parse.dialect(), value, encoding)
 }
 
-/// Whether `escape_at_signs` writes a token of `kind` as `@@`: every bare `@` (`AT_SIGN`), or in GEDCOM 7 only
-/// one that starts a line string. `previous` is the kind of the token before on the line; it moves on.
-pub(crate) fn doubles_at_sign(
+/// The tokens `escape_at_signs` writes for the payload token `t`, if it changes it: in a `TEXT` token every bare
+/// `@` (each of its `@`s) doubled, or in GEDCOM 7 only one that starts a line string. The tokens are the ones the
+/// lexer makes of the new text. `previous` is the kind of the token before on the line; it moves on.
+pub(crate) fn doubled_at_signs(
     dialect: Dialect,
     previous: &mut Option<SyntaxKind>,
-    kind: rowan::SyntaxKind,
-) -> bool {
-    let before = std::mem::replace(previous, SyntaxKind::from_raw(kind.0));
-    kind == SyntaxKind::AtSign.into()
-        && (!dialect.doubles_only_leading_at() || before == Some(SyntaxKind::PayloadSep))
+    t: &GreenTokenData,
+) -> Option<Vec<GreenToken>> {
+    let before = std::mem::replace(previous, SyntaxKind::from_raw(t.kind().0));
+    if t.kind() != SyntaxKind::Text.into() || !t.text().contains('@') {
+        return None;
+    }
+    let doubled = || token(SyntaxKind::EscapedAt, "@@");
+    if dialect.doubles_only_leading_at() {
+        let rest =
+            (t.text().strip_prefix('@')).filter(|_| before == Some(SyntaxKind::PayloadSep))?;
+        let rest = (!rest.is_empty()).then(|| token(SyntaxKind::Text, rest));
+        return Some(std::iter::once(doubled()).chain(rest).collect());
+    }
+    let piece = |p: &str| match p {
+        "@" => doubled(),
+        _ => token(SyntaxKind::Text, p),
+    };
+    Some(text_pieces(t.text()).map(piece).collect())
 }
 
 /// Whether the file's dialect has no `HEAD.CHAR` (GEDCOM 7: UTF-8 goes without saying), so a transcode to UTF-8
@@ -78,13 +94,39 @@ mod tests {
 
     #[test]
     fn gedcom7_doubles_only_a_leading_at_sign() {
-        let at = SyntaxKind::AtSign.into();
-        let mut previous = Some(SyntaxKind::PayloadSep);
-        assert!(doubles_at_sign(Dialect::GEDCOM_7_0, &mut previous, at));
-        assert_eq!(previous, Some(SyntaxKind::AtSign));
-        assert!(!doubles_at_sign(Dialect::GEDCOM_7_0, &mut previous, at));
-        assert!(doubles_at_sign(Dialect::Elf10, &mut previous, at));
-        let text = SyntaxKind::Text.into();
-        assert!(!doubles_at_sign(Dialect::Elf10, &mut previous, text));
+        let texts = |tokens: Option<Vec<GreenToken>>| {
+            tokens.map(|t| {
+                t.iter()
+                    .map(|t| (SyntaxKind::from_raw(t.kind().0), t.text().to_string()))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let text = token(SyntaxKind::Text, "@me@x");
+        let (sep, esc) = (Some(SyntaxKind::PayloadSep), SyntaxKind::EscapedAt);
+        let pair = |k: SyntaxKind, t: &str| (Some(k), t.to_string());
+        let mut previous = sep;
+        let got = texts(doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text));
+        assert_eq!(
+            got,
+            Some(vec![pair(esc, "@@"), pair(SyntaxKind::Text, "me@x")])
+        );
+        assert_eq!(previous, Some(SyntaxKind::Text));
+        assert_eq!(
+            doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text),
+            None
+        );
+        let got = texts(doubled_at_signs(Dialect::Elf10, &mut previous, &text));
+        let want = [
+            pair(esc, "@@"),
+            pair(SyntaxKind::Text, "me"),
+            pair(esc, "@@"),
+            pair(SyntaxKind::Text, "x"),
+        ];
+        assert_eq!(got, Some(want.to_vec()));
+        let plain = token(SyntaxKind::Text, "me");
+        assert_eq!(
+            doubled_at_signs(Dialect::Elf10, &mut previous, &plain),
+            None
+        );
     }
 }

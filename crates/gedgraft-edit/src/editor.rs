@@ -372,7 +372,7 @@ impl<'p> Editor<'p> {
                         if t.kind() == SyntaxKind::Tag.into() && t.text() == from {
                             // `from` and `to` differ.
                             let new = new_tag.clone();
-                            found.push(Splice::replace_token(at, index, t, t_at, new, edit));
+                            found.push(Splice::replace_token(at, index, t, t_at, [new], edit));
                         }
                     }
                     true
@@ -711,7 +711,7 @@ impl<'p> Editor<'p> {
         Ok(())
     }
 
-    /// Writes every bare `@` (an `AT_SIGN` token: neither `@@`, nor part of an escape or a pointer) in string
+    /// Writes every bare `@` (an `@` of a `TEXT` token: neither `@@`, nor part of an escape or a pointer) in string
     /// payloads as `@@` (§ Encoding `@`s, R-ESCAPING-01, R-SERIALISING-STRUCTS-12), in every structure or in those
     /// `scope` picks and everything inside them, continuation lines included. Returns how many. Doubling an `@`
     /// never changes how the rest of the line is read, and both spellings mean the same `@`.
@@ -726,7 +726,7 @@ impl<'p> Editor<'p> {
     pub fn escape_at_signs(&mut self, scope: Option<&Scope>) -> usize {
         let roots = self.scope_roots(scope);
         let edit = self.new_edit("escaping `@` as `@@`".into());
-        let (doubled, dialect) = (token(SyntaxKind::EscapedAt, "@@"), self.parse.dialect());
+        let dialect = self.parse.dialect();
         let mut found = Vec::new();
         for (node, offset) in &roots {
             let mut visit = |n: &GreenNodeData, at: u32| -> bool {
@@ -740,8 +740,7 @@ impl<'p> Editor<'p> {
                 };
                 let mut previous = None;
                 for (index, t, t_at) in tokens {
-                    if dialect::doubles_at_sign(dialect, &mut previous, t.kind()) {
-                        let new = doubled.clone();
+                    if let Some(new) = dialect::doubled_at_signs(dialect, &mut previous, t) {
                         found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                     }
                 }

@@ -33,9 +33,10 @@
 //!     edited.bytes(),
 //!     b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1  NAME  Bob\r\n1 EMAIL bob@@example.com\r\n0 TRLR\r\n"
 //! );
+//! // The change is the run of text the bare `@` is part of.
 //! let change = &edited.changed_ranges()[0];
-//! assert_eq!(&input[change.input.clone()], b"@");
-//! assert_eq!(&edited.bytes()[change.output.clone()], b"@@");
+//! assert_eq!(&input[change.input.clone()], b"bob@example.com");
+//! assert_eq!(&edited.bytes()[change.output.clone()], b"bob@@example.com");
 //! ```
 //!
 //! # Conventions

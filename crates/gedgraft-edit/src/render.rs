@@ -10,11 +10,12 @@ pub(crate) use gedgraft_syntax::internal::serialise::{
     ansel_clusters, clusters, octets, writable, write_cluster, Budget, Laid, Unit, UnitKind,
 };
 use gedgraft_syntax::internal::serialise::{lay_out, LaidLine};
+use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 
-/// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, every other
-/// token is one unit. Made as they are taken, so a long line is never held as units whole.
+/// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters and bare
+/// `@`s, every other token is one unit. Made as they are taken, so a long line is never held as units whole.
 pub(crate) fn token_units<'a>(
     tokens: impl IntoIterator<Item = (SyntaxKind, &'a str)> + 'a,
     encoding: Encoding,
@@ -25,15 +26,23 @@ pub(crate) fn token_units<'a>(
         .flat_map(move |(kind, text)| -> Box<dyn Iterator<Item = Unit> + 'a> {
             let kind = match kind {
                 SyntaxKind::Text => {
-                    let pieces = match encoding {
-                        Encoding::Ansel => ansel_clusters(text),
-                        _ => clusters(text),
-                    };
-                    return Box::new(pieces.map(move |c| unit(UnitKind::Text, c)));
+                    // A bare `@` is a unit of its own; the text around it is cut into clusters.
+                    let pieces = text_pieces(text).flat_map(
+                        move |piece| -> Box<dyn Iterator<Item = Unit>> {
+                            if piece == "@" {
+                                return Box::new(std::iter::once(unit(UnitKind::AtSign, piece)));
+                            }
+                            let clusters = match encoding {
+                                Encoding::Ansel => ansel_clusters(piece),
+                                _ => clusters(piece),
+                            };
+                            Box::new(clusters.map(move |c| unit(UnitKind::Text, c)))
+                        },
+                    );
+                    return Box::new(pieces);
                 }
                 SyntaxKind::EscapedAt => UnitKind::EscapedAt,
                 SyntaxKind::Escape => UnitKind::Escape,
-                SyntaxKind::AtSign => UnitKind::AtSign,
                 _ => UnitKind::Raw,
             };
             Box::new(std::iter::once(unit(kind, text)))
@@ -60,26 +69,27 @@ pub(crate) fn payload_tokens(units: impl IntoIterator<Item = Unit>) -> Vec<Green
 #[derive(Debug, Default)]
 pub(crate) struct GreenPayload {
     tokens: Vec<GreenToken>,
-    /// Text (or raw octets) not made a token yet: neighbouring units of either kind are one token, as the
-    /// lexer makes them.
-    open: Option<(UnitKind, String)>,
+    /// Text (bare `@`s included) or raw octets not made a token yet: neighbouring units that are the same kind
+    /// of token are one token, as the lexer makes them.
+    open: Option<(SyntaxKind, String)>,
     octets: usize,
 }
 
 impl LaidLine<Unit> for GreenPayload {
     fn push_piece(&mut self, unit: Unit) {
         self.octets += unit.octets;
+        let kind = unit.kind.syntax_kind();
         match &mut self.open {
-            Some((kind, text)) if *kind == unit.kind => text.push_str(&unit.text),
+            Some((open, text)) if *open == kind => text.push_str(&unit.text),
             _ => {
-                if let Some((kind, text)) = self.open.take() {
-                    self.tokens.push(token(kind.syntax_kind(), &text));
+                if let Some((open, text)) = self.open.take() {
+                    self.tokens.push(token(open, &text));
                 }
-                match unit.kind {
-                    UnitKind::Text | UnitKind::Raw => {
-                        self.open = Some((unit.kind, unit.text.into()));
+                match kind {
+                    SyntaxKind::Text | SyntaxKind::Raw => {
+                        self.open = Some((kind, unit.text.into()))
                     }
-                    kind => self.tokens.push(token(kind.syntax_kind(), &unit.text)),
+                    kind => self.tokens.push(token(kind, &unit.text)),
                 }
             }
         }
@@ -89,7 +99,7 @@ impl LaidLine<Unit> for GreenPayload {
 impl GreenPayload {
     /// The payload's tokens.
     pub(crate) fn tokens(&self) -> impl Iterator<Item = GreenToken> + '_ {
-        let open = (self.open.as_ref()).map(|(kind, text)| token(kind.syntax_kind(), text));
+        let open = (self.open.as_ref()).map(|(kind, text)| token(*kind, text));
         self.tokens.iter().cloned().chain(open)
     }
 

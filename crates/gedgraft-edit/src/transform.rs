@@ -6,7 +6,7 @@ use crate::render::{clusters, payload_tokens, token, writable, write_cluster, Un
 use crate::splice::{GreenElement, Transform};
 use crate::transcode_check::{check_reading, Reversal};
 use gedgraft_encoding::{ansel, raw, Encoding, SourceMap};
-use gedgraft_syntax::internal::serialise::LaidLine;
+use gedgraft_syntax::internal::{serialise::LaidLine, text_pieces};
 use gedgraft_syntax::{Elf, Parse, SyntaxKind};
 use rowan::{GreenNode, GreenNodeData, GreenToken, GreenTokenData, Language, NodeOrToken};
 use unicode_normalization::UnicodeNormalization;
@@ -465,26 +465,37 @@ impl Transcoder {
             }
             run.clear();
         };
+        let unit = |kind, text: &str| Unit {
+            kind,
+            text: text.into(),
+            octets: 0,
+            glued: false,
+        };
         for t in payload {
             let k = t.kind();
-            if k == SyntaxKind::Text.into() || k == SyntaxKind::Raw.into() {
+            if k == SyntaxKind::Text.into() {
+                // A bare `@` is a unit of its own, the text around it one run.
+                for piece in text_pieces(t.text()) {
+                    if piece == "@" {
+                        flush(&mut run, &mut units);
+                        units.push(unit(UnitKind::AtSign, piece));
+                    } else {
+                        run.push_str(piece);
+                    }
+                }
+                continue;
+            }
+            if k == SyntaxKind::Raw.into() {
                 run.push_str(t.text());
                 continue;
             }
             flush(&mut run, &mut units);
             let kind = if k == SyntaxKind::EscapedAt.into() {
                 UnitKind::EscapedAt
-            } else if k == SyntaxKind::AtSign.into() {
-                UnitKind::AtSign
             } else {
                 UnitKind::Escape
             };
-            units.push(Unit {
-                kind,
-                text: t.text().into(),
-                octets: 0,
-                glued: false,
-            });
+            units.push(unit(kind, t.text()));
         }
         flush(&mut run, &mut units);
         if escaped {

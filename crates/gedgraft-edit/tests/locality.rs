@@ -272,7 +272,8 @@ fn run(parse: &Parse, op: &Op) -> Result<(), TestCaseError> {
                     .parse()
                     .syntax()
                     .descendants_with_tokens()
-                    .any(|e| e.kind() == SyntaxKind::AtSign);
+                    .filter_map(|e| e.into_token())
+                    .any(|t| t.kind() == SyntaxKind::Text && t.text().contains('@'));
                 prop_assert!(!bare);
             }
         }

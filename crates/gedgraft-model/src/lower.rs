@@ -700,8 +700,10 @@ impl<'p> Builder<'p> {
         let start = out.len();
         let text = &mut self.text;
         match line.only_payload_token() {
-            // Most payloads are one run of plain text.
-            Some(token) if token.kind() == SyntaxKind::Text => text.literal(out, token.text()),
+            // Most payloads are one run of plain text (one starting with a bare `@` is GEDCOM 7's business).
+            Some(token) if token.kind() == SyntaxKind::Text && !token.text().starts_with('@') => {
+                text.literal(out, token.text())
+            }
             _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink),
         }
         // CONC lines one after the other in a dialect that has none: one diagnostic for the run (#12: a note

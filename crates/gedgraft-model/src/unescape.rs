@@ -2,9 +2,9 @@
 //! § Unicode escapes), and turning decoded tree text into dataset text.
 //!
 //! The CST has already identified the escapes of each line (R-IDENTIFY-ESCS-01..03): a payload is a run of
-//! `TEXT`, `ESCAPED_AT` (`@@`), `ESCAPE` (`@#…@`; the syntax layer reports one whose type is not a letter),
-//! `AT_SIGN` (any other `@`, including the `@` of an unterminated `@#`, which the syntax layer reports) and `RAW`
-//! tokens. Each line is unescaped on its own and
+//! `TEXT` (any other `@` is part of it, including the `@` of an unterminated `@#`, which the syntax layer
+//! reports), `ESCAPED_AT` (`@@`), `ESCAPE` (`@#…@`; the syntax layer reports one whose type is not a letter) and
+//! `RAW` tokens. Each line is unescaped on its own and
 //! only then are the lines merged (R-PAYLOAD-UNESC-06, reading A), so an escape split over two lines is not an
 //! escape: `0 NOTE @` + `1 CONC #U21@` is the string `@#U21@`. What an escape means and how literal text is
 //! finished (ANSEL order, raw octets, NFC) live in `gedgraft_syntax::value`, shared with

@@ -33,14 +33,14 @@ pub enum SyntaxKind {
     // Payload pieces.
     /// A pointer payload, `@I1@` (the at signs included).
     Pointer,
-    /// Plain text in a string payload.
+    /// Literal text in a string payload, bare at signs included: an `@` that is neither `@@` nor starts an
+    /// escape (nor the `@` of an `@#` with no closing `@`) is read as a literal `@` (R-ESCAPING-04), and is
+    /// part of the text around it. Every `@` in a `TEXT` token is such a bare `@`.
     Text,
     /// An escaped at sign, `@@`.
     EscapedAt,
     /// An escape sequence, `@#UE9@` (the at signs included).
     Escape,
-    /// An at sign that is neither `@@` nor the start of an escape.
-    AtSign,
 
     // Anywhere.
     /// Original octets the file's encoding cannot decode (one raw character per octet).
@@ -104,7 +104,6 @@ impl SyntaxKind {
             SyntaxKind::Text => "TEXT",
             SyntaxKind::EscapedAt => "ESCAPED_AT",
             SyntaxKind::Escape => "ESCAPE",
-            SyntaxKind::AtSign => "AT_SIGN",
             SyntaxKind::Raw => "RAW",
             SyntaxKind::ErrorText => "ERROR_TEXT",
             SyntaxKind::Document => "DOCUMENT",
@@ -130,7 +129,6 @@ const ALL: [SyntaxKind; SyntaxKind::LAST as usize + 1] = [
     SyntaxKind::Text,
     SyntaxKind::EscapedAt,
     SyntaxKind::Escape,
-    SyntaxKind::AtSign,
     SyntaxKind::Raw,
     SyntaxKind::ErrorText,
     SyntaxKind::Document,

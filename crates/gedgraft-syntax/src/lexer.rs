@@ -46,6 +46,10 @@ pub(crate) struct LineFacts {
     pub unterminated_escapes: Vec<usize>,
     /// Escapes whose type is not an upper-case letter, relative to the line start.
     pub bad_escapes: Vec<usize>,
+    /// The first bare `@` of the payload (neither `@@`, nor part of an escape, nor the `@` of an unterminated
+    /// `@#`), relative to the line start, and how many there are: they are part of `TEXT` tokens.
+    pub first_bare_at: Option<usize>,
+    pub bare_ats: usize,
     /// Whether the payload is a pointer.
     pub pointer_payload: bool,
 }
@@ -57,7 +61,7 @@ pub(crate) struct LineFacts {
 /// use gedgraft_syntax::{internal::lex_payload_text, SyntaxKind};
 /// assert_eq!(
 ///     lex_payload_text("@@me a@b"),
-///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 6), (SyntaxKind::AtSign, 7), (SyntaxKind::Text, 8)]
+///     [(SyntaxKind::EscapedAt, 2), (SyntaxKind::Text, 8)]
 /// );
 /// ```
 pub fn lex_payload_text(text: &str) -> Vec<(SyntaxKind, usize)> {
@@ -132,6 +136,8 @@ fn lex_fields(line: &str, start: usize, out: &mut Vec<LineToken>) -> Result<Line
         payload_start: None,
         unterminated_escapes: Vec::new(),
         bad_escapes: Vec::new(),
+        first_bare_at: None,
+        bare_ats: 0,
         pointer_payload: false,
     };
     if pos == bytes.len() {
@@ -359,11 +365,20 @@ fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, facts: &mut L
                         (SyntaxKind::Escape, end)
                     }
                     None => {
+                        // Read as a literal `@`, part of the text; reported as an unterminated escape.
                         facts.unterminated_escapes.push(i);
-                        (SyntaxKind::AtSign, i + 1)
+                        pos = i + 1;
+                        continue;
                     }
                 },
-                _ => (SyntaxKind::AtSign, i + 1),
+                _ => {
+                    // A bare `@`: read as a literal `@`, part of the text (R-ESCAPING-04); one token for a run
+                    // of text and bare `@`s, not a token per `@` (#12: a line of `x@x@…` was a token per octet).
+                    facts.first_bare_at.get_or_insert(i);
+                    facts.bare_ats += 1;
+                    pos = i + 1;
+                    continue;
+                }
             }
         } else if raw::starts_with_raw(bytes, i) {
             let mut end = i;
@@ -392,6 +407,29 @@ fn lex_payload(line: &str, start: usize, out: &mut Vec<LineToken>, facts: &mut L
 fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
     let close = memchr::memchr2(b'@', 0xF4, &bytes[at + 2..]).map(|i| at + 2 + i)?;
     (bytes[close] == b'@').then_some(close + 1)
+}
+
+/// The pieces of a `TEXT` token's text: the runs without `@`, and each bare `@` on its own (every `@` of a
+/// `TEXT` token is a bare one, read as a literal `@`; R-IDENTIFY-ESCS-05). What the 2019 draft's
+/// tokenisation vectors show (R-IDENTIFY-ESCS-06), and what an edit that doubles bare `@`s replaces.
+///
+/// ```
+/// use gedgraft_syntax::internal::text_pieces;
+/// assert_eq!(text_pieces("me@x@").collect::<Vec<_>>(), ["me", "@", "x", "@"]);
+/// ```
+pub fn text_pieces(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let end = match rest.find('@') {
+            _ if rest.is_empty() => return None,
+            Some(0) => 1,
+            Some(i) => i,
+            None => rest.len(),
+        };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 /// Whether a line's whole payload text reads as a pointer (R-PAYLOADS-04, [`pointer_span`]): a writer whose
@@ -613,7 +651,7 @@ mod tests {
         );
         assert_eq!(
             kinds("1 NOTE @F2@x"),
-            [Level, Delimiter, Tag, PayloadSep, AtSign, Text, AtSign, Text]
+            [Level, Delimiter, Tag, PayloadSep, Text]
         );
         assert_eq!(
             kinds("1 NOTE @#DJULIAN@"),
@@ -634,10 +672,15 @@ mod tests {
         );
     }
 
+    /// The payload's tokens, a `TEXT` token cut into its pieces (a bare `@` is one): the draft's tokens.
     fn payload(line: &str) -> Vec<String> {
         let (tokens, _) = lex(line);
         let sep = tokens.iter().position(|(k, _)| *k == PayloadSep).unwrap();
-        tokens[sep + 1..].iter().map(|(_, t)| t.clone()).collect()
+        let pieces = |(kind, text): &(SyntaxKind, String)| match kind {
+            Text => text_pieces(text).map(str::to_string).collect(),
+            _ => vec![text.clone()],
+        };
+        tokens[sep + 1..].iter().flat_map(pieces).collect()
     }
 
     #[test]
@@ -664,6 +707,28 @@ mod tests {
             panic!("{shape:?}")
         };
         assert_eq!(facts.unterminated_escapes, [31]);
+    }
+
+    /// R-IDENTIFY-ESCS-05, #12: bare `@`s are part of the text around them (a line of `x@x@…` is one token,
+    /// not a token per octet); the lexer counts them and keeps the first, the `@` of an unterminated `@#` apart.
+    #[test]
+    fn r_identify_escs_05_bare_at_signs_are_text_and_counted() {
+        let line = format!("1 NOTE {} @@c@ and a@# end", "x@".repeat(1000));
+        assert_eq!(
+            kinds(&line),
+            [Level, Delimiter, Tag, PayloadSep, Text, EscapedAt, Text]
+        );
+        let (_, shape) = lex(&line);
+        let LineShape::Line(facts) = shape else {
+            panic!("{shape:?}")
+        };
+        assert_eq!(facts.unterminated_escapes, [2018]);
+        assert_eq!((facts.first_bare_at, facts.bare_ats), (Some(8), 1001));
+        let (_, shape) = lex("1 EMAIL me@@x.org");
+        let LineShape::Line(facts) = shape else {
+            panic!("{shape:?}")
+        };
+        assert_eq!((facts.first_bare_at, facts.bare_ats), (None, 0));
     }
 
     #[test]

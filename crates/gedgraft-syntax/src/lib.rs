@@ -91,7 +91,7 @@ pub mod internal {
         d.run_of(count, last_start);
     }
     pub use crate::json::{json_option, json_string, write_diagnostic_json, JsonLayout};
-    pub use crate::lexer::{lex_payload_text, reads_as_pointer};
+    pub use crate::lexer::{lex_payload_text, reads_as_pointer, text_pieces};
     pub use crate::write::{write_green_threads, write_token};
 
     /// `parse` located where `like` is in its file (its first octet, line and the line break before it): the

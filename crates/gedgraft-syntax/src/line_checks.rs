@@ -25,7 +25,7 @@
 use crate::codes;
 use crate::diagnostic::{Class, Diagnostic};
 use crate::kind::SyntaxKind;
-use crate::lexer::LineToken;
+use crate::lexer::{LineFacts, LineToken};
 use gedgraft_encoding::{ansel, raw, Encoding};
 
 /// The longest a line should be, in octets of `encoding` with its line break: 255, or 510 in UTF-16
@@ -223,22 +223,12 @@ pub(crate) fn length_finding(text: &str, encoding: Encoding) -> Option<Finding> 
     })
 }
 
-/// An `unescaped-at` finding at the first bare `@` of a well-formed line's `tokens` that is not the `@` of an
-/// unterminated `@#` (reported as such already).
-pub(crate) fn bare_at_finding(tokens: &[LineToken], unterminated: &[usize]) -> Option<Finding> {
-    let mut start = 0;
-    let mut found = None;
-    let mut count = 0;
-    for &(kind, end) in tokens {
-        if kind == SyntaxKind::AtSign && !unterminated.contains(&start) {
-            found.get_or_insert(start);
-            count += 1;
-        }
-        start = end;
-    }
-    let at = found?;
-    let more = if count > 1 {
-        format!(" (and {} more on this line)", count - 1)
+/// An `unescaped-at` finding at the first bare `@` of a well-formed line (not the `@` of an unterminated `@#`,
+/// reported as such already), counting the others, as the lexer found them.
+pub(crate) fn bare_at_finding(facts: &LineFacts) -> Option<Finding> {
+    let at = facts.first_bare_at?;
+    let more = if facts.bare_ats > 1 {
+        format!(" (and {} more on this line)", facts.bare_ats - 1)
     } else {
         String::new()
     };

@@ -45,20 +45,20 @@ pub enum UnitKind {
     EscapedAt,
     /// An escape `@#X…@` (a Unicode escape for a character the encoding cannot write).
     Escape,
-    /// A bare `@` (GEDCOM 7 writes `@` inside a line string as it is).
+    /// A bare `@` (GEDCOM 7 writes `@` inside a line string as it is): part of a `TEXT` token in the tree, a
+    /// unit of its own so that nothing splits or escapes it as text.
     AtSign,
     /// Raw octets (re-wrapped lines only).
     Raw,
 }
 
 impl UnitKind {
-    /// The token kind the unit is in the tree.
+    /// The kind of the token the unit is (part of) in the tree.
     pub fn syntax_kind(self) -> SyntaxKind {
         match self {
-            UnitKind::Text => SyntaxKind::Text,
+            UnitKind::Text | UnitKind::AtSign => SyntaxKind::Text,
             UnitKind::EscapedAt => SyntaxKind::EscapedAt,
             UnitKind::Escape => SyntaxKind::Escape,
-            UnitKind::AtSign => SyntaxKind::AtSign,
             UnitKind::Raw => SyntaxKind::Raw,
         }
     }
@@ -494,10 +494,13 @@ pub fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec
         start = end;
         let kind = match kind {
             SyntaxKind::EscapedAt => UnitKind::EscapedAt,
-            SyntaxKind::AtSign => UnitKind::AtSign,
             SyntaxKind::Escape => UnitKind::Escape,
             _ => {
                 for cluster in clusters(piece) {
+                    if cluster == "@" {
+                        units.push(Unit::new(UnitKind::AtSign, cluster, encoding));
+                        continue;
+                    }
                     let (kind, text) = write_cluster(cluster, encoding);
                     units.push(Unit::new(kind, text, encoding));
                 }

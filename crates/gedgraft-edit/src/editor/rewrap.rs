@@ -268,13 +268,11 @@ impl Editor<'_> {
             };
         }
         let mut has_at = false;
-        for k in lines
-            .iter()
-            .flat_map(|l| l.payload().iter().map(|t| kind_of(t)))
-        {
-            match k {
+        for t in lines.iter().flat_map(|l| l.payload().iter()) {
+            match kind_of(t) {
                 SyntaxKind::Pointer => return Ok(false),
-                SyntaxKind::AtSign => has_at = true,
+                // Every `@` of a `TEXT` token is a bare one.
+                SyntaxKind::Text => has_at |= t.text().contains('@'),
                 _ => {}
             }
         }

@@ -259,12 +259,17 @@ pub(super) fn bare_at_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, C
     let mut count = 0;
     for t in cx.tokens_in(cx.run_lines(d)) {
         match t.kind() {
-            SyntaxKind::AtSign => {
-                count += 1;
-                line.ats.push(t.text_range().start());
+            SyntaxKind::Text => {
+                // Every `@` of a `TEXT` token is a bare one.
+                let start = t.text_range().start();
+                for (i, _) in t.text().match_indices('@') {
+                    count += 1;
+                    line.ats
+                        .push(start + gedgraft_syntax::TextSize::from(u32::try_from(i).ok()?));
+                }
             }
             SyntaxKind::LineBreak => line.flush(cx, &mut edits)?,
-            SyntaxKind::Text | SyntaxKind::EscapedAt => {}
+            SyntaxKind::EscapedAt => {}
             _ => line.plain &= line.ats.is_empty(),
         }
     }

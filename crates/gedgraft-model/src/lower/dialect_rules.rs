@@ -203,15 +203,19 @@ pub(crate) fn unescape_leading_at_line<'g>(
     for (i, token) in tokens.enumerate() {
         match token.kind() {
             SyntaxKind::EscapedAt if i == 0 => builder.literal(out, "@"),
-            SyntaxKind::AtSign | SyntaxKind::Escape if i == 0 => {
+            SyntaxKind::Text | SyntaxKind::Escape if i == 0 && token.text().starts_with('@') => {
+                // A bare `@` is the first octet of a `TEXT` token; an escape is shown whole.
+                let (shown, range) = match token.kind() {
+                    SyntaxKind::Text => ("@", TextRange::at(token.range().start(), 1.into())),
+                    _ => (token.text(), token.range()),
+                };
                 sink.report(
                     codes::UNESCAPED_LEADING_AT,
                     Class::NonConformant,
                     format!(
-                        "a GEDCOM 7 line string starting with `@` must double it (`@{}…`); kept as written",
-                        token.text()
+                        "a GEDCOM 7 line string starting with `@` must double it (`@{shown}…`); kept as written"
                     ),
-                    token.range(),
+                    range,
                 );
                 builder.literal(out, token.text());
             }

@@ -113,7 +113,7 @@ impl Parser<'_> {
         self.tokens = tokens;
         line_checks::character_findings(line, &mut |f| self.finding(start, f));
         if let LineShape::Line(facts) = &shape {
-            let at = line_checks::bare_at_finding(&self.tokens, &facts.unterminated_escapes);
+            let at = line_checks::bare_at_finding(facts);
             at.into_iter().for_each(|f| self.finding(start, f));
         }
         let first = !self.seen_first_line;
