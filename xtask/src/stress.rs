@@ -161,6 +161,18 @@ const CASES: &[Case] = &[
         commands: &[CHECK, LOWER, FIX_O, REPAIR],
     },
     Case {
+        name: "escaped-ats",
+        what: "one line of `x@@` triples: two tokens per three octets (what the bare-ats repair writes)",
+        generate: escaped_ats,
+        commands: &[CHECK, LOWER, FIX_O],
+    },
+    Case {
+        name: "escapes",
+        what: "one line of escapes that are not permitted (`@#A@`): a diagnostic each, before runs",
+        generate: escapes,
+        commands: &[CHECK, CHECK_JSON, LOWER],
+    },
+    Case {
         name: "conc-7",
         what: "GEDCOM 7.0, one note of `CONC` lines (which 7.0 does not have)",
         generate: conc_7,
@@ -206,6 +218,20 @@ fn long_text(n: usize) -> Vec<u8> {
 fn bare_ats(n: usize) -> Vec<u8> {
     let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
     out.extend_from_slice("x@".repeat(n / 2).as_bytes());
+    out.extend_from_slice(b"\n0 TRLR\n");
+    out
+}
+
+fn escaped_ats(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
+    out.extend_from_slice("x@@".repeat(n / 3).as_bytes());
+    out.extend_from_slice(b"\n0 TRLR\n");
+    out
+}
+
+fn escapes(n: usize) -> Vec<u8> {
+    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
+    out.extend_from_slice("@#A@".repeat(n / 4).as_bytes());
     out.extend_from_slice(b"\n0 TRLR\n");
     out
 }

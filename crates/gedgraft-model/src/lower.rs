@@ -360,6 +360,31 @@ impl Sink {
             .push(Diagnostic::new(code, class, message, range));
     }
 
+    /// Records a problem at `range` in a line of a payload, or counts it in the run of its code that `runs`
+    /// has open on this line or the one before (#12: a line of half a million escapes that are not permitted is
+    /// one diagnostic with its count, as the syntax layer counts runs, not half a million).
+    pub fn report_in(
+        &mut self,
+        runs: &mut PayloadRuns,
+        (code, class, message): (&'static str, Class, String),
+        range: TextRange,
+    ) {
+        let line = runs.line;
+        let open = (runs.open.iter_mut())
+            .find(|(c, _, last)| *c == code && last.saturating_add(1) >= line);
+        if let Some((_, index, last)) = open {
+            if let Some(d) = self.diagnostics.get_mut(*index) {
+                let count = d.count.saturating_add(1);
+                gedgraft_syntax::internal::make_run(d, count, range.start());
+                *last = line;
+                return;
+            }
+        }
+        runs.open.retain(|(c, _, _)| *c != code);
+        runs.open.push((code, self.diagnostics.len(), line));
+        self.report(code, class, message, range);
+    }
+
     /// Records a run of `count` problems on neighbouring lines: the first at `range`, the last starting at
     /// `last_start`.
     pub fn report_run(
@@ -372,6 +397,21 @@ impl Sink {
         let mut d = Diagnostic::new(code, class, message, range);
         gedgraft_syntax::internal::make_run(&mut d, count, last_start);
         self.diagnostics.push(d);
+    }
+}
+
+/// The runs of problems of one code open in the lines of one payload ([`Sink::report_in`]): for each code, its
+/// diagnostic and the line (counted in the payload) of its last problem.
+#[derive(Debug, Default)]
+pub(crate) struct PayloadRuns {
+    open: Vec<(&'static str, usize, u32)>,
+    line: u32,
+}
+
+impl PayloadRuns {
+    /// The payload's next line begins.
+    pub(crate) fn next_line(&mut self) {
+        self.line = self.line.saturating_add(1);
     }
 }
 
@@ -699,12 +739,13 @@ impl<'p> Builder<'p> {
         let out = &mut self.part.text;
         let start = out.len();
         let text = &mut self.text;
+        let mut runs = PayloadRuns::default();
         match line.only_payload_token() {
             // Most payloads are one run of plain text (one starting with a bare `@` is GEDCOM 7's business).
             Some(token) if token.kind() == SyntaxKind::Text && !token.text().starts_with('@') => {
                 text.literal(out, token.text())
             }
-            _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink),
+            _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink, &mut runs),
         }
         // CONC lines one after the other in a dialect that has none: one diagnostic for the run (#12: a note
         // of a million of them is not a million diagnostics).
@@ -728,6 +769,7 @@ impl<'p> Builder<'p> {
             let Some(cont) = cont else {
                 continue;
             };
+            runs.next_line();
             if conc.is_none() {
                 text.decoded(out, "\n");
             }
@@ -740,7 +782,7 @@ impl<'p> Builder<'p> {
                     text.literal(out, token.text());
                 }
             } else {
-                unescape_line(cont.payload_tokens(), text, out, &mut self.sink);
+                unescape_line(cont.payload_tokens(), text, out, &mut self.sink, &mut runs);
             }
         }
         conc_run.end(&mut self.sink);

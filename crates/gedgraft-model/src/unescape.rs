@@ -11,7 +11,7 @@
 //! `Structure::value`; this module reports what is wrong while it unescapes.
 
 use crate::codes;
-use crate::lower::Sink;
+use crate::lower::{PayloadRuns, Sink};
 use gedgraft_syntax::internal::green_view::Token;
 pub(crate) use gedgraft_syntax::value::{
     escape_meaning, literal_text, EscapeMeaning, EscapeProblem, Finishing, TextBuilder,
@@ -24,6 +24,7 @@ pub(crate) fn unescape_line<'g>(
     builder: &mut TextBuilder,
     out: &mut String,
     sink: &mut Sink,
+    runs: &mut PayloadRuns,
 ) {
     if builder.leading_at_only {
         return crate::lower::dialect_rules::unescape_leading_at_line(tokens, builder, out, sink);
@@ -34,15 +35,12 @@ pub(crate) fn unescape_line<'g>(
             SyntaxKind::Escape => match escape_meaning(token.text()) {
                 EscapeMeaning::Unicode { chars, lowercase } => {
                     if lowercase {
-                        sink.report(
-                            codes::LOWERCASE_UNICODE_ESCAPE,
-                            Class::Warning,
-                            format!(
-                                "Unicode escape `{}` uses lower-case hexadecimal digits; write them in upper case",
-                                token.text()
-                            ),
-                            token.range(),
+                        let message = format!(
+                            "Unicode escape `{}` uses lower-case hexadecimal digits; write them in upper case",
+                            token.text()
                         );
+                        let what = (codes::LOWERCASE_UNICODE_ESCAPE, Class::Warning, message);
+                        sink.report_in(runs, what, token.range());
                     }
                     builder.decoded(out, &chars);
                 }
@@ -54,7 +52,7 @@ pub(crate) fn unescape_line<'g>(
                         EscapeProblem::Unpermitted => codes::UNPERMITTED_ESCAPE,
                         EscapeProblem::BadUnicode => codes::BAD_UNICODE_ESCAPE,
                     };
-                    sink.report(code, Class::NonConformant, message, token.range());
+                    sink.report_in(runs, (code, Class::NonConformant, message), token.range());
                     builder.literal(out, token.text());
                 }
             },

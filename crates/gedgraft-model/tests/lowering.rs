@@ -106,6 +106,30 @@ fn diagnostics_point_at_the_original_file() {
     assert_eq!(d.end_offset, 25);
 }
 
+/// #12: problems of one code in a payload's lines, on one line or the next, are one diagnostic with their
+/// count, as the syntax layer counts its runs (a line of half a million escapes that are not permitted was half
+/// a million diagnostics, 380 MiB for 2 MB); one on a line further on starts a run of its own.
+#[test]
+fn runs_of_one_escape_problem_in_a_payload_are_one_diagnostic() {
+    let src = format!(
+        "0 HEAD\n0 @N1@ NOTE {}\n1 CONT @#XQ@ @#U6a@ @#U6b@\n1 CONT ok\n1 CONT @#XR@\n0 TRLR\n",
+        "@#XQ@ ".repeat(1000)
+    );
+    let (p, l) = lowered(src.as_bytes());
+    let got: Vec<_> = (l.all_diagnostics(&p).iter())
+        .map(|d| (d.code, d.count, d.location.line, d.last_line))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("line-too-long", 1, 2, 2),
+            (c::UNPERMITTED_ESCAPE, 1001, 2, 3),
+            (c::LOWERCASE_UNICODE_ESCAPE, 2, 3, 3),
+            (c::UNPERMITTED_ESCAPE, 1, 5, 5)
+        ]
+    );
+}
+
 #[test]
 fn malformed_lines_are_left_out() {
     let (p, l) = body("0 INDI\n1 N@ME x\n1 NAME y");

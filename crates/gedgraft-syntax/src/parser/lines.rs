@@ -21,6 +21,8 @@ impl Parser<'_> {
         break_end: usize,
     ) -> Vec<GreenElement> {
         let mut children = self.factory.buffer();
+        // At its size at once: a line of a million tokens does not leave the smaller buffers it grew through.
+        children.reserve_exact(self.tokens.len() + 1);
         let mut from = start;
         for i in 0..self.tokens.len() {
             let (kind, end) = self.tokens[i];
