@@ -11,7 +11,9 @@
 //! - a backup is never opened for writing: the original is hard-linked to a fresh temporary name that is
 //!   renamed over the backup name (a rename replaces a link at that name, it never follows it), or, where
 //!   hard links are not possible, copied to a new file created exclusively and renamed into place once
-//!   complete. An earlier backup is replaced only by a complete new one.
+//!   complete. An earlier backup is replaced only by a complete new one;
+//! - the temporary files being written are on a list that [`remove_temporary_files`] removes, for a command
+//!   stopped by a signal (Ctrl-C) to leave none behind.
 
 use std::ffi::OsString;
 #[cfg(unix)]
@@ -19,7 +21,51 @@ use std::fs::Permissions;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use tempfile::{Builder, NamedTempFile};
+
+/// The temporary files this process is writing, for [`remove_temporary_files`].
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn in_flight() -> MutexGuard<'static, Vec<PathBuf>> {
+    IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A temporary file's name on the list of those being written ([`IN_FLIGHT`]), taken off when dropped.
+struct InFlight(PathBuf);
+
+impl InFlight {
+    fn new(path: &Path) -> InFlight {
+        in_flight().push(path.to_path_buf());
+        InFlight(path.to_path_buf())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut list = in_flight();
+        if let Some(i) = list.iter().position(|p| *p == self.0) {
+            list.swap_remove(i);
+        }
+    }
+}
+
+/// Removes the temporary files this module's writers are writing, for a process about to die of a signal
+/// (the command line calls it on `SIGINT`, `SIGTERM` and `SIGHUP`, as `sort -o` does, where `sed -i` leaves its
+/// temporary file behind). The files being replaced are untouched: a temporary file only replaces one when it
+/// is complete, by a rename, and one removed first is never renamed. The list stays locked afterwards, so that
+/// no writer starts another temporary file before the process ends; how many were removed.
+///
+/// ```
+/// // Nothing is being written here.
+/// assert_eq!(gedgraft_edit::remove_temporary_files(), 0);
+/// ```
+pub fn remove_temporary_files() -> usize {
+    let list = in_flight();
+    let removed = list.iter().filter(|p| fs::remove_file(p).is_ok()).count();
+    std::mem::forget(list);
+    removed
+}
 
 /// Replaces the contents of `path` with `bytes` atomically: writes a temporary file in the same directory,
 /// gives it the original's owner, group and permissions, flushes it to disk (`fsync`), then renames it over the
@@ -147,7 +193,7 @@ fn write_atomic_from(
     // A new file gets the usual 0666 less the umask from the start; a replacement starts private and gets the
     // original's mode once it has the original's owner.
     let new = new_mode.map_or(0o666, |m| m & 0o777);
-    let mut temp = temp_file(
+    let (mut temp, _in_flight) = temp_file(
         &dir,
         &path,
         ".tmp",
@@ -274,8 +320,13 @@ fn what_is(meta: &Metadata) -> &'static str {
 }
 
 /// A new temporary file next to `target` (its name ends in `ending`), created exclusively with `mode` (less the
-/// umask), removed when dropped.
-fn temp_file(dir: &Path, target: &Path, ending: &str, mode: u32) -> io::Result<NamedTempFile> {
+/// umask), removed when dropped, and on the list of those being written while the second is kept.
+fn temp_file(
+    dir: &Path,
+    target: &Path,
+    ending: &str,
+    mode: u32,
+) -> io::Result<(NamedTempFile, InFlight)> {
     let (prefix, suffix) = temp_affixes(target, ending);
     let mut builder = Builder::new();
     builder.prefix(&prefix).suffix(&suffix);
@@ -288,13 +339,15 @@ fn temp_file(dir: &Path, target: &Path, ending: &str, mode: u32) -> io::Result<N
     let _ = mode;
     // tempfile names the temporary file that could not be made ("at path …/.a.ged.XXXXXX.gedgraft.tmp"), which
     // never existed: the caller names the file being written.
-    builder.tempfile_in(dir).map_err(|e| {
+    let temp = builder.tempfile_in(dir).map_err(|e| {
         let text = e.to_string();
         match text.find(" at path \"") {
             Some(cut) => io::Error::new(e.kind(), text[..cut].to_string()),
             None => e,
         }
-    })
+    })?;
+    let in_flight = InFlight::new(temp.path());
+    Ok((temp, in_flight))
 }
 
 /// The longest file name most file systems take, in octets (`NAME_MAX`).
@@ -403,6 +456,7 @@ fn make_backup(original: &Path, meta: &Metadata, backup: &Path, dir: &Path) -> i
     match linked {
         Ok(link) => {
             let name = link.path().to_path_buf();
+            let _in_flight = InFlight::new(&name);
             link.persist(backup).map_err(|e| e.error)?;
             // A rename between two names of one file does nothing (POSIX): the backup name became a name of
             // the original in the meantime, and the temporary name is left to remove.
@@ -425,7 +479,7 @@ fn copy_backup(
     backup: &Path,
     dir: &Path,
 ) -> io::Result<()> {
-    let mut temp = temp_file(dir, original, ".bak", 0o600)?;
+    let (mut temp, _in_flight) = temp_file(dir, original, ".bak", 0o600)?;
     io::copy(&mut from, temp.as_file_mut())?;
     keep_owner_and_mode(temp.as_file(), meta)?;
     if let Ok(modified) = meta.modified() {
@@ -536,7 +590,7 @@ mod tests {
                     )
                 },
             );
-            let temp = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
+            let (temp, _in_flight) = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
             let name = temp.path().file_name().expect("name").len();
             assert!(name <= NAME_MAX, "{len}: {name}");
         }
@@ -554,7 +608,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().expect("temp dir");
         let target = dir.path().join("a.ged");
-        let temp = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
+        let (temp, _in_flight) = temp_file(dir.path(), &target, ".tmp", 0o600).expect("temp");
         let mode = temp
             .as_file()
             .metadata()

@@ -105,8 +105,8 @@ mod transform;
 mod unified;
 
 pub use atomic::{
-    check_backup_suffix, check_replaceable, write_atomic, write_atomic_streamed,
-    write_atomic_streamed_as, write_atomic_with,
+    check_backup_suffix, check_replaceable, remove_temporary_files, write_atomic,
+    write_atomic_streamed, write_atomic_streamed_as, write_atomic_with,
 };
 pub use diff::{unified_diff, LineDiff};
 pub use diff_stream::StreamedDiff;

@@ -52,6 +52,7 @@ fn arguments_refused(e: &clap::Error) -> ExitCode {
 
 fn main() -> ExitCode {
     survive_file_size_limit();
+    clean_up_on_signals();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return arguments_refused(&e),
@@ -75,6 +76,51 @@ fn main() -> ExitCode {
             crate::output::error(&err);
             ExitCode::from(2)
         }
+    }
+}
+
+/// On `SIGINT` (Ctrl-C), `SIGTERM` and `SIGHUP`, removes the temporary file a write is filling (next to the
+/// file it replaces, `.NAME.XXXXXX.gedgraft.tmp`) before the process dies of the signal as it would have:
+/// the file being replaced is untouched, and nothing is left behind (`sed -i` leaves its temporary file).
+fn clean_up_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        // A signal ignored when the process started stays ignored (`nohup`, `&` in a script), as GNU tools
+        // leave it; without the handler a signal keeps its default action: the process dies as it always did.
+        let ignored = ignored_signals();
+        let caught = [SIGINT, SIGTERM, SIGHUP]
+            .into_iter()
+            .filter(|s| !ignored(*s));
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) else {
+            return;
+        };
+        let watch = move || {
+            if let Some(signal) = signals.forever().next() {
+                gedgraft_edit::remove_temporary_files();
+                // Dies of the signal (the shell sees it, and a loop calling gedgraft stops), else exits as
+                // the shell would report it.
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        };
+        let _ = std::thread::Builder::new()
+            .name("gedgraft-signals".into())
+            .spawn(watch);
+    }
+}
+
+/// Which signals the process started with ignored, from the `SigIgn` mask of `/proc/self/status` (Linux; read
+/// without `unsafe`). Where it cannot be read, every signal counts as ignored: nothing is caught.
+#[cfg(unix)]
+fn ignored_signals() -> impl Fn(i32) -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mask = (status.lines())
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
+    move |signal| match (mask, u32::try_from(signal - 1)) {
+        (Some(mask), Ok(bit)) if bit < 64 => mask & (1 << bit) != 0,
+        _ => true,
     }
 }
 

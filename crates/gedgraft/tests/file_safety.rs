@@ -531,6 +531,87 @@ fn case_4_a_private_file_stays_private() {
     assert_eq!(entries(d), ["a.ged"]);
 }
 
+// 5b. A write stopped by a signal (Ctrl-C) leaves no temporary file behind (`sed -i` leaves one).
+
+/// `fix --escape-at --in-place` of a file of `records` records sent `signal` once its temporary file is
+/// there, started by `env` with `dispositions` (whatever the test runs under: a job started with `&` by a
+/// script ignores `SIGINT`): the exit status, and whether the signal came while it wrote (else it finished
+/// first).
+fn signalled_while_writing(
+    d: &Path,
+    records: usize,
+    signal: &str,
+    dispositions: &str,
+) -> (std::process::ExitStatus, bool) {
+    let mut bytes = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..records {
+        bytes.extend_from_slice(format!("0 @N{i}@ NOTE a@b\n").as_bytes());
+    }
+    bytes.extend_from_slice(b"0 TRLR\n");
+    fs::write(d.join("a.ged"), &bytes).expect("write");
+    let mut child = Command::new("env")
+        .arg(dispositions)
+        .arg(env!("CARGO_BIN_EXE_gedgraft"))
+        .args(["fix", "--escape-at", "--in-place", "a.ged"])
+        .current_dir(d)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut signalled = false;
+    while child.try_wait().expect("wait").is_none() {
+        if entries(d).iter().any(|n| n.ends_with(".gedgraft.tmp")) {
+            run(
+                "kill",
+                &[
+                    Path::new(&format!("-{signal}")),
+                    Path::new(&child.id().to_string()),
+                ],
+            );
+            signalled = true;
+            break;
+        }
+    }
+    let status = child.wait().expect("wait");
+    if signalled && !status.success() {
+        assert_eq!(
+            fs::read(d.join("a.ged")).expect("file"),
+            bytes,
+            "the original is untouched"
+        );
+    }
+    (status, signalled)
+}
+
+/// [`signalled_while_writing`] with larger files until the signal comes while the file is written (a fast
+/// machine may finish first).
+fn signalled_in_time(d: &Path, signal: &str, dispositions: &str) -> std::process::ExitStatus {
+    let caught = (0..6).map(|k| 100_000 << k).find_map(|records| {
+        let (status, signalled) = signalled_while_writing(d, records, signal, dispositions);
+        signalled.then_some(status)
+    });
+    caught.unwrap_or_else(|| panic!("SIG{signal} never came while the file was written"))
+}
+
+#[test]
+fn case_5b_a_write_stopped_by_a_signal_leaves_no_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = temp_dir();
+    let d = dir.path();
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        let status = signalled_in_time(d, signal, "--default-signal=INT,TERM,HUP");
+        // The process dies of the signal, as without the clean-up (a shell loop calling it stops).
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+        assert_eq!(entries(d), ["a.ged"], "SIG{signal}: no temporary file left");
+    }
+    // A signal ignored when it starts (`nohup`) stays ignored: the file is written.
+    let status = signalled_in_time(d, "HUP", "--ignore-signal=HUP");
+    assert!(status.success(), "{status:?}");
+    assert!(fs::read(d.join("a.ged"))
+        .expect("file")
+        .ends_with(b"a@@b\n0 TRLR\n"));
+    assert_eq!(entries(d), ["a.ged"]);
+}
+
 // 5. A write over the file size limit is an I/O error, not a SIGXFSZ.
 
 #[test]
