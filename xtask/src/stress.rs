@@ -155,6 +155,12 @@ const CASES: &[Case] = &[
         commands: &[SET_NOTE, SET_NOTE_CHECK, FMT_O],
     },
     Case {
+        name: "one-record-codes",
+        what: "one record with a level jump on every other line: a batch of as many diagnostics",
+        generate: one_record_codes,
+        commands: &[CHECK, CHECK_JSON, LOWER],
+    },
+    Case {
         name: "bare-ats",
         what: "one line of `x@` pairs: a token per octet",
         generate: bare_ats,
@@ -386,6 +392,13 @@ fn conc_splits(n: usize) -> Vec<u8> {
     records(n, |i| match i {
         0 => "0 @N1@ NOTE start\n".to_string(),
         _ => "1 CONC x \n1 CONC b\n".to_string(),
+    })
+}
+
+fn one_record_codes(n: usize) -> Vec<u8> {
+    records(n, |i| match i {
+        0 => "0 @I1@ INDI\n".to_string(),
+        _ => "1 _X\n3 _Y\n".to_string(),
     })
 }
 

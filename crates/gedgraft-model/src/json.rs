@@ -109,16 +109,30 @@ impl JsonStream {
 
     /// [`batch`](JsonStream::batch), with the records' JSON handed to `sink` (which empties the string it is
     /// given) whenever `out` holds a megabyte or more, so that a batch of one huge record is written as it is
-    /// made; what is left is in `out`. The first error of `sink` is returned (the batch is still finished).
+    /// made; what is left is in `out`. The diagnostics' JSON likewise goes to `diagnostics_sink` from
+    /// `diagnostics` (a record with a problem on every line is a batch of as many diagnostics). The first error
+    /// of a sink is returned (the batch is still finished).
+    #[allow(clippy::type_complexity)]
     pub fn batch_to(
         &mut self,
         parse: &Parse,
         lowered: &Lowered,
-        out: &mut String,
-        diagnostics: &mut String,
-        sink: &mut dyn FnMut(&mut String) -> Result<(), String>,
+        (out, sink): (
+            &mut String,
+            &mut dyn FnMut(&mut String) -> Result<(), String>,
+        ),
+        (diagnostics, diagnostics_sink): (
+            &mut String,
+            &mut dyn FnMut(&mut String) -> Result<(), String>,
+        ),
     ) -> Result<(), String> {
-        self.batch_into(parse, lowered, out, diagnostics, Some(sink))
+        self.batch_into(
+            parse,
+            lowered,
+            out,
+            diagnostics,
+            Some((sink, diagnostics_sink)),
+        )
     }
 
     /// [`batch`](JsonStream::batch) and [`batch_to`](JsonStream::batch_to): the records' JSON handed to `sink`,
@@ -129,8 +143,9 @@ impl JsonStream {
         lowered: &Lowered,
         out: &mut String,
         diagnostics: &mut String,
-        sink: Option<Sink<'_>>,
+        sinks: Option<(Sink<'_>, Sink<'_>)>,
     ) -> Result<(), String> {
+        let (sink, diagnostics_sink) = sinks.unzip();
         let mut w = Writer {
             out: std::mem::take(out),
             sink,
@@ -144,17 +159,21 @@ impl JsonStream {
         self.any_record |= w.items(dataset, &dataset.records, 1, self.any_record);
         *out = std::mem::take(&mut w.out);
         let failed = w.failed.take();
+        // A batch of a million diagnostics (one record with a problem on every other line) is not held as one
+        // string either (#12).
         let mut w = Writer {
             out: std::mem::take(diagnostics),
-            ..Writer::default()
+            sink: diagnostics_sink,
+            failed: None,
         };
         for d in lowered.all_diagnostics(parse) {
             let first = !std::mem::replace(&mut self.any_diagnostic, true);
             w.out.push_str(if first { "\n    " } else { ",\n    " });
             w.diagnostic(d);
+            w.maybe_flush();
         }
-        *diagnostics = w.out;
-        failed.map_or(Ok(()), Err)
+        *diagnostics = std::mem::take(&mut w.out);
+        failed.or(w.failed).map_or(Ok(()), Err)
     }
 
     /// After the last batch: `undefined` (the [`StreamLowering`](crate::StreamLowering)'s `UNDEF` records)

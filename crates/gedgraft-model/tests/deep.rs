@@ -78,19 +78,76 @@ fn the_json_of_a_huge_record_is_written_as_it_is_made() {
             part.clear();
             Ok(())
         };
+        let mut diagnostics_sink = |part: &mut String| {
+            piece_diagnostics.push_str(part);
+            part.clear();
+            Ok(())
+        };
+        let mut rest_diagnostics = String::new();
         flushing
             .batch_to(
                 batch.parse(),
                 &lowered,
-                &mut rest,
-                &mut piece_diagnostics,
-                &mut sink,
+                (&mut rest, &mut sink),
+                (&mut rest_diagnostics, &mut diagnostics_sink),
             )
             .unwrap();
+        piece_diagnostics.push_str(&rest_diagnostics);
         pieces.push_str(&rest);
     }
     assert_eq!(pieces, whole);
     assert_eq!(piece_diagnostics, whole_diagnostics);
+    assert!(handed.len() > 2, "{handed:?}");
+    assert!(handed.iter().all(|&n| n < 2 << 20), "{handed:?}");
+}
+
+/// Issue #12: the diagnostics' JSON of one record with a problem on every other line is handed out a megabyte
+/// at a time too (`JsonStream::batch_to`'s second sink), and the pieces are what `batch` gives.
+#[test]
+fn the_diagnostics_of_a_huge_record_are_written_as_they_are_made() {
+    use gedgraft_model::{JsonStream, StreamLowering};
+    use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
+    src.push_str(&"1 _X\n3 _Y\n".repeat(20_000));
+    src.push_str("0 TRLR\n");
+    let batches = || RecordStream::new(src.as_bytes(), StreamOptions::default()).unwrap();
+    let mut lowering = StreamLowering::new(&LowerOptions::default());
+    for batch in batches() {
+        lowering.index(batch.unwrap().parse());
+    }
+    let (mut whole, mut whole_diagnostics) = (String::new(), String::new());
+    let (mut records, mut pieces) = (String::new(), String::new());
+    let (mut plain, mut flushing) = (JsonStream::new("x.ged"), JsonStream::new("x.ged"));
+    let mut handed = Vec::new();
+    for batch in batches() {
+        let batch = batch.unwrap();
+        let lowered = lowering.lower(batch.parse());
+        plain.batch(batch.parse(), &lowered, &mut whole, &mut whole_diagnostics);
+        let mut sink = |part: &mut String| {
+            records.push_str(part);
+            part.clear();
+            Ok(())
+        };
+        let mut diagnostics_sink = |part: &mut String| {
+            handed.push(part.len());
+            pieces.push_str(part);
+            part.clear();
+            Ok(())
+        };
+        let (mut rest, mut rest_diagnostics) = (String::new(), String::new());
+        flushing
+            .batch_to(
+                batch.parse(),
+                &lowered,
+                (&mut rest, &mut sink),
+                (&mut rest_diagnostics, &mut diagnostics_sink),
+            )
+            .unwrap();
+        records.push_str(&rest);
+        pieces.push_str(&rest_diagnostics);
+    }
+    assert_eq!(records, whole);
+    assert_eq!(pieces, whole_diagnostics);
     assert!(handed.len() > 2, "{handed:?}");
     assert!(handed.iter().all(|&n| n < 2 << 20), "{handed:?}");
 }

@@ -174,7 +174,9 @@ fn write_batches(
             part.clear();
             written
         };
-        writer.batch_to(parse, &lowered, &mut json, &mut diagnostics.text, &mut sink)?;
+        let Diagnostics { text, file } = &mut diagnostics;
+        let mut spill = |part: &mut String| spill(file, part);
+        writer.batch_to(parse, &lowered, (&mut json, &mut sink), (text, &mut spill))?;
         sink(&mut json)?;
         diagnostics.spill_if_large()?;
         dropper.later((batch, lowered));
@@ -247,19 +249,24 @@ struct Diagnostics {
     file: Option<std::fs::File>,
 }
 
+/// Appends `text` to the temporary file `file` (made at the first call) and empties it.
+fn spill(file: &mut Option<std::fs::File>, text: &mut String) -> Result<(), String> {
+    let error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
+    let file = match file {
+        Some(f) => f,
+        None => file.insert(tempfile::tempfile().map_err(error)?),
+    };
+    file.write_all(text.as_bytes()).map_err(error)?;
+    text.clear();
+    Ok(())
+}
+
 impl Diagnostics {
     fn spill_if_large(&mut self) -> Result<(), String> {
         if self.text.len() < SPILL {
             return Ok(());
         }
-        let error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
-        let file = match &mut self.file {
-            Some(f) => f,
-            None => self.file.insert(tempfile::tempfile().map_err(error)?),
-        };
-        file.write_all(self.text.as_bytes()).map_err(error)?;
-        self.text.clear();
-        Ok(())
+        spill(&mut self.file, &mut self.text)
     }
 
     /// Writes everything gathered to standard output, in order.
