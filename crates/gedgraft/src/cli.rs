@@ -364,7 +364,8 @@ pub struct FixArgs {
     /// permissions it keeps; a file whose owner and group cannot be kept is refused. Unchanged files are not
     /// touched. Only regular files are edited: a FIFO, device or other special file is refused with status 2.
     /// A symbolic link is followed: the file it points to is replaced and the link stays. The edited file is a
-    /// new file: other hard links to the original keep the old text (as with `sed -i`).
+    /// new file: other hard links to the original keep the old text (as with `sed -i`). Stopped by Ctrl-C
+    /// (SIGINT), SIGTERM or SIGHUP, it removes its temporary file and leaves the original as it was.
     #[arg(long, conflicts_with = "check")]
     pub in_place: bool,
     /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`), next to the file that is
