@@ -28,14 +28,15 @@ pub(crate) fn segments(parse: &Parse, value: &str, encoding: Encoding) -> Vec<Ve
     dialect_segments(parse.dialect(), value, encoding)
 }
 
-/// The tokens `escape_at_signs` writes for the payload token `t`, if it changes it: in a `TEXT` token every bare
-/// `@` (each of its `@`s) doubled, or in GEDCOM 7 only one that starts a line string. The tokens are the ones the
-/// lexer makes of the new text. `previous` is the kind of the token before on the line; it moves on.
+/// The tokens `escape_at_signs` writes for the payload token `t`, if it changes it, and how many `@`s it doubles:
+/// in a `TEXT` token every bare `@` (each of its `@`s), or in GEDCOM 7 only one that starts a line string. The
+/// tokens are the ones the lexer makes of the new text. `previous` is the kind of the token before on the line;
+/// it moves on.
 pub(crate) fn doubled_at_signs(
     dialect: Dialect,
     previous: &mut Option<SyntaxKind>,
     t: &GreenTokenData,
-) -> Option<Vec<GreenToken>> {
+) -> Option<(Vec<GreenToken>, usize)> {
     let before = std::mem::replace(previous, SyntaxKind::from_raw(t.kind().0));
     if t.kind() != SyntaxKind::Text.into() || !t.text().contains('@') {
         return None;
@@ -45,13 +46,14 @@ pub(crate) fn doubled_at_signs(
         let rest =
             (t.text().strip_prefix('@')).filter(|_| before == Some(SyntaxKind::PayloadSep))?;
         let rest = (!rest.is_empty()).then(|| token(SyntaxKind::Text, rest));
-        return Some(std::iter::once(doubled()).chain(rest).collect());
+        return Some((std::iter::once(doubled()).chain(rest).collect(), 1));
     }
     let piece = |p: &str| match p {
         "@" => doubled(),
         _ => token(SyntaxKind::Text, p),
     };
-    Some(text_pieces(t.text()).map(piece).collect())
+    let n = t.text().matches('@').count();
+    Some((text_pieces(t.text()).map(piece).collect(), n))
 }
 
 /// Whether the file's dialect has no `HEAD.CHAR` (GEDCOM 7: UTF-8 goes without saying), so a transcode to UTF-8
@@ -94,11 +96,15 @@ mod tests {
 
     #[test]
     fn gedcom7_doubles_only_a_leading_at_sign() {
-        let texts = |tokens: Option<Vec<GreenToken>>| {
-            tokens.map(|t| {
-                t.iter()
+        // The tokens written, then how many `@`s were doubled.
+        let texts = |tokens: Option<(Vec<GreenToken>, usize)>| {
+            tokens.map(|(t, n)| {
+                let mut got: Vec<_> = t
+                    .iter()
                     .map(|t| (SyntaxKind::from_raw(t.kind().0), t.text().to_string()))
-                    .collect::<Vec<_>>()
+                    .collect();
+                got.push((None, n.to_string()));
+                got
             })
         };
         let text = token(SyntaxKind::Text, "@me@x");
@@ -108,7 +114,11 @@ mod tests {
         let got = texts(doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text));
         assert_eq!(
             got,
-            Some(vec![pair(esc, "@@"), pair(SyntaxKind::Text, "me@x")])
+            Some(vec![
+                pair(esc, "@@"),
+                pair(SyntaxKind::Text, "me@x"),
+                (None, "1".into())
+            ])
         );
         assert_eq!(previous, Some(SyntaxKind::Text));
         assert_eq!(
@@ -121,6 +131,7 @@ mod tests {
             pair(SyntaxKind::Text, "me"),
             pair(esc, "@@"),
             pair(SyntaxKind::Text, "x"),
+            (None, "2".into()),
         ];
         assert_eq!(got, Some(want.to_vec()));
         let plain = token(SyntaxKind::Text, "me");

@@ -717,17 +717,17 @@ impl<'p> Editor<'p> {
     /// never changes how the rest of the line is read, and both spellings mean the same `@`.
     ///
     /// ```
-    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@example.com\n1 FAMC @F1@\n0 TRLR\n");
+    /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@example.com, b@x.org\n1 FAMC @F1@\n0 TRLR\n");
     /// let mut editor = gedgraft_edit::Editor::new(&parse);
-    /// assert_eq!(editor.escape_at_signs(None), 1);
+    /// assert_eq!(editor.escape_at_signs(None), 2);
     /// let edited = editor.apply().unwrap();
-    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@@example.com\n1 FAMC @F1@\n0 TRLR\n");
+    /// assert_eq!(edited.bytes(), b"0 HEAD\n0 @I1@ INDI\n1 EMAIL bob@@example.com, b@@x.org\n1 FAMC @F1@\n0 TRLR\n");
     /// ```
     pub fn escape_at_signs(&mut self, scope: Option<&Scope>) -> usize {
         let roots = self.scope_roots(scope);
         let edit = self.new_edit("escaping `@` as `@@`".into());
         let dialect = self.parse.dialect();
-        let mut found = Vec::new();
+        let (mut found, mut doubled) = (Vec::new(), 0);
         for (node, offset) in &roots {
             let mut visit = |n: &GreenNodeData, at: u32| -> bool {
                 let kind = n.kind();
@@ -740,8 +740,9 @@ impl<'p> Editor<'p> {
                 };
                 let mut previous = None;
                 for (index, t, t_at) in tokens {
-                    if let Some(new) = dialect::doubled_at_signs(dialect, &mut previous, t) {
+                    if let Some((new, n)) = dialect::doubled_at_signs(dialect, &mut previous, t) {
                         found.push(Splice::replace_token(at, index, t, t_at, new, edit));
+                        doubled += n;
                     }
                 }
                 is_structure_kind(kind)
@@ -751,10 +752,9 @@ impl<'p> Editor<'p> {
             }
             splice::walk_nodes(node.green(), *offset, visit);
         }
-        let n = found.len();
         self.splices.extend(found);
-        self.count += n;
-        n
+        self.count += doubled;
+        doubled
     }
 
     /// Converts every line break of the file to `to` when the batch is applied (new lines get it too). `lf_cr`
