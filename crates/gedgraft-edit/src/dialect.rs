@@ -28,32 +28,33 @@ pub(crate) fn segments(parse: &Parse, value: &str, encoding: Encoding) -> Vec<Ve
     dialect_segments(parse.dialect(), value, encoding)
 }
 
-/// The tokens `escape_at_signs` writes for the payload token `t`, if it changes it, and how many `@`s it doubles:
-/// in a `TEXT` token every bare `@` (each of its `@`s), or in GEDCOM 7 only one that starts a line string. The
-/// tokens are the ones the lexer makes of the new text. `previous` is the kind of the token before on the line;
-/// it moves on.
+/// The token `escape_at_signs` writes for the payload token `t`, if it changes it, and how many `@`s it doubles:
+/// in a `TEXT` token every bare `@` (each `@` that is not half of a `@@`), or in GEDCOM 7 only one that starts
+/// a line string. `previous` is the kind of the token before on the line; it moves on.
 pub(crate) fn doubled_at_signs(
     dialect: Dialect,
     previous: &mut Option<SyntaxKind>,
     t: &GreenTokenData,
-) -> Option<(Vec<GreenToken>, usize)> {
+) -> Option<(GreenToken, usize)> {
     let before = std::mem::replace(previous, SyntaxKind::from_raw(t.kind().0));
     if t.kind() != SyntaxKind::Text.into() || !t.text().contains('@') {
         return None;
     }
-    let doubled = || token(SyntaxKind::EscapedAt, "@@");
     if dialect.doubles_only_leading_at() {
-        let rest =
-            (t.text().strip_prefix('@')).filter(|_| before == Some(SyntaxKind::PayloadSep))?;
-        let rest = (!rest.is_empty()).then(|| token(SyntaxKind::Text, rest));
-        return Some((std::iter::once(doubled()).chain(rest).collect(), 1));
+        let first = before == Some(SyntaxKind::PayloadSep);
+        let bare = text_pieces(t.text()).next() == Some("@");
+        return (first && bare).then(|| (token(SyntaxKind::Text, &format!("@{}", t.text())), 1));
     }
-    let piece = |p: &str| match p {
-        "@" => doubled(),
-        _ => token(SyntaxKind::Text, p),
-    };
-    let n = t.text().matches('@').count();
-    Some((text_pieces(t.text()).map(piece).collect(), n))
+    let mut doubled = String::with_capacity(t.text().len() + 8);
+    let mut n = 0;
+    for piece in text_pieces(t.text()) {
+        if piece == "@" {
+            doubled.push('@');
+            n += 1;
+        }
+        doubled.push_str(piece);
+    }
+    (n > 0).then(|| (token(SyntaxKind::Text, &doubled), n))
 }
 
 /// Whether the file's dialect has no `HEAD.CHAR` (GEDCOM 7: UTF-8 goes without saying), so a transcode to UTF-8
@@ -96,47 +97,27 @@ mod tests {
 
     #[test]
     fn gedcom7_doubles_only_a_leading_at_sign() {
-        // The tokens written, then how many `@`s were doubled.
-        let texts = |tokens: Option<(Vec<GreenToken>, usize)>| {
-            tokens.map(|(t, n)| {
-                let mut got: Vec<_> = t
-                    .iter()
-                    .map(|t| (SyntaxKind::from_raw(t.kind().0), t.text().to_string()))
-                    .collect();
-                got.push((None, n.to_string()));
-                got
-            })
-        };
-        let text = token(SyntaxKind::Text, "@me@x");
-        let (sep, esc) = (Some(SyntaxKind::PayloadSep), SyntaxKind::EscapedAt);
-        let pair = |k: SyntaxKind, t: &str| (Some(k), t.to_string());
-        let mut previous = sep;
-        let got = texts(doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text));
-        assert_eq!(
-            got,
-            Some(vec![
-                pair(esc, "@@"),
-                pair(SyntaxKind::Text, "me@x"),
-                (None, "1".into())
-            ])
-        );
+        let written = |t: Option<(GreenToken, usize)>| t.map(|(t, n)| (t.text().to_string(), n));
+        let text = token(SyntaxKind::Text, "@me@x@@");
+        let mut previous = Some(SyntaxKind::PayloadSep);
+        let got = written(doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text));
+        assert_eq!(got, Some(("@@me@x@@".to_string(), 1)));
         assert_eq!(previous, Some(SyntaxKind::Text));
         assert_eq!(
             doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &text),
             None
         );
-        let got = texts(doubled_at_signs(Dialect::Elf10, &mut previous, &text));
-        let want = [
-            pair(esc, "@@"),
-            pair(SyntaxKind::Text, "me"),
-            pair(esc, "@@"),
-            pair(SyntaxKind::Text, "x"),
-            (None, "2".into()),
-        ];
-        assert_eq!(got, Some(want.to_vec()));
-        let plain = token(SyntaxKind::Text, "me");
+        // Elsewhere every bare `@` is doubled; `@@` is one already.
+        let got = written(doubled_at_signs(Dialect::Elf10, &mut previous, &text));
+        assert_eq!(got, Some(("@@me@@x@@".to_string(), 2)));
+        for done in ["me", "@@me@@"] {
+            let done = token(SyntaxKind::Text, done);
+            assert_eq!(doubled_at_signs(Dialect::Elf10, &mut previous, &done), None);
+        }
+        let mut previous = Some(SyntaxKind::PayloadSep);
+        let escaped = token(SyntaxKind::Text, "@@me");
         assert_eq!(
-            doubled_at_signs(Dialect::Elf10, &mut previous, &plain),
+            doubled_at_signs(Dialect::GEDCOM_7_0, &mut previous, &escaped),
             None
         );
     }

@@ -741,7 +741,7 @@ impl<'p> Editor<'p> {
                 let mut previous = None;
                 for (index, t, t_at) in tokens {
                     if let Some((new, n)) = dialect::doubled_at_signs(dialect, &mut previous, t) {
-                        found.push(Splice::replace_token(at, index, t, t_at, new, edit));
+                        found.push(Splice::replace_token(at, index, t, t_at, [new], edit));
                         doubled += n;
                     }
                 }

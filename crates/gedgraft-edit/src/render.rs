@@ -14,8 +14,8 @@ use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken};
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 
-/// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters and bare
-/// `@`s, every other token is one unit. Made as they are taken, so a long line is never held as units whole.
+/// The units of the payload tokens of an existing line (for re-wrapping): text is cut into clusters, `@@`s and
+/// bare `@`s, every other token is one unit. Made as they are taken, so a long line is never held as units whole.
 pub(crate) fn token_units<'a>(
     tokens: impl IntoIterator<Item = (SyntaxKind, &'a str)> + 'a,
     encoding: Encoding,
@@ -26,11 +26,16 @@ pub(crate) fn token_units<'a>(
         .flat_map(move |(kind, text)| -> Box<dyn Iterator<Item = Unit> + 'a> {
             let kind = match kind {
                 SyntaxKind::Text => {
-                    // A bare `@` is a unit of its own; the text around it is cut into clusters.
+                    // A `@@` and a bare `@` are units of their own; the text around them is cut into clusters.
                     let pieces = text_pieces(text).flat_map(
                         move |piece| -> Box<dyn Iterator<Item = Unit>> {
-                            if piece == "@" {
-                                return Box::new(std::iter::once(unit(UnitKind::AtSign, piece)));
+                            let at = match piece {
+                                "@@" => Some(UnitKind::EscapedAt),
+                                "@" => Some(UnitKind::AtSign),
+                                _ => None,
+                            };
+                            if let Some(kind) = at {
+                                return Box::new(std::iter::once(unit(kind, piece)));
                             }
                             let clusters = match encoding {
                                 Encoding::Ansel => ansel_clusters(piece),
@@ -41,7 +46,6 @@ pub(crate) fn token_units<'a>(
                     );
                     return Box::new(pieces);
                 }
-                SyntaxKind::EscapedAt => UnitKind::EscapedAt,
                 SyntaxKind::Escape => UnitKind::Escape,
                 _ => UnitKind::Raw,
             };
@@ -370,19 +374,23 @@ mod tests {
         let units = (0..100).flat_map(|_| {
             [
                 Unit::new(UnitKind::Text, "x", Encoding::Utf8),
-                Unit::new(UnitKind::EscapedAt, "@@", Encoding::Utf8),
+                Unit::new(UnitKind::Escape, "@#U41@", Encoding::Utf8),
             ]
         });
         let tokens = payload_tokens(units);
         assert_eq!(tokens.len(), 200);
         let distinct: std::collections::HashSet<usize> = tokens.iter().map(at).collect();
         assert_eq!(distinct.len(), 2);
-        let merged = payload_tokens(
-            ["ab", "cd", "ef"].map(|t| Unit::new(UnitKind::Text, t, Encoding::Utf8)),
-        );
+        // Text, `@@` and a bare `@` are one text token, as the lexer makes them.
+        let merged = payload_tokens([
+            Unit::new(UnitKind::Text, "ab", Encoding::Utf8),
+            Unit::new(UnitKind::EscapedAt, "@@", Encoding::Utf8),
+            Unit::new(UnitKind::AtSign, "@", Encoding::Utf8),
+            Unit::new(UnitKind::Text, "ef", Encoding::Utf8),
+        ]);
         assert_eq!(
             merged.iter().map(|t| t.text()).collect::<Vec<_>>(),
-            ["abcdef"]
+            ["ab@@@ef"]
         );
         // Longer than any text the parser shares.
         let long = "y".repeat(40);

@@ -474,14 +474,18 @@ impl Transcoder {
         for t in payload {
             let k = t.kind();
             if k == SyntaxKind::Text.into() {
-                // A bare `@` is a unit of its own, the text around it one run.
+                // A `@@` and a bare `@` are units of their own, the text around them one run.
                 for piece in text_pieces(t.text()) {
-                    if piece == "@" {
-                        flush(&mut run, &mut units);
-                        units.push(unit(UnitKind::AtSign, piece));
-                    } else {
-                        run.push_str(piece);
-                    }
+                    let kind = match piece {
+                        "@@" => UnitKind::EscapedAt,
+                        "@" => UnitKind::AtSign,
+                        _ => {
+                            run.push_str(piece);
+                            continue;
+                        }
+                    };
+                    flush(&mut run, &mut units);
+                    units.push(unit(kind, piece));
                 }
                 continue;
             }
@@ -490,12 +494,7 @@ impl Transcoder {
                 continue;
             }
             flush(&mut run, &mut units);
-            let kind = if k == SyntaxKind::EscapedAt.into() {
-                UnitKind::EscapedAt
-            } else {
-                UnitKind::Escape
-            };
-            units.push(unit(kind, t.text()));
+            units.push(unit(UnitKind::Escape, t.text()));
         }
         flush(&mut run, &mut units);
         if escaped {

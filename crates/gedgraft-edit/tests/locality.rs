@@ -273,7 +273,10 @@ fn run(parse: &Parse, op: &Op) -> Result<(), TestCaseError> {
                     .syntax()
                     .descendants_with_tokens()
                     .filter_map(|e| e.into_token())
-                    .any(|t| t.kind() == SyntaxKind::Text && t.text().contains('@'));
+                    .any(|t| {
+                        t.kind() == SyntaxKind::Text
+                            && gedgraft_syntax::internal::text_pieces(t.text()).any(|p| p == "@")
+                    });
                 prop_assert!(!bare);
             }
         }

@@ -741,8 +741,8 @@ impl<'p> Builder<'p> {
         let text = &mut self.text;
         let mut runs = PayloadRuns::default();
         match line.only_payload_token() {
-            // Most payloads are one run of plain text (one starting with a bare `@` is GEDCOM 7's business).
-            Some(token) if token.kind() == SyntaxKind::Text && !token.text().starts_with('@') => {
+            // Most payloads are one run of plain text, with no `@` to read.
+            Some(token) if token.kind() == SyntaxKind::Text && !token.text().contains('@') => {
                 text.literal(out, token.text())
             }
             _ => unescape_line(line.payload_tokens(), text, out, &mut self.sink, &mut runs),

@@ -2,9 +2,9 @@
 //! § Unicode escapes), and turning decoded tree text into dataset text.
 //!
 //! The CST has already identified the escapes of each line (R-IDENTIFY-ESCS-01..03): a payload is a run of
-//! `TEXT` (any other `@` is part of it, including the `@` of an unterminated `@#`, which the syntax layer
-//! reports), `ESCAPED_AT` (`@@`), `ESCAPE` (`@#…@`; the syntax layer reports one whose type is not a letter) and
-//! `RAW` tokens. Each line is unescaped on its own and
+//! `TEXT` (with its escaped at signs `@@` and its bare `@`s, including the `@` of an unterminated `@#`, which
+//! the syntax layer reports: `gedgraft_syntax::internal::text_pieces`), `ESCAPE` (`@#…@`; the syntax layer
+//! reports one whose type is not a letter) and `RAW` tokens. Each line is unescaped on its own and
 //! only then are the lines merged (R-PAYLOAD-UNESC-06, reading A), so an escape split over two lines is not an
 //! escape: `0 NOTE @` + `1 CONC #U21@` is the string `@#U21@`. What an escape means and how literal text is
 //! finished (ANSEL order, raw octets, NFC) live in `gedgraft_syntax::value`, shared with
@@ -31,7 +31,7 @@ pub(crate) fn unescape_line<'g>(
     }
     for token in tokens {
         match token.kind() {
-            SyntaxKind::EscapedAt => builder.literal(out, "@"),
+            SyntaxKind::Text => builder.text(out, token.text(), true),
             SyntaxKind::Escape => match escape_meaning(token.text()) {
                 EscapeMeaning::Unicode { chars, lowercase } => {
                     if lowercase {

@@ -8,8 +8,8 @@
 //! its place in the parent only. Payload texts and pointers are not looked up: outside the repeated lines the line
 //! cache already shares, few of them repeat (about one in seven in the benchmark sample), and looking each one
 //! up costs two cache misses on a large file (the slot, then the token it evicts). Very short texts are the
-//! exception: they are the pieces between the `@@`s and escapes of a line that has many (a lone `@` has a
-//! fixed slot), and a line of such pieces would otherwise cost an allocation per octet. Child buffers are reused
+//! exception: they are the pieces between the escapes (or undecodable octets) of a line that has many (a lone
+//! `@` has a fixed slot), and a line of such pieces would otherwise cost an allocation per few octets. Child buffers are reused
 //! between nodes.
 //!
 //! Whole lines repeat too (`1 SEX M`, `2 PLAC London`, `1 BIRT`): a [`LineCache`] keyed by the line's text hands
@@ -27,8 +27,8 @@ pub type GreenElement = NodeOrToken<GreenNode, GreenToken>;
 /// Longest token text worth sharing.
 const MAX_SHARED_LEN: usize = 32;
 
-/// Longest payload text that is shared: the pieces between `@@`s and escapes. A line of `x@@x@@…` is a token
-/// per three octets, and unshared each would cost a 32-octet allocation besides its place in the line (#12).
+/// Longest payload text that is shared: the pieces between escapes. A line of `x@#D@x@#D@…` is a token per
+/// two or four octets, and unshared each would cost a 32-octet allocation besides its place in the line (#12).
 const MAX_SHARED_TEXT_LEN: usize = 4;
 
 /// The number of slots of a direct-mapped table meant to hold about `wanted`: a power of two from `min` to `max`.
@@ -141,7 +141,6 @@ impl GreenFactory {
             | SyntaxKind::LineBreak
             | SyntaxKind::Whitespace
             | SyntaxKind::Bom
-            | SyntaxKind::EscapedAt
             | SyntaxKind::Escape
             | SyntaxKind::Raw
             | SyntaxKind::ErrorText => text.len() <= MAX_SHARED_LEN,
@@ -435,15 +434,15 @@ mod tests {
         pointer_payload: false,
     };
 
-    /// #12: a line of `x@x@…` is a token per octet; its tokens are shared, not an allocation each, and neither
-    /// are the short pieces of text between escapes and `@@`s. Longer payload text is not looked up.
+    /// #12: the short pieces of text between the escapes of a line of many are shared, not an allocation each,
+    /// and so are the escapes (a bare `@` and `@@` are part of the text). Longer payload text is not looked up.
     #[test]
     fn the_short_tokens_of_a_payload_are_shared() {
         let long = "y".repeat(super::MAX_SHARED_TEXT_LEN + 1);
         let text = format!(
             "0 HEAD\n0 @N1@ NOTE {}{}\n0 TRLR\n",
-            "x@ab@@".repeat(500),
-            format!("{long}@@").repeat(3)
+            "x@ab@#U41@".repeat(500),
+            format!("{long}@#U41@").repeat(3)
         );
         let parse = crate::parse(text.as_bytes());
         let mut distinct = std::collections::HashMap::new();
@@ -454,7 +453,7 @@ mod tests {
             .filter_map(|e| e.into_token())
         {
             let kind = t.kind();
-            if matches!(kind, SyntaxKind::Text | SyntaxKind::EscapedAt) {
+            if matches!(kind, SyntaxKind::Text | SyntaxKind::Escape) {
                 let key = (kind, t.text().to_string());
                 let at = std::ptr::from_ref(t.green()) as usize;
                 distinct
@@ -473,7 +472,7 @@ mod tests {
         };
         // A bare `@` is part of the text around it.
         assert_eq!(count(SyntaxKind::Text, "x@ab"), (Some(500), Some(1)));
-        assert_eq!(count(SyntaxKind::EscapedAt, "@@"), (Some(503), Some(1)));
+        assert_eq!(count(SyntaxKind::Escape, "@#U41@"), (Some(503), Some(1)));
         assert_eq!(count(SyntaxKind::Text, &long), (Some(3), Some(3)));
     }
 

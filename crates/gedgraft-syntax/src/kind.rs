@@ -33,12 +33,11 @@ pub enum SyntaxKind {
     // Payload pieces.
     /// A pointer payload, `@I1@` (the at signs included).
     Pointer,
-    /// Literal text in a string payload, bare at signs included: an `@` that is neither `@@` nor starts an
-    /// escape (nor the `@` of an `@#` with no closing `@`) is read as a literal `@` (R-ESCAPING-04), and is
-    /// part of the text around it. Every `@` in a `TEXT` token is such a bare `@`.
+    /// The text of a string payload, at signs included: an escaped at sign `@@` (read as one `@`) and a bare
+    /// `@` (neither `@@` nor the start of an escape, nor the `@` of an `@#` with no closing `@`; read as a
+    /// literal `@`, R-ESCAPING-04) are part of the text around them. Escapes and undecodable octets are
+    /// tokens of their own. `internal::text_pieces` gives the `@@`s and bare `@`s of a text.
     Text,
-    /// An escaped at sign, `@@`.
-    EscapedAt,
     /// An escape sequence, `@#UE9@` (the at signs included).
     Escape,
 
@@ -102,7 +101,6 @@ impl SyntaxKind {
             SyntaxKind::PayloadSep => "PAYLOAD_SEP",
             SyntaxKind::Pointer => "POINTER",
             SyntaxKind::Text => "TEXT",
-            SyntaxKind::EscapedAt => "ESCAPED_AT",
             SyntaxKind::Escape => "ESCAPE",
             SyntaxKind::Raw => "RAW",
             SyntaxKind::ErrorText => "ERROR_TEXT",
@@ -127,7 +125,6 @@ const ALL: [SyntaxKind; SyntaxKind::LAST as usize + 1] = [
     SyntaxKind::PayloadSep,
     SyntaxKind::Pointer,
     SyntaxKind::Text,
-    SyntaxKind::EscapedAt,
     SyntaxKind::Escape,
     SyntaxKind::Raw,
     SyntaxKind::ErrorText,

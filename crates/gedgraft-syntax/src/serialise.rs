@@ -41,7 +41,7 @@ use unicode_normalization::UnicodeNormalization;
 pub enum UnitKind {
     /// Literal text (one cluster).
     Text,
-    /// `@@`.
+    /// `@@`: part of a `TEXT` token in the tree, a unit of its own so that nothing splits it.
     EscapedAt,
     /// An escape `@#X…@` (a Unicode escape for a character the encoding cannot write).
     Escape,
@@ -56,8 +56,7 @@ impl UnitKind {
     /// The kind of the token the unit is (part of) in the tree.
     pub fn syntax_kind(self) -> SyntaxKind {
         match self {
-            UnitKind::Text | UnitKind::AtSign => SyntaxKind::Text,
-            UnitKind::EscapedAt => SyntaxKind::EscapedAt,
+            UnitKind::Text | UnitKind::AtSign | UnitKind::EscapedAt => SyntaxKind::Text,
             UnitKind::Escape => SyntaxKind::Escape,
             UnitKind::Raw => SyntaxKind::Raw,
         }
@@ -492,22 +491,22 @@ pub fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec
     for (kind, end) in lex_payload_text(&text) {
         let piece = text.get(start..end).unwrap_or("");
         start = end;
-        let kind = match kind {
-            SyntaxKind::EscapedAt => UnitKind::EscapedAt,
-            SyntaxKind::Escape => UnitKind::Escape,
-            _ => {
-                for cluster in clusters(piece) {
-                    if cluster == "@" {
-                        units.push(Unit::new(UnitKind::AtSign, cluster, encoding));
-                        continue;
+        if kind == SyntaxKind::Escape {
+            units.push(Unit::new(UnitKind::Escape, piece, encoding));
+            continue;
+        }
+        for piece in crate::lexer::text_pieces(piece) {
+            match piece {
+                "@@" => units.push(Unit::new(UnitKind::EscapedAt, piece, encoding)),
+                "@" => units.push(Unit::new(UnitKind::AtSign, piece, encoding)),
+                _ => {
+                    for cluster in clusters(piece) {
+                        let (kind, text) = write_cluster(cluster, encoding);
+                        units.push(Unit::new(kind, text, encoding));
                     }
-                    let (kind, text) = write_cluster(cluster, encoding);
-                    units.push(Unit::new(kind, text, encoding));
                 }
-                continue;
             }
-        };
-        units.push(Unit::new(kind, piece, encoding));
+        }
     }
     units
 }

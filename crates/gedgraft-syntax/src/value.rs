@@ -98,9 +98,7 @@ fn unescape(
 ) {
     for (i, token) in tokens.enumerate() {
         match token.kind() {
-            SyntaxKind::EscapedAt if !builder.leading_at_only || i == 0 => {
-                builder.literal(out, "@")
-            }
+            SyntaxKind::Text => builder.text(out, token.text(), i == 0),
             SyntaxKind::Escape if !builder.leading_at_only => match escape_meaning(token.text()) {
                 EscapeMeaning::Unicode { chars, .. } => builder.decoded(out, &chars),
                 _ => builder.literal(out, token.text()),
@@ -169,6 +167,28 @@ impl TextBuilder {
             push_mapping_raw(out, text);
         } else {
             self.push(true, text);
+        }
+    }
+
+    /// Appends the text of a `TEXT` token, each escaped at sign `@@` as one `@` (R-IDENTIFY-ESCS-02; a bare `@`
+    /// is a literal `@`); in a dialect that doubles only a leading `@` (GEDCOM 7), only a `@@` that starts the
+    /// line string, which `first` says the token does.
+    pub fn text(&mut self, out: &mut String, text: &str, first: bool) {
+        if !text.contains("@@") {
+            return self.literal(out, text);
+        }
+        if self.leading_at_only {
+            match text.strip_prefix("@@").filter(|_| first) {
+                Some(rest) => {
+                    self.literal(out, "@");
+                    self.literal(out, rest);
+                }
+                None => self.literal(out, text),
+            }
+            return;
+        }
+        for piece in crate::lexer::text_pieces(text) {
+            self.literal(out, if piece == "@@" { "@" } else { piece });
         }
     }
 

@@ -11,6 +11,7 @@ use crate::scope::Scope;
 use crate::splice::{GreenElement, Splice};
 use gedgraft_encoding::Encoding;
 use gedgraft_syntax::ast::{AstNode, Level, Structure};
+use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Elf, SyntaxKind, SyntaxNode};
 use rowan::{GreenToken, GreenTokenData, Language, NodeOrToken};
 use std::ops::Range;
@@ -271,8 +272,7 @@ impl Editor<'_> {
         for t in lines.iter().flat_map(|l| l.payload().iter()) {
             match kind_of(t) {
                 SyntaxKind::Pointer => return Ok(false),
-                // Every `@` of a `TEXT` token is a bare one.
-                SyntaxKind::Text => has_at |= t.text().contains('@'),
+                SyntaxKind::Text => has_at |= text_pieces(t.text()).any(|p| p == "@"),
                 _ => {}
             }
         }

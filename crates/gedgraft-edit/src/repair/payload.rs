@@ -5,6 +5,7 @@ use super::{plural, Cx, Made, OctetEdit, Repair};
 use crate::render::Style;
 use gedgraft_encoding::{raw, Encoding};
 use gedgraft_syntax::ast::{AstNode, AstToken, Line, Structure};
+use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{codes, line_octet_limit, Diagnostic, SyntaxKind, SyntaxNode, TextRange};
 
 /// Whether `node` (a record or structure) has a string payload that a raw line break could have cut: a
@@ -260,16 +261,17 @@ pub(super) fn bare_at_part(cx: &Cx, d: &Diagnostic) -> Option<(Vec<OctetEdit>, C
     for t in cx.tokens_in(cx.run_lines(d)) {
         match t.kind() {
             SyntaxKind::Text => {
-                // Every `@` of a `TEXT` token is a bare one.
-                let start = t.text_range().start();
-                for (i, _) in t.text().match_indices('@') {
-                    count += 1;
-                    line.ats
-                        .push(start + gedgraft_syntax::TextSize::from(u32::try_from(i).ok()?));
+                // The bare `@`s of the text (its `@@`s are escaped already).
+                let mut at = t.text_range().start();
+                for piece in text_pieces(t.text()) {
+                    if piece == "@" {
+                        count += 1;
+                        line.ats.push(at);
+                    }
+                    at += gedgraft_syntax::TextSize::of(piece);
                 }
             }
             SyntaxKind::LineBreak => line.flush(cx, &mut edits)?,
-            SyntaxKind::EscapedAt => {}
             _ => line.plain &= line.ats.is_empty(),
         }
     }

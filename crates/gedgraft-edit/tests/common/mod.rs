@@ -101,7 +101,11 @@ pub fn logical(structure: &Structure, encoding: Encoding) -> String {
         let mut text = String::new();
         for t in payload.tokens() {
             match t.kind() {
-                SyntaxKind::EscapedAt => text.push('@'),
+                SyntaxKind::Text => {
+                    for piece in gedgraft_syntax::internal::text_pieces(t.text()) {
+                        text.push_str(if piece == "@@" { "@" } else { piece });
+                    }
+                }
                 SyntaxKind::Escape if t.text().starts_with("@#U") => {
                     let hex = &t.text()[3..t.text().len() - 1];
                     for h in hex.split_whitespace() {

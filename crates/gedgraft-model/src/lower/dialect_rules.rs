@@ -202,8 +202,13 @@ pub(crate) fn unescape_leading_at_line<'g>(
 ) {
     for (i, token) in tokens.enumerate() {
         match token.kind() {
-            SyntaxKind::EscapedAt if i == 0 => builder.literal(out, "@"),
-            SyntaxKind::Text | SyntaxKind::Escape if i == 0 && token.text().starts_with('@') => {
+            // A leading `@@` is one `@`; any other `@@` is as written.
+            SyntaxKind::Text
+                if !token.text().starts_with('@') || token.text().starts_with("@@") =>
+            {
+                builder.text(out, token.text(), i == 0)
+            }
+            SyntaxKind::Text | SyntaxKind::Escape if i == 0 => {
                 // A bare `@` is the first octet of a `TEXT` token; an escape is shown whole.
                 let (shown, range) = match token.kind() {
                     SyntaxKind::Text => ("@", TextRange::at(token.range().start(), 1.into())),
