@@ -57,7 +57,7 @@ impl LineEnding {
     }
 }
 
-/// How [`write`] writes. Built from [`WriteOptions::default`] with the `with_…` methods (the struct may
+/// How [`write`](fn@write) writes. Built from [`WriteOptions::default`] with the `with_…` methods (the struct may
 /// grow):
 ///
 /// ```

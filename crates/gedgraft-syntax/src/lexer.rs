@@ -440,7 +440,7 @@ pub fn text_pieces(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Whether a line's whole payload text reads as a pointer (R-PAYLOADS-04, [`pointer_span`]): a writer whose
+/// Whether a line's whole payload text reads as a pointer (R-PAYLOADS-04): a writer whose
 /// dialect cannot escape the `@`s (GEDCOM 7) must not write such a string payload.
 ///
 /// ```
