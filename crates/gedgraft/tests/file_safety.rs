@@ -570,6 +570,7 @@ fn signalled_while_writing(
             signalled = true;
             break;
         }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
     let status = child.wait().expect("wait");
     if signalled && !status.success() {
