@@ -52,7 +52,6 @@ fn arguments_refused(e: &clap::Error) -> ExitCode {
 
 fn main() -> ExitCode {
     survive_file_size_limit();
-    clean_up_on_signals();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return arguments_refused(&e),
@@ -82,6 +81,8 @@ fn main() -> ExitCode {
 /// On `SIGINT` (Ctrl-C), `SIGTERM` and `SIGHUP`, removes the temporary file a write is filling (next to the
 /// file it replaces, `.NAME.XXXXXX.gedgraft.tmp`) before the process dies of the signal as it would have:
 /// the file being replaced is untouched, and nothing is left behind (`sed -i` leaves its temporary file).
+/// Installed by the first file write ([`output::replace_file`]): a command that writes none needs no thread
+/// watching for signals.
 fn clean_up_on_signals() {
     #[cfg(unix)]
     {

@@ -141,6 +141,8 @@ pub fn replace_file(
     if out != from {
         write_protected(out)?;
     }
+    static SIGNALS: std::sync::Once = std::sync::Once::new();
+    SIGNALS.call_once(crate::clean_up_on_signals);
     let mode = crate::input::new_file_mode(from);
     let written = gedgraft_edit::write_atomic_streamed_as(out, backup, mode, fill);
     crate::input::replacing(out);
