@@ -29,12 +29,7 @@ pub(crate) fn token_units<'a>(
                     // A `@@` and a bare `@` are units of their own; the text around them is cut into clusters.
                     let pieces = text_pieces(text).flat_map(
                         move |piece| -> Box<dyn Iterator<Item = Unit>> {
-                            let at = match piece {
-                                "@@" => Some(UnitKind::EscapedAt),
-                                "@" => Some(UnitKind::AtSign),
-                                _ => None,
-                            };
-                            if let Some(kind) = at {
+                            if let Some(kind) = UnitKind::of_at_sign(piece) {
                                 return Box::new(std::iter::once(unit(kind, piece)));
                             }
                             let clusters = match encoding {

@@ -476,13 +476,9 @@ impl Transcoder {
             if k == SyntaxKind::Text.into() {
                 // A `@@` and a bare `@` are units of their own, the text around them one run.
                 for piece in text_pieces(t.text()) {
-                    let kind = match piece {
-                        "@@" => UnitKind::EscapedAt,
-                        "@" => UnitKind::AtSign,
-                        _ => {
-                            run.push_str(piece);
-                            continue;
-                        }
+                    let Some(kind) = UnitKind::of_at_sign(piece) else {
+                        run.push_str(piece);
+                        continue;
                     };
                     flush(&mut run, &mut units);
                     units.push(unit(kind, piece));

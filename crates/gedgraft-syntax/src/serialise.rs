@@ -53,6 +53,16 @@ pub enum UnitKind {
 }
 
 impl UnitKind {
+    /// The unit a piece of a `TEXT` token ([`text_pieces`](crate::internal::text_pieces)) is when it is an at
+    /// sign: `@@` or a bare `@`; `None` for a run of text.
+    pub fn of_at_sign(piece: &str) -> Option<UnitKind> {
+        match piece {
+            "@@" => Some(UnitKind::EscapedAt),
+            "@" => Some(UnitKind::AtSign),
+            _ => None,
+        }
+    }
+
     /// The kind of the token the unit is (part of) in the tree.
     pub fn syntax_kind(self) -> SyntaxKind {
         match self {
@@ -496,15 +506,13 @@ pub fn payload_units(dialect: Dialect, segment: &str, encoding: Encoding) -> Vec
             continue;
         }
         for piece in crate::lexer::text_pieces(piece) {
-            match piece {
-                "@@" => units.push(Unit::new(UnitKind::EscapedAt, piece, encoding)),
-                "@" => units.push(Unit::new(UnitKind::AtSign, piece, encoding)),
-                _ => {
-                    for cluster in clusters(piece) {
-                        let (kind, text) = write_cluster(cluster, encoding);
-                        units.push(Unit::new(kind, text, encoding));
-                    }
-                }
+            if let Some(kind) = UnitKind::of_at_sign(piece) {
+                units.push(Unit::new(kind, piece, encoding));
+                continue;
+            }
+            for cluster in clusters(piece) {
+                let (kind, text) = write_cluster(cluster, encoding);
+                units.push(Unit::new(kind, text, encoding));
             }
         }
     }

@@ -19,6 +19,7 @@ use crate::lower::left_out::nests_in;
 use crate::lower::Sink;
 use crate::unescape::{literal_text, TextBuilder};
 use gedgraft_syntax::internal::green_view::{LineInfo, Node, Token};
+use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Class, Dialect, SyntaxKind};
 use text_size::{TextRange, TextSize};
 
@@ -203,9 +204,7 @@ pub(crate) fn unescape_leading_at_line<'g>(
     for (i, token) in tokens.enumerate() {
         match token.kind() {
             // A leading `@@` is one `@`; any other `@@` is as written.
-            SyntaxKind::Text
-                if !token.text().starts_with('@') || token.text().starts_with("@@") =>
-            {
+            SyntaxKind::Text if text_pieces(token.text()).next() != Some("@") => {
                 builder.text(out, token.text(), i == 0)
             }
             SyntaxKind::Text | SyntaxKind::Escape if i == 0 => {
