@@ -85,13 +85,7 @@ fn fmt_file(
     let loaded = input::load_with(path, options)?;
     let parse = &loaded.parse;
     let lowered = lower(parse, &LowerOptions::default());
-    let diagnostics = lowered.all_diagnostics(parse);
-    let errors: Vec<_> = diagnostics
-        .iter()
-        .filter(|d| d.severity() == Severity::Error)
-        .collect();
-    if let Some(first) = errors.first() {
-        let count = errors.iter().map(|d| problems(d)).sum();
+    if let Some((count, first)) = errors(&lowered.all_diagnostics(parse)) {
         return Err(refusal(&name, count, first));
     }
     let encoding = to.unwrap_or(parse.encoding());
@@ -133,9 +127,16 @@ fn fmt_file(
     Ok((changed, summary(&name, args, changed, removed, added)))
 }
 
-/// How many problems a diagnostic stands for: a run of them is one diagnostic with a count; `check` counts each.
-pub(crate) fn problems(d: &gedgraft_syntax::Diagnostic) -> usize {
-    d.count.max(1) as usize
+/// The errors among `diagnostics`: how many problems (a run of them is one diagnostic with a count; `check`
+/// counts each), and the first; `None` without one.
+pub(crate) fn errors<'d>(
+    diagnostics: &[&'d gedgraft_syntax::Diagnostic],
+) -> Option<(usize, &'d gedgraft_syntax::Diagnostic)> {
+    let mut errors = (diagnostics.iter().copied())
+        .filter(|d| d.severity() == Severity::Error)
+        .peekable();
+    let first = *errors.peek()?;
+    Some((errors.map(|d| d.count.max(1) as usize).sum(), first))
 }
 
 /// Why a file with errors is not formatted: how many (`count`) and the first.

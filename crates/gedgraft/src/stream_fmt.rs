@@ -34,7 +34,7 @@ use crate::write_cmd::{what_write_changes, write_options};
 use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::stream::{Batch, StreamError};
-use gedgraft_syntax::{Dialect, Parse, ParseOptions, Severity};
+use gedgraft_syntax::{Dialect, Parse, ParseOptions};
 use std::path::Path;
 
 /// Formats one file streamed: whether it changed, the lines to say before the summary, and how many lines
@@ -302,14 +302,10 @@ impl Writing {
                     refusal,
                 } = &mut **one;
                 let lowered = lowering.lower(parse);
-                let diagnostics = lowered.all_diagnostics(parse);
-                let errors = diagnostics
-                    .iter()
-                    .filter(|d| d.severity() == Severity::Error);
                 let refused = refusal.is_some();
-                for &error in errors {
-                    let (count, _) = refusal.get_or_insert_with(|| (0, error.clone()));
-                    *count += crate::fmt::problems(error);
+                if let Some((n, first)) = crate::fmt::errors(&lowered.all_diagnostics(parse)) {
+                    let (count, _) = refusal.get_or_insert_with(|| (0, first.clone()));
+                    *count += n;
                 }
                 if refusal.is_some() {
                     if !refused {
