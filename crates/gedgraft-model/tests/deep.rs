@@ -47,90 +47,41 @@ fn hundred_thousand_levels_on_a_small_stack() {
     assert!(len > 0);
 }
 
-/// Issue #12: the JSON of one record of 100 000 nested structures is handed out a megabyte at a time while it
-/// is made (`JsonStream::batch_to`), and the pieces are the document `batch` gives.
-#[test]
-fn the_json_of_a_huge_record_is_written_as_it_is_made() {
-    use gedgraft_model::{JsonStream, StreamLowering};
-    use gedgraft_syntax::stream::{RecordStream, StreamOptions};
-    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
-    for level in 1..LEVELS {
-        src.push_str(&format!("{level} _X x\n"));
-    }
-    src.push_str("0 TRLR\n");
-    let batches = || RecordStream::new(src.as_bytes(), StreamOptions::default()).unwrap();
-    let mut lowering = StreamLowering::new(&LowerOptions::default());
-    for batch in batches() {
-        lowering.index(batch.unwrap().parse());
-    }
-    let (mut whole, mut pieces) = (String::new(), String::new());
-    let (mut whole_diagnostics, mut piece_diagnostics) = (String::new(), String::new());
-    let (mut plain, mut flushing) = (JsonStream::new("x.ged"), JsonStream::new("x.ged"));
-    let mut handed = Vec::new();
-    for batch in batches() {
-        let batch = batch.unwrap();
-        let lowered = lowering.lower(batch.parse());
-        plain.batch(batch.parse(), &lowered, &mut whole, &mut whole_diagnostics);
-        let mut rest = String::new();
-        let mut sink = |part: &mut String| {
-            handed.push(part.len());
-            pieces.push_str(part);
-            part.clear();
-            Ok(())
-        };
-        let mut diagnostics_sink = |part: &mut String| {
-            piece_diagnostics.push_str(part);
-            part.clear();
-            Ok(())
-        };
-        let mut rest_diagnostics = String::new();
-        flushing
-            .batch_to(
-                batch.parse(),
-                &lowered,
-                (&mut rest, &mut sink),
-                (&mut rest_diagnostics, &mut diagnostics_sink),
-            )
-            .unwrap();
-        piece_diagnostics.push_str(&rest_diagnostics);
-        pieces.push_str(&rest);
-    }
-    assert_eq!(pieces, whole);
-    assert_eq!(piece_diagnostics, whole_diagnostics);
-    assert!(handed.len() > 2, "{handed:?}");
-    assert!(handed.iter().all(|&n| n < 2 << 20), "{handed:?}");
+/// What `JsonStream::batch_to` made of `src` lowered in batches, against `JsonStream::batch`: the records'
+/// JSON and the diagnostics' JSON (each, handed out and left over, joined), what `batch` gave for each, and
+/// the sizes of the records' and the diagnostics' pieces as they were handed out.
+struct Handed {
+    records: (String, String),
+    diagnostics: (String, String),
+    record_pieces: Vec<usize>,
+    diagnostic_pieces: Vec<usize>,
 }
 
-/// Issue #12: the diagnostics' JSON of one record with a problem on every other line is handed out a megabyte
-/// at a time too (`JsonStream::batch_to`'s second sink), and the pieces are what `batch` gives.
-#[test]
-fn the_diagnostics_of_a_huge_record_are_written_as_they_are_made() {
+fn handed_out(src: &str) -> Handed {
     use gedgraft_model::{JsonStream, StreamLowering};
     use gedgraft_syntax::stream::{RecordStream, StreamOptions};
-    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
-    src.push_str(&"1 _X\n3 _Y\n".repeat(20_000));
-    src.push_str("0 TRLR\n");
-    let batches = || RecordStream::new(src.as_bytes(), StreamOptions::default()).unwrap();
+    let batches = || RecordStream::new(src.as_bytes(), StreamOptions::default()).expect("a stream");
     let mut lowering = StreamLowering::new(&LowerOptions::default());
     for batch in batches() {
-        lowering.index(batch.unwrap().parse());
+        lowering.index(batch.expect("a batch").parse());
     }
     let (mut whole, mut whole_diagnostics) = (String::new(), String::new());
-    let (mut records, mut pieces) = (String::new(), String::new());
+    let (mut records, mut diagnostics) = (String::new(), String::new());
     let (mut plain, mut flushing) = (JsonStream::new("x.ged"), JsonStream::new("x.ged"));
-    let mut handed = Vec::new();
+    let (mut record_pieces, mut diagnostic_pieces) = (Vec::new(), Vec::new());
     for batch in batches() {
-        let batch = batch.unwrap();
+        let batch = batch.expect("a batch");
         let lowered = lowering.lower(batch.parse());
         plain.batch(batch.parse(), &lowered, &mut whole, &mut whole_diagnostics);
         let mut sink = |part: &mut String| {
+            record_pieces.push(part.len());
             records.push_str(part);
             part.clear();
             Ok(())
         };
         let mut diagnostics_sink = |part: &mut String| {
-            handed.push(part.len());
-            pieces.push_str(part);
+            diagnostic_pieces.push(part.len());
+            diagnostics.push_str(part);
             part.clear();
             Ok(())
         };
@@ -142,12 +93,46 @@ fn the_diagnostics_of_a_huge_record_are_written_as_they_are_made() {
                 (&mut rest, &mut sink),
                 (&mut rest_diagnostics, &mut diagnostics_sink),
             )
-            .unwrap();
+            .expect("written");
         records.push_str(&rest);
-        pieces.push_str(&rest_diagnostics);
+        diagnostics.push_str(&rest_diagnostics);
     }
-    assert_eq!(records, whole);
-    assert_eq!(pieces, whole_diagnostics);
-    assert!(handed.len() > 2, "{handed:?}");
-    assert!(handed.iter().all(|&n| n < 2 << 20), "{handed:?}");
+    Handed {
+        records: (records, whole),
+        diagnostics: (diagnostics, whole_diagnostics),
+        record_pieces,
+        diagnostic_pieces,
+    }
+}
+
+/// Issue #12: the JSON of one record of 100 000 nested structures is handed out a megabyte at a time while it
+/// is made (`JsonStream::batch_to`), and the pieces are the document `batch` gives.
+#[test]
+fn the_json_of_a_huge_record_is_written_as_it_is_made() {
+    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
+    for level in 1..LEVELS {
+        src.push_str(&format!("{level} _X x\n"));
+    }
+    src.push_str("0 TRLR\n");
+    let handed = handed_out(&src);
+    assert_eq!(handed.records.0, handed.records.1);
+    assert_eq!(handed.diagnostics.0, handed.diagnostics.1);
+    let pieces = handed.record_pieces;
+    assert!(pieces.len() > 2, "{pieces:?}");
+    assert!(pieces.iter().all(|&n| n < 2 << 20), "{pieces:?}");
+}
+
+/// Issue #12: the diagnostics' JSON of one record with a problem on every other line is handed out a megabyte
+/// at a time too (`JsonStream::batch_to`'s second sink), and the pieces are what `batch` gives.
+#[test]
+fn the_diagnostics_of_a_huge_record_are_written_as_they_are_made() {
+    let mut src = String::from("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n");
+    src.push_str(&"1 _X\n3 _Y\n".repeat(20_000));
+    src.push_str("0 TRLR\n");
+    let handed = handed_out(&src);
+    assert_eq!(handed.records.0, handed.records.1);
+    assert_eq!(handed.diagnostics.0, handed.diagnostics.1);
+    let pieces = handed.diagnostic_pieces;
+    assert!(pieces.len() > 2, "{pieces:?}");
+    assert!(pieces.iter().all(|&n| n < 2 << 20), "{pieces:?}");
 }
