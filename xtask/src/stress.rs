@@ -214,32 +214,28 @@ fn at_signs(n: usize) -> Vec<u8> {
     vec![b'@'; n]
 }
 
-fn long_text(n: usize) -> Vec<u8> {
+/// A file whose one note is a line of `unit` repeated to about `n` octets.
+fn one_note_line(n: usize, unit: &str) -> Vec<u8> {
     let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
-    out.extend_from_slice("xy".repeat(n / 2).as_bytes());
+    out.extend_from_slice(unit.repeat(n / unit.len()).as_bytes());
     out.extend_from_slice(b"\n0 TRLR\n");
     out
+}
+
+fn long_text(n: usize) -> Vec<u8> {
+    one_note_line(n, "xy")
 }
 
 fn bare_ats(n: usize) -> Vec<u8> {
-    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
-    out.extend_from_slice("x@".repeat(n / 2).as_bytes());
-    out.extend_from_slice(b"\n0 TRLR\n");
-    out
+    one_note_line(n, "x@")
 }
 
 fn escaped_ats(n: usize) -> Vec<u8> {
-    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
-    out.extend_from_slice("x@@".repeat(n / 3).as_bytes());
-    out.extend_from_slice(b"\n0 TRLR\n");
-    out
+    one_note_line(n, "x@@")
 }
 
 fn escapes(n: usize) -> Vec<u8> {
-    let mut out = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE ".to_vec();
-    out.extend_from_slice("@#A@".repeat(n / 4).as_bytes());
-    out.extend_from_slice(b"\n0 TRLR\n");
-    out
+    one_note_line(n, "@#A@")
 }
 
 fn random_octets(n: usize) -> Vec<u8> {
