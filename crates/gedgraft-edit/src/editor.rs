@@ -372,7 +372,7 @@ impl<'p> Editor<'p> {
                         if t.kind() == SyntaxKind::Tag.into() && t.text() == from {
                             // `from` and `to` differ.
                             let new = new_tag.clone();
-                            found.push(Splice::replace_token(at, index, t, t_at, [new], edit));
+                            found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                         }
                     }
                     true
@@ -741,7 +741,7 @@ impl<'p> Editor<'p> {
                 let mut previous = None;
                 for (index, t, t_at) in tokens {
                     if let Some((new, n)) = dialect::doubled_at_signs(dialect, &mut previous, t) {
-                        found.push(Splice::replace_token(at, index, t, t_at, [new], edit));
+                        found.push(Splice::replace_token(at, index, t, t_at, new, edit));
                         doubled += n;
                     }
                 }

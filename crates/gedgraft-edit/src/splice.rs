@@ -60,13 +60,13 @@ pub(crate) struct Splice {
 
 impl Splice {
     /// A splice replacing the token `old`, child `index` of the non-root node that starts at `node_at` and
-    /// itself starting at `old_at`, with the tokens `new`, which the caller knows spell other text.
+    /// itself starting at `old_at`, with `new`, which the caller knows spells other text.
     pub(crate) fn replace_token(
         node_at: u32,
         index: usize,
         old: &GreenTokenData,
         old_at: u32,
-        new: impl IntoIterator<Item = GreenToken>,
+        new: GreenToken,
         edit: usize,
     ) -> Splice {
         Splice {
@@ -76,7 +76,7 @@ impl Splice {
             },
             children: index..index + 1,
             text: old_at..old_at + u32::from(old.text_len()),
-            with: new.into_iter().map(NodeOrToken::Token).collect(),
+            with: vec![NodeOrToken::Token(new)],
             edit,
             known_change: true,
         }

@@ -266,7 +266,7 @@ impl<'p> Editor<'p> {
                 if let Some((new, edit)) = retarget.get(target) {
                     // Only identifiers that change are retargeted.
                     let new = token(SyntaxKind::Pointer, &format!("@{new}@"));
-                    new_splices.push(Splice::replace_token(at, index, t, t_at, [new], *edit));
+                    new_splices.push(Splice::replace_token(at, index, t, t_at, new, *edit));
                 } else if removed.contains(target) {
                     *dangling.entry(target.to_string()).or_default() += 1;
                 }
