@@ -118,7 +118,7 @@ pub use patch_stream::StreamedPatch;
 pub use repair::{
     apply_repairs, repair_kind, repair_of_run, repair_to_fixed_point,
     repair_to_fixed_point_streamed, repairs, repairs_of_part, repairs_of_part_with, Applicability,
-    FileFacts, OctetEdit, Repair, Repaired, GATHERED_CODES, MAX_PASSES, REPAIR_KINDS,
+    FileFacts, OctetEdit, PartRepairs, Repair, Repaired, GATHERED_CODES, MAX_PASSES, REPAIR_KINDS,
     WHOLE_FILE_CODES,
 };
 pub use scope::Scope;

@@ -44,7 +44,7 @@ mod guess;
 mod lines;
 mod parts;
 pub use parts::{
-    repairs_of_part, repairs_of_part_with, FileFacts, GATHERED_CODES, WHOLE_FILE_CODES,
+    repairs_of_part, repairs_of_part_with, FileFacts, PartRepairs, GATHERED_CODES, WHOLE_FILE_CODES,
 };
 mod payload;
 mod runs;

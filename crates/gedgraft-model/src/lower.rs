@@ -882,7 +882,7 @@ fn finish(
     mut diagnostics: Vec<Diagnostic>,
     options: &LowerOptions,
 ) -> Lowered {
-    diagnostics.sort_by_key(|d| d.range.start());
+    gedgraft_syntax::internal::sort_diagnostics(&mut diagnostics);
     locate_sorted(parse, &mut diagnostics);
     let mut lowered = Lowered {
         dataset,

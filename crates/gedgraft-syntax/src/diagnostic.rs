@@ -253,3 +253,59 @@ fn fixed_part(message: &str) -> &str {
     let end = message.find(|c: char| c == '`' || c.is_ascii_digit());
     &message[..end.unwrap_or(message.len())]
 }
+
+/// Sorts `diagnostics` by where they start, stably and in place: a cycle walk of swaps, no second vector of
+/// them nor a sort's scratch buffer of half of them (a record can have a diagnostic on every other line, #12).
+/// `None` if they were in order already (as a rule), else the order: at each position, the index it came from.
+pub(crate) fn sort_by_start(diagnostics: &mut [Diagnostic]) -> Option<Vec<usize>> {
+    if diagnostics.is_sorted_by_key(|d| d.range.start()) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..diagnostics.len()).collect();
+    order.sort_by_key(|&i| diagnostics.get(i).map(|d| d.range.start()));
+    // Position `k` takes the diagnostic at `order[k]`: each cycle of the permutation is walked once.
+    let mut done = vec![false; order.len()];
+    for k in 0..order.len() {
+        let mut j = k;
+        while !done[j] {
+            done[j] = true;
+            let from = order[j];
+            if from == k {
+                break;
+            }
+            diagnostics.swap(j, from);
+            j = from;
+        }
+    }
+    Some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(start: u32, message: &str) -> Diagnostic {
+        let range = TextRange::at(start.into(), 1.into());
+        Diagnostic::new("c", Class::Warning, message, range)
+    }
+
+    /// Diagnostics out of order are sorted by start, those that start together kept in the order they came
+    /// (as a stable sort keeps them), and the order says where each came from.
+    #[test]
+    fn diagnostics_are_sorted_stably_in_place() {
+        let mut sorted = vec![at(1, "a"), at(2, "b"), at(2, "c")];
+        assert_eq!(sort_by_start(&mut sorted), None);
+        let starts = [5, 1, 5, 3, 1, 0, 5, 2, 3, 0];
+        let mut diagnostics: Vec<Diagnostic> = (starts.iter().enumerate())
+            .map(|(i, &s)| at(s, &i.to_string()))
+            .collect();
+        let mut expected = diagnostics.clone();
+        expected.sort_by_key(|d| d.range.start());
+        let order = sort_by_start(&mut diagnostics).expect("out of order");
+        assert_eq!(diagnostics, expected);
+        let came_from: Vec<usize> = (diagnostics.iter())
+            .map(|d| d.message.parse().expect("an index"))
+            .collect();
+        assert_eq!(order, came_from);
+    }
+}

@@ -77,6 +77,12 @@ pub mod internal {
     }
     pub use crate::diagnostic::{printable, push_printable};
 
+    /// Sorts diagnostics by where they start, stably and in place, without a buffer of half of them when they
+    /// are in order already (the lowering's, as the parser's).
+    pub fn sort_diagnostics(diagnostics: &mut [crate::Diagnostic]) {
+        crate::diagnostic::sort_by_start(diagnostics);
+    }
+
     /// A green token shared with an earlier one of the same kind and text where the parser shares tokens
     /// (levels, delimiters, tags, line breaks, a bare `@`, payload texts of up to 4 octets), through a small
     /// table per thread: for the editor's new lines, so that a re-laid line of `x@@x@@…` is not an allocation

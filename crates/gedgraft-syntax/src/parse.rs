@@ -352,7 +352,7 @@ impl Parse {
     /// are), and a second over the ends of runs if there are any.
     fn locate_diagnostics(&mut self, text: &str) {
         let bytes = text.as_bytes();
-        self.diagnostics.sort_by_key(|d| d.range.start());
+        crate::diagnostic::sort_by_start(&mut self.diagnostics);
         let mut cursor = LineCursor::with_columns();
         for d in &mut self.diagnostics {
             let at = usize::from(d.range.start());

@@ -42,7 +42,7 @@
 //! ```
 
 use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{sort_by_start, Diagnostic};
 use crate::lexer::{lex_line, LineShape};
 use crate::line_breaks::Tally;
 use crate::line_cursor::{last_line_break, LineBreak};
@@ -684,14 +684,14 @@ impl<R: Read> RecordStream<R> {
         map: &gedgraft_encoding::SourceMap,
     ) -> (Vec<Diagnostic>, Option<usize>, Option<usize>) {
         // The diagnostics in the order of a whole-file parse: the parser's, the file end's, the encoding notes';
-        // then sorted by position (stable), remembering where the parser's first and last went.
-        let parser_count = parser_diagnostics.len();
-        let mut tagged: Vec<(usize, Diagnostic)> =
-            parser_diagnostics.into_iter().enumerate().collect();
+        // then sorted by position (stable), remembering where the parser's first and last went. In the
+        // parser's vector, sorted in place: a record can have a diagnostic on every other line, and a copy of
+        // them all would double what they cost at the batch's peak (#12).
+        let mut diagnostics = parser_diagnostics;
+        let parser_count = diagnostics.len();
+        let mut more = Vec::new();
         if last {
-            let mut end = Vec::new();
-            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text_len, &mut end);
-            tagged.extend(end.into_iter().map(|d| (usize::MAX, d)));
+            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text_len, &mut more);
         }
         let batch_end = self.offset.saturating_add(cut as u64);
         for note in &self.detection.notes {
@@ -699,21 +699,27 @@ impl<R: Read> RecordStream<R> {
             if at >= self.offset && (at < batch_end || last) {
                 let mut local = note.clone();
                 local.file_offset = (at - self.offset) as usize;
-                tagged.push((usize::MAX, note_diagnostic(&local, map)));
+                more.push(note_diagnostic(&local, map));
             }
         }
-        tagged.sort_by_key(|(_, d)| d.range.start());
-        let position = |tag: usize| tagged.iter().position(|(t, _)| *t == tag);
-        let first_at = (parser_count > 0).then(|| position(0)).flatten();
+        diagnostics.reserve_exact(more.len());
+        diagnostics.append(&mut more);
         // The run a later batch may go on with is the parser's last diagnostic, its `lf-cr-line-breaks` aside:
         // an LF CR gap is not a line of its own for runs (the parser made that one at a gap after the run).
-        let last_tag = tagged
-            .iter()
-            .filter(|(t, d)| *t < parser_count && d.code != codes::LF_CR_LINE_BREAKS)
-            .map(|(t, _)| *t)
-            .max();
-        let last_at = last_tag.and_then(|n| tagged.iter().position(|(t, _)| *t == n));
-        let diagnostics = tagged.into_iter().map(|(_, d)| d).collect();
+        let first_tag = (parser_count > 0).then_some(0);
+        let last_tag = diagnostics.get(..parser_count).and_then(|parser| {
+            parser
+                .iter()
+                .rposition(|d| d.code != codes::LF_CR_LINE_BREAKS)
+        });
+        let (first_at, last_at) = match sort_by_start(&mut diagnostics) {
+            None => (first_tag, last_tag),
+            Some(order) => {
+                let position =
+                    |tag: Option<usize>| tag.and_then(|t| order.iter().position(|&o| o == t));
+                (position(first_tag), position(last_tag))
+            }
+        };
         (diagnostics, first_at, last_at)
     }
 

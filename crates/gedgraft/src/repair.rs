@@ -238,7 +238,7 @@ fn streamed_pass<'a>(
     open: impl Fn() -> Option<Batches<'a>>,
     each: &mut dyn FnMut(Repair),
 ) -> Option<()> {
-    use crate::stream_check::{batch_repairs, gather_names, index_pass_of, second_pass};
+    use crate::stream_check::{gather_names, index_pass_of, second_pass, BatchRepairs};
     let lower = gedgraft_model::LowerOptions::default();
     let indexed = index_pass_of(&open, &lower, false)?;
     if indexed.needs_whole_file {
@@ -261,8 +261,10 @@ fn streamed_pass<'a>(
         |_| (),
         |run, lowering, lowered| {
             let diagnostics = lowered.all_diagnostics(run.0.parse());
-            let repairs = batch_repairs((run, lowering), &diagnostics, Some(&mut facts));
-            repairs.into_iter().flatten().for_each(&mut *each);
+            let mut slices = BatchRepairs::new(run, &diagnostics, Some(&facts));
+            while let Some((_, repairs)) = slices.next_slice(Some(&mut facts), lowering) {
+                repairs.into_iter().flatten().for_each(&mut *each);
+            }
             Ok(())
         },
     )

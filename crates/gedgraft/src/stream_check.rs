@@ -166,35 +166,83 @@ pub(crate) fn gather_names(
     Ok(())
 }
 
-/// The repairs of a batch's diagnostics (the batch lowered by `lowering`), those of
-/// [`gedgraft_edit::GATHERED_CODES`] from `facts` (gathered by the first pass, and by [`gather_names`] in a
+/// The repairs of a batch's diagnostics (the batch lowered by `lowering`) a slice at a time
+/// ([`gedgraft_edit::PartRepairs`]: a record with a problem on every other line has as many repairs, #12), those
+/// of [`gedgraft_edit::GATHERED_CODES`] from the facts gathered by the first pass (and by [`gather_names`] in a
 /// file with identifiers held twice) when given. The batch comes with the batches after it that hold the rest
 /// of its run across the cut, if it has one ([`Runs::following`]): that run's repair is the whole run's
 /// ([`gedgraft_edit::repair_of_run`]), as in the whole file.
-pub(crate) fn batch_repairs(
-    ((batch, following), lowering): ((&Batch, &[Batch]), &StreamLowering),
-    diagnostics: &[&gedgraft_syntax::Diagnostic],
-    facts: Option<&mut gedgraft_edit::FileFacts>,
-) -> Vec<Option<gedgraft_edit::Repair>> {
-    let parse = batch.parse();
-    let mut repairs = match facts {
-        Some(facts) => {
-            let held = |id: &str| lowering.holder_count(id);
-            gedgraft_edit::repairs_of_part_with(parse, diagnostics, facts, &held)
-        }
-        None => gedgraft_edit::repairs_of_part(parse, diagnostics),
-    };
-    if let Some((run, n)) = batch.run_goes_on() {
-        let rest: Vec<_> = (following.iter().take(n))
-            .filter_map(|b| Some((b.parse(), b.continued_run()?)))
-            .collect();
-        let at = diagnostics.iter().position(|d| std::ptr::eq(*d, run));
-        if let Some(slot) = at.and_then(|i| repairs.get_mut(i)) {
-            *slot = gedgraft_edit::repair_of_run((parse, run, slot.take()), &rest);
+pub(crate) struct BatchRepairs<'a> {
+    part: gedgraft_edit::PartRepairs<'a, 'a>,
+    parse: &'a gedgraft_syntax::Parse,
+    /// The run that goes on across the cut: its index in the diagnostics, and the later parts that hold it.
+    run: Option<(
+        usize,
+        Vec<(&'a gedgraft_syntax::Parse, &'a gedgraft_syntax::Diagnostic)>,
+    )>,
+    diagnostics: &'a [&'a gedgraft_syntax::Diagnostic],
+    /// The index of the next diagnostic.
+    next: usize,
+}
+
+impl<'a> BatchRepairs<'a> {
+    pub(crate) fn new(
+        (batch, following): (&'a Batch, &'a [Batch]),
+        diagnostics: &'a [&'a gedgraft_syntax::Diagnostic],
+        facts: Option<&gedgraft_edit::FileFacts>,
+    ) -> Self {
+        let parse = batch.parse();
+        let run = batch.run_goes_on().and_then(|(run, n)| {
+            let rest = (following.iter().take(n))
+                .filter_map(|b| Some((b.parse(), b.continued_run()?)))
+                .collect();
+            let at = diagnostics.iter().position(|d| std::ptr::eq(*d, run))?;
+            Some((at, rest))
+        });
+        BatchRepairs {
+            part: gedgraft_edit::PartRepairs::new(parse, diagnostics, facts),
+            parse,
+            run,
+            diagnostics,
+            next: 0,
         }
     }
-    repairs
+
+    /// The next slice of the diagnostics, `SLICE` of them or a few more (a line left out goes with the
+    /// diagnostic before it, as the human report shows it), with their repairs; `None` at the end. `facts` as
+    /// given to [`BatchRepairs::new`], and `lowering` the first pass's.
+    pub(crate) fn next_slice(
+        &mut self,
+        facts: Option<&mut gedgraft_edit::FileFacts>,
+        lowering: &StreamLowering,
+    ) -> Option<(
+        &'a [&'a gedgraft_syntax::Diagnostic],
+        Vec<Option<gedgraft_edit::Repair>>,
+    )> {
+        let start = self.next;
+        let rest = self.diagnostics.get(start..).filter(|r| !r.is_empty())?;
+        let notes_after = |n: usize| {
+            (rest.get(n..).unwrap_or_default().iter())
+                .take_while(|d| d.code == gedgraft_model::codes::LINES_LEFT_OUT)
+                .count()
+        };
+        let n = SLICE.min(rest.len());
+        let n = n + notes_after(n);
+        let held = |id: &str| lowering.holder_count(id);
+        let mut repairs = self.part.next_repairs(n, facts, &held);
+        if let Some((at, rest)) = self.run.take_if(|(at, _)| (start..start + n).contains(at)) {
+            if let (Some(slot), Some(run)) = (repairs.get_mut(at - start), self.diagnostics.get(at))
+            {
+                *slot = gedgraft_edit::repair_of_run((self.parse, run, slot.take()), &rest);
+            }
+        }
+        self.next = start + n;
+        Some((rest.get(..n).unwrap_or_default(), repairs))
+    }
 }
+
+/// How many diagnostics [`BatchRepairs`] hands out at a time.
+const SLICE: usize = 4096;
 
 /// Batches, each with the batches after it that hold the rest of its run of one code across the cut
 /// ([`Batch::run_goes_on`]): the stream holds a batch until its run ends, so those are parsed already; they
@@ -364,29 +412,31 @@ impl<'o> Writer<'o> {
         let diagnostics = lowered.all_diagnostics(parse);
         self.any_error |= diagnostics.iter().any(|d| d.severity() == Severity::Error);
         let mut records = Records::new(parse);
+        if matches!(self.format, Format::Json) && !self.head_written {
+            json_head(&mut self.json, path, detection, parse.dialect());
+            self.head_written = true;
+        }
         // Files with repairs that need the whole file took the whole-file path.
-        let repairs = batch_repairs((run, lowering), &diagnostics, self.facts.as_mut());
-        match self.format {
-            Format::Json => {
-                if !self.head_written {
-                    json_head(&mut self.json, path, detection, parse.dialect());
-                    self.head_written = true;
+        let mut slices = BatchRepairs::new(run, &diagnostics, self.facts.as_ref());
+        while let Some((diagnostics, repairs)) = slices.next_slice(self.facts.as_mut(), lowering) {
+            match self.format {
+                Format::Json => {
+                    json_diagnostics(
+                        &mut self.json,
+                        &mut records,
+                        (diagnostics, &repairs),
+                        self.first,
+                        &mut emit,
+                    )?;
+                    self.first &= diagnostics.is_empty();
                 }
-                json_diagnostics(
-                    &mut self.json,
-                    &mut records,
-                    (&diagnostics, &repairs),
-                    self.first,
+                Format::Human => self.report.add(
+                    path,
+                    (parse, &mut records),
+                    (diagnostics, &repairs),
                     &mut emit,
-                )?;
-                self.first &= diagnostics.is_empty();
+                )?,
             }
-            Format::Human => self.report.add(
-                path,
-                (parse, &mut records),
-                (&diagnostics, &repairs),
-                &mut emit,
-            )?,
         }
         Ok(())
     }

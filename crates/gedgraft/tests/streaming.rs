@@ -1661,3 +1661,44 @@ fn fmt_streamed_equals_fmt_whole_on_generated_files() {
     failures.extend(fmt_difference(&dir, &file, &[]));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A batch's diagnostics are checked and repaired a slice of a few thousand at a time (#12: a record with a
+/// level jump on every other line held a repair for each): one record of 5 000 level jumps, each with the
+/// `lines-left-out` note that the human report shows under it (a slice is cut after a diagnostic and before
+/// its note: one diagnostic comes first), long lines among them (whose repairs one re-wrap of the batch
+/// makes), a duplicate identifier (a repair from what a first pass gathered) and a run of bare `@`s that goes
+/// on into the next record (its repair the whole run's): `check`, its JSON and `--all`, and `fix
+/// --repair-unsafe`, give what the whole file gives.
+#[test]
+fn a_batch_of_many_diagnostics_is_checked_a_slice_at_a_time_as_whole() {
+    let dir = temp_dir("streaming", "slices");
+    let mut text =
+        String::from("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n");
+    text.push_str("0 @I1@ INDI\n1 NOTE a@b\n");
+    for i in 0..5_000 {
+        text.push_str("1 _X\n3 _Y\n");
+        if i % 1_500 == 0 {
+            text.push_str(&format!("1 NOTE {}\n", "w ".repeat(150)));
+        }
+    }
+    text.push_str("1 NOTE c@d\n0 @I1@ INDI\n1 NOTE e@f\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
+    let file = write(&dir, "slices.ged", text.as_bytes());
+    let path = file.to_str().expect("UTF-8 path");
+    let mut failures = Vec::new();
+    for args in [&[][..], &["--format", "json"], &["--all"]] {
+        failures.extend(check_difference(&dir, &file, args));
+    }
+    let all = ["fix", "--repair-unsafe", path];
+    failures.extend(sizes_difference(
+        &dir,
+        &all,
+        (&["300", "100000"], &[]),
+        None,
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The slices are there to be cut: more diagnostics than a slice holds, and every level jump reported.
+    let json = run(&dir, &["check", "--format", "json", path], false, None);
+    let report = String::from_utf8_lossy(&json.1);
+    assert_eq!(report.matches("\"code\":\"level-jump\"").count(), 5_000);
+    assert_eq!(report.matches("\"code\":\"lines-left-out\"").count(), 5_000);
+}

@@ -83,21 +83,12 @@ impl DuplicateNames {
 
     /// The `duplicate-xref` repairs of one part (`cx`'s parse); `held(id)` is how many structures of the file
     /// hold `id`. Fills `out` where `diagnostics` has a `duplicate-xref`.
-    pub(crate) fn repairs(
+    pub(crate) fn one(
         &mut self,
         cx: &Cx,
-        diagnostics: &[&Diagnostic],
+        d: &Diagnostic,
         held: &dyn Fn(&str) -> usize,
-        out: &mut [Option<Repair>],
-    ) {
-        for (d, slot) in diagnostics.iter().zip(out.iter_mut()) {
-            if d.code == "duplicate-xref" {
-                *slot = self.one(cx, d, held);
-            }
-        }
-    }
-
-    fn one(&mut self, cx: &Cx, d: &Diagnostic, held: &dyn Fn(&str) -> usize) -> Option<Repair> {
+    ) -> Option<Repair> {
         let (token, id) = holder_of(cx, d)?;
         let at = cx.file(token.text_range().start()) as u64;
         let part = part_of(&self.bounds, at, 0, self.end);

@@ -6,7 +6,7 @@
 use super::duplicates::DuplicateNames;
 use super::lines::Ends;
 use super::{payload, Cx, Repair};
-use gedgraft_syntax::{Diagnostic, Parse};
+use gedgraft_syntax::{codes, Diagnostic, Parse};
 
 /// The codes whose repair needs the whole file: the trailers after a record and the file's end
 /// (`record-after-trailer`), the file's line breaks, its header's `CHAR` for a mismatch found anywhere, every
@@ -28,21 +28,7 @@ pub const GATHERED_CODES: &[&str] = &["record-after-trailer", "duplicate-xref"];
 /// [`gedgraft_syntax::stream::RecordStream`], located in the file by [`Parse::origin`]): the edits are in the
 /// file's octets, and the codes of [`WHOLE_FILE_CODES`] get no repair.
 pub fn repairs_of_part(parse: &Parse, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>> {
-    let cx = Cx::new(parse);
-    of_part(&cx, diagnostics)
-}
-
-fn of_part(cx: &Cx, diagnostics: &[&Diagnostic]) -> Vec<Option<Repair>> {
-    let mut out: Vec<Option<Repair>> = diagnostics
-        .iter()
-        .map(|d| match WHOLE_FILE_CODES.contains(&d.code) {
-            true => None,
-            false => cx.one(d),
-        })
-        .collect();
-    // Repairs made by one editor run over the whole file, split by the diagnostic they fix.
-    payload::long_lines(cx, diagnostics, &mut out);
-    out
+    PartRepairs::new(parse, diagnostics, None).next_repairs(diagnostics.len(), None, &|_| 0)
 }
 
 /// [`repairs_of_part`] with the repairs of [`GATHERED_CODES`] too, the whole file's, made from `facts`
@@ -55,17 +41,109 @@ pub fn repairs_of_part_with(
     facts: &mut FileFacts,
     held: &dyn Fn(&str) -> usize,
 ) -> Vec<Option<Repair>> {
-    let cx = Cx::new(parse);
-    // The trailers and the end of the file are the whole file's, not this part's.
-    let _ = cx.ends.set(facts.ends.clone());
-    let mut out = of_part(&cx, diagnostics);
-    for (d, slot) in diagnostics.iter().zip(out.iter_mut()) {
-        if d.code == "record-after-trailer" {
-            *slot = cx.one(d);
+    let mut repairs = PartRepairs::new(parse, diagnostics, Some(facts));
+    repairs.next_repairs(diagnostics.len(), Some(facts), held)
+}
+
+/// The repairs of a part's diagnostics ([`repairs_of_part`], [`repairs_of_part_with`]) a slice at a time, for a
+/// caller that shows or applies each slice's before it asks for the next: a record with a problem on every
+/// other line has as many repairs, and holding them all would cost several times the record (#12). The
+/// repairs one editor run over the part makes (`line-too-long`: the part re-wrapped once) are made at the
+/// start, the others as their slice is asked for.
+///
+/// ```
+/// use gedgraft_edit::{repairs_of_part, PartRepairs};
+/// use gedgraft_model::{LowerOptions, StreamLowering};
+/// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+/// let input = b"0 HEAD\n0 @N1@ NOTE a@b\n1 CONT \n0 @N2@ NOTE c\n2 _X\n0 TRLR\n";
+/// let mut lowering = StreamLowering::new(&LowerOptions::default());
+/// let (mut one_at_a_time, mut at_once) = (Vec::new(), Vec::new());
+/// for batch in RecordStream::new(&input[..], StreamOptions::default()).unwrap() {
+///     let batch = batch.unwrap();
+///     let lowered = lowering.lower(batch.parse());
+///     let diagnostics = lowered.all_diagnostics(batch.parse());
+///     let mut slices = PartRepairs::new(batch.parse(), &diagnostics, None);
+///     for _ in 0..diagnostics.len() {
+///         one_at_a_time.extend(slices.next_repairs(1, None, &|_| 0));
+///     }
+///     at_once.extend(repairs_of_part(batch.parse(), &diagnostics));
+/// }
+/// assert_eq!(one_at_a_time, at_once);
+/// let messages: Vec<_> = one_at_a_time.into_iter().flatten().map(|r| r.message).collect();
+/// assert_eq!(messages.len(), 2, "{messages:?}"); // the bare `@`, the level jump
+/// ```
+pub struct PartRepairs<'p, 'd> {
+    cx: Cx<'p>,
+    diagnostics: &'d [&'d Diagnostic],
+    /// The repairs made by one editor run, by the index of their diagnostic, in order.
+    made: std::iter::Peekable<std::vec::IntoIter<(usize, Option<Repair>)>>,
+    /// The index of the next diagnostic whose repair is asked for.
+    next: usize,
+    /// Whether the repairs of [`GATHERED_CODES`] are made (from the [`FileFacts`] given).
+    gathered: bool,
+}
+
+impl<'p, 'd> PartRepairs<'p, 'd> {
+    /// The repairs of `diagnostics` (of `parse`, a part of a file, in file order), the whole file's from `facts`
+    /// when given ([`repairs_of_part_with`]; pass the same facts to each [`next_repairs`](Self::next_repairs)).
+    pub fn new(
+        parse: &'p Parse,
+        diagnostics: &'d [&'d Diagnostic],
+        facts: Option<&FileFacts>,
+    ) -> Self {
+        let cx = Cx::new(parse);
+        if let Some(facts) = facts {
+            // The trailers and the end of the file are the whole file's, not this part's.
+            let _ = cx.ends.set(facts.ends.clone());
+        }
+        let (indices, picked): (Vec<usize>, Vec<&Diagnostic>) = diagnostics
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.code == codes::LINE_TOO_LONG)
+            .unzip();
+        let mut made: Vec<Option<Repair>> = vec![None; picked.len()];
+        payload::long_lines(&cx, &picked, &mut made);
+        let made: Vec<_> = indices.into_iter().zip(made).collect();
+        PartRepairs {
+            cx,
+            diagnostics,
+            made: made.into_iter().peekable(),
+            next: 0,
+            gathered: facts.is_some(),
         }
     }
-    facts.names.repairs(&cx, diagnostics, held, &mut out);
-    out
+
+    /// The repairs of the next `n` diagnostics (fewer at the end), `None` where there is none; `facts` and
+    /// `held(id)` as [`repairs_of_part_with`] takes them, if facts were given to [`new`](Self::new) (else
+    /// `held` is not asked).
+    pub fn next_repairs(
+        &mut self,
+        n: usize,
+        mut facts: Option<&mut FileFacts>,
+        held: &dyn Fn(&str) -> usize,
+    ) -> Vec<Option<Repair>> {
+        let end = self.next.saturating_add(n).min(self.diagnostics.len());
+        let mut out = Vec::with_capacity(end.saturating_sub(self.next));
+        for i in self.next..end {
+            let Some(d) = self.diagnostics.get(i) else {
+                break;
+            };
+            let repair = match self.made.next_if(|(at, _)| *at == i) {
+                Some((_, r)) => r,
+                None => match (d.code, facts.as_deref_mut()) {
+                    ("record-after-trailer", Some(_)) if self.gathered => self.cx.one(d),
+                    ("duplicate-xref", Some(facts)) if self.gathered => {
+                        facts.names.one(&self.cx, d, held)
+                    }
+                    (code, _) if WHOLE_FILE_CODES.contains(&code) => None,
+                    _ => self.cx.one(d),
+                },
+            };
+            out.push(repair);
+        }
+        self.next = end;
+        out
+    }
 }
 
 /// What the repairs of a file read in parts (batches of records, in file order:

@@ -248,7 +248,13 @@ impl StreamLowering {
                 lines: _,
             } = fragment;
             let first = number_part(&mut dataset, &mut part, &records, &mut next_id, line_base);
-            diagnostics.extend(found);
+            // Most batches are one fragment: its diagnostics are taken as they are, not copied (a record can
+            // have a line left out on every other line, #12).
+            if diagnostics.is_empty() {
+                diagnostics = found;
+            } else {
+                diagnostics.extend(found);
+            }
             let global = |local: u32| first.saturating_add(local);
             for &(xref, local, is_record, at, line) in &holders {
                 if self.one_pass {
