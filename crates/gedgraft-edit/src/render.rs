@@ -150,12 +150,14 @@ impl Style {
             refs.extend(node.prev_sibling().filter(is_structure));
             refs.extend(node.next_sibling().filter(is_structure));
         }
-        let mut indents = Vec::new();
-        for r in &refs {
-            if let Some((level, ws)) = indent_of(r) {
-                if !indents.iter().any(|(l, _)| *l == level) {
-                    indents.push((level, ws));
-                }
+        let seen: Vec<(usize, String)> = refs.iter().filter_map(indent_of).collect();
+        // One line indented among neighbours that are not is a stray (`leading-whitespace`), not the file's
+        // way: a new line does not copy it (a re-wrap's `CONC` line next to a lone ` 2 DATE`).
+        let stray = seen.iter().filter(|(_, ws)| !ws.is_empty()).count() == 1 && seen.len() > 1;
+        let mut indents: Vec<(usize, String)> = Vec::new();
+        for (level, ws) in seen {
+            if !indents.iter().any(|(l, _)| *l == level) {
+                indents.push((level, if stray { String::new() } else { ws }));
             }
         }
         let delim = first_line_tokens(node)
@@ -178,42 +180,54 @@ impl Style {
     }
 
     /// The whitespace before the level of a new line at `level`: a neighbour's at the same level, or else the
-    /// neighbours' indentation carried on as `a + b × level` repetitions of their one whitespace character (as
-    /// in a file that indents each level by two spaces), or none when the neighbours disagree.
+    /// neighbours' indentation carried on (as in a file that indents each level by two spaces), or none when
+    /// they disagree.
     pub(crate) fn indent(&self, level: usize) -> String {
-        if let Some((_, ws)) = self.indents.iter().find(|(l, _)| *l == level) {
-            return ws.clone();
+        match self.indents.iter().find(|(l, _)| *l == level) {
+            Some((_, ws)) => ws.clone(),
+            None => self.carried(level).unwrap_or_default(),
         }
+    }
+
+    /// The neighbours' indentation carried on to `level`: `n₁ + b × (level − l₁)` repetitions of their one
+    /// whitespace character (none where that is below zero), on the line through the two deepest neighbours'
+    /// (level, width) points (through the origin for one neighbour); `None` when they disagree (two
+    /// characters, or a neighbour off that line).
+    fn carried(&self, level: usize) -> Option<String> {
         let mut fill: Option<char> = None;
-        let mut points: Vec<(usize, usize)> = Vec::new();
+        let mut points: Vec<(i64, i64)> = Vec::new();
+        let int = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         for (l, ws) in &self.indents {
             for c in ws.chars() {
                 if fill.is_some_and(|f| f != c) {
-                    return String::new();
+                    return None;
                 }
                 fill = Some(c);
             }
-            points.push((*l, ws.chars().count()));
+            points.push((int(*l), int(ws.chars().count())));
         }
         let Some(fill) = fill else {
-            return String::new();
+            return Some(String::new());
         };
         points.sort_unstable();
-        let (a, b) = match points.as_slice() {
-            [(l, n)] if *l > 0 && n % l == 0 => (0, n / l),
-            [(l1, n1), (l2, n2), ..] if n2 >= n1 && (n2 - n1) % (l2 - l1) == 0 => {
-                let b = (n2 - n1) / (l2 - l1);
-                match n1.checked_sub(b * l1) {
-                    Some(a) => (a, b),
-                    None => return String::new(),
-                }
+        let (l1, n1, b) = match points.as_slice() {
+            [(l, n)] if *l > 0 && n % l == 0 => (*l, *n, n / l),
+            // The two deepest: the shallow levels of a file may be flush with the margin (`1 NAME` over
+            // `  2 SURN`, `    3 TIME`: two spaces a level below level 1).
+            [.., (l1, n1), (l2, n2)] if n2 >= n1 && (n2 - n1) % (l2 - l1) == 0 => {
+                (*l1, *n1, (n2 - n1) / (l2 - l1))
             }
-            _ => return String::new(),
+            _ => return None,
         };
-        if points.iter().any(|&(l, n)| a + b * l != n) {
-            return String::new();
+        let width = |l: i64| {
+            n1.saturating_add(b.saturating_mul(l.saturating_sub(l1)))
+                .max(0)
+        };
+        if points.iter().any(|&(l, n)| width(l) != n) {
+            return None;
         }
-        std::iter::repeat_n(fill, a.saturating_add(b.saturating_mul(level))).collect()
+        let n = usize::try_from(width(int(level))).unwrap_or(0);
+        Some(std::iter::repeat_n(fill, n).collect())
     }
 
     /// The tokens of a new line without its payload: indentation, level, delimiter, identifier, tag.
@@ -358,6 +372,17 @@ mod tests {
             ..style.clone()
         };
         assert_eq!(odd.indent(2), "");
+        let alone = Style {
+            indents: vec![(2, "\t ".into())],
+            ..style.clone()
+        };
+        assert_eq!(alone.indent(2), "\t ");
+        // Levels 0 and 1 flush with the margin, two spaces a level below (a corpus file, `Case006`).
+        let below_one = Style {
+            indents: vec![(0, String::new()), (1, String::new()), (2, "  ".into())],
+            ..style.clone()
+        };
+        assert_eq!(below_one.indent(3), "    ");
     }
 
     /// #12: the tokens of a re-laid payload share their short texts (a line of `x@@x@@…` re-wrapped is a token

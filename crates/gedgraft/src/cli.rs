@@ -354,9 +354,12 @@ pub struct FixArgs {
     /// Write the result to OUT instead of showing a diff (one FILE only). With no edit option the output is
     /// identical to the input, octet for octet. `-` writes to standard output, and so does a path naming the
     /// file standard output is open on (such as /dev/stdout; /dev/stderr likewise writes to standard error).
-    /// Otherwise OUT is replaced atomically as with --in-place (owner, group and permissions kept when it
-    /// exists; a symbolic link is followed) if it is a regular file; anything else there (a device such as
-    /// /dev/null, a FIFO, a socket, a directory) is refused with status 2 and left alone.
+    /// A stream is written as the file is read, record by record: an error found further on (an octet that
+    /// cannot be decoded for --to-encoding, an edit the file refuses) can stop it with status 2 after what came
+    /// before, as iconv does; a file OUT is all or nothing. Otherwise OUT is replaced atomically as with
+    /// --in-place (owner, group and permissions kept when it exists; a symbolic link is followed) if it is a
+    /// regular file; anything else there (a device such as /dev/null, a FIFO, a socket, a directory) is
+    /// refused with status 2 and left alone.
     #[arg(short, long, value_name = "OUT", conflicts_with_all = ["in_place", "check"])]
     pub output: Option<PathBuf>,
     /// Rewrite each FILE in place, atomically: a temporary file in the same directory (readable only by its

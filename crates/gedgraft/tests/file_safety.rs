@@ -780,6 +780,7 @@ fn fix_help_documents_the_file_rules() {
         "next to the file it points to",
         "other hard links to the original keep the old text",
         "SUFFIX may not be empty",
+        "a file OUT is all or nothing",
     ] {
         assert!(help.contains(rule), "{rule:?} missing from fix --help");
     }

@@ -192,3 +192,50 @@ fn repairs_left_after_the_last_pass_are_reported() {
         stderr(&again)
     );
 }
+
+/// The `CONC` line a `line-too-long` repair adds (safe) is not indented like a neighbour whose indentation
+/// the others do not share (a space before `2 LANG` or a tab before `2 DATE`: `leading-whitespace` warnings): the repaired
+/// file has no warning the original had not.
+#[test]
+fn a_new_conc_line_does_not_copy_a_stray_indentation() {
+    let dir = temp_dir("repair", "stray-indent");
+    let x = "x".repeat(300);
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n";
+    for (name, body) in [
+        ("space.ged", format!("1 NOTE {x}\n 2 LANG en\n")),
+        ("tab.ged", format!("1 NOTE {x}\n\t2 DATE b\n")),
+    ] {
+        write(&dir, name, format!("{head}{body}0 TRLR\n").as_bytes());
+        let fixed = gedgraft_in(&dir, &["fix", "--repair", name, "-o", "fixed.ged"]);
+        assert_eq!(exit_code(&fixed), 0, "{}", stderr(&fixed));
+        let count = |file: &str| {
+            let out = gedgraft_in(&dir, &["check", "--format", "json", file]);
+            stdout(&out)
+                .matches("\"code\":\"leading-whitespace\"")
+                .count()
+        };
+        assert_eq!((count(name), count("fixed.ged")), (1, 1), "{name}");
+        let text = std::fs::read_to_string(dir.join("fixed.ged")).expect("written");
+        assert!(text.contains("\n2 CONC x"), "{text}");
+    }
+}
+
+/// A file that indents by level keeps doing so on the `CONC` lines a repair adds, at a level no neighbour
+/// has: levels 0 and 1 flush with the margin and two spaces a level below (as a corpus file writes
+/// `1 NAME`, `  2 SURN`, `    3 TIME`).
+#[test]
+fn a_new_conc_line_is_indented_as_the_file_indents_its_levels() {
+    let dir = temp_dir("repair", "indented");
+    let long = "y".repeat(300);
+    let text = format!(
+        "0 HEAD\n1 GEDC\n  2 VERS 5.5.1\n  2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 RESI\n  2 DATE 1900\n  2 NOTE {long}\n0 TRLR\n"
+    );
+    write(&dir, "indented.ged", text.as_bytes());
+    let fixed = gedgraft_in(
+        &dir,
+        &["fix", "--repair", "indented.ged", "-o", "fixed.ged"],
+    );
+    assert_eq!(exit_code(&fixed), 0, "{}", stderr(&fixed));
+    let out = std::fs::read_to_string(dir.join("fixed.ged")).expect("written");
+    assert!(out.contains("\n    3 CONC "), "{out}");
+}

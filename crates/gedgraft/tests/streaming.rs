@@ -1702,3 +1702,30 @@ fn a_batch_of_many_diagnostics_is_checked_a_slice_at_a_time_as_whole() {
     assert_eq!(report.matches("\"code\":\"level-jump\"").count(), 5_000);
     assert_eq!(report.matches("\"code\":\"lines-left-out\"").count(), 5_000);
 }
+
+/// `fix -o -` writes record by record (`fix --help`, `-o`): an edit a later batch refuses (`--delete TRLR`)
+/// stops it with status 2 after the batches before it, as iconv stops at an octet it cannot convert, while
+/// `-o FILE` is all or nothing: no file. The whole-file path, which reads the whole file first, writes nothing.
+#[test]
+fn a_stream_stops_after_what_came_before_and_a_file_is_all_or_nothing() {
+    let dir = temp_dir("streaming", "stops");
+    let text = generated("5.5.1");
+    let file = write(&dir, "g.ged", &text);
+    let path = file.to_str().expect("UTF-8 path");
+    let out = dir.join("out.ged");
+    let out_arg = out.to_str().expect("UTF-8 path");
+    let stream = ["fix", path, "--delete", "TRLR", "-o", "-"];
+    let (status, stdout, stderr, _) = run(&dir, &stream, false, None);
+    assert_eq!(status, Some(2), "{}", String::from_utf8_lossy(&stderr));
+    assert!(String::from_utf8_lossy(&stderr).contains("cannot delete the trailer"));
+    assert!(!stdout.is_empty() && text.starts_with(&stdout) && stdout.len() < text.len());
+    let whole = run(&dir, &stream, true, None);
+    assert_eq!((whole.0, whole.1.len()), (Some(2), 0));
+    let to_file = run(
+        &dir,
+        &["fix", path, "--delete", "TRLR", "-o", out_arg],
+        false,
+        Some(&out),
+    );
+    assert_eq!((to_file.0, to_file.3), (Some(2), None));
+}
