@@ -221,15 +221,7 @@ pub(crate) fn each_repair(
     mut each: impl FnMut(usize, Repair),
 ) {
     let cx = Cx::new(parse);
-    let (indices, picked): (Vec<usize>, Vec<&Diagnostic>) = diagnostics
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| BY_EDITOR_RUN.contains(&d.code))
-        .unzip();
-    let mut made: Vec<Option<Repair>> = vec![None; picked.len()];
-    payload::long_lines(&cx, &picked, &mut made);
-    lines::line_breaks(&cx, &picked, &mut made);
-    let mut made = indices.into_iter().zip(made).peekable();
+    let mut made = by_editor_runs(&cx, diagnostics, BY_EDITOR_RUN);
     for (i, d) in diagnostics.iter().enumerate() {
         let repair = match made.next_if(|(at, _)| *at == i) {
             Some((_, r)) => r,
@@ -239,6 +231,24 @@ pub(crate) fn each_repair(
             each(i, r);
         }
     }
+}
+
+/// Repairs made by editor runs, each with the index of its diagnostic, in order ([`by_editor_runs`]).
+type ByEditorRuns = std::iter::Peekable<std::vec::IntoIter<(usize, Option<Repair>)>>;
+
+/// The repairs of the diagnostics of `codes` (of [`BY_EDITOR_RUN`]) that one editor run over `cx`'s parse makes
+/// (the whole part re-wrapped once, its line breaks converted once), split by the diagnostic they fix.
+fn by_editor_runs(cx: &Cx, diagnostics: &[&Diagnostic], codes: &[&str]) -> ByEditorRuns {
+    let (indices, picked): (Vec<usize>, Vec<&Diagnostic>) = diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| codes.contains(&d.code))
+        .unzip();
+    let mut made: Vec<Option<Repair>> = vec![None; picked.len()];
+    payload::long_lines(cx, &picked, &mut made);
+    lines::line_breaks(cx, &picked, &mut made);
+    let made: Vec<_> = indices.into_iter().zip(made).collect();
+    made.into_iter().peekable()
 }
 
 /// A file with repairs applied: its octets and the changed ranges (as [`Edited::changed_ranges`](crate::Edited)).

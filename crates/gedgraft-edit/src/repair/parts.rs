@@ -5,7 +5,7 @@
 
 use super::duplicates::DuplicateNames;
 use super::lines::Ends;
-use super::{payload, Cx, Repair};
+use super::{by_editor_runs, ByEditorRuns, Cx, Repair};
 use gedgraft_syntax::{codes, Diagnostic, Parse};
 
 /// The codes whose repair needs the whole file: the trailers after a record and the file's end
@@ -76,7 +76,7 @@ pub struct PartRepairs<'p, 'd> {
     cx: Cx<'p>,
     diagnostics: &'d [&'d Diagnostic],
     /// The repairs made by one editor run, by the index of their diagnostic, in order.
-    made: std::iter::Peekable<std::vec::IntoIter<(usize, Option<Repair>)>>,
+    made: ByEditorRuns,
     /// The index of the next diagnostic whose repair is asked for.
     next: usize,
     /// Whether the repairs of [`GATHERED_CODES`] are made (from the [`FileFacts`] given).
@@ -96,18 +96,12 @@ impl<'p, 'd> PartRepairs<'p, 'd> {
             // The trailers and the end of the file are the whole file's, not this part's.
             let _ = cx.ends.set(facts.ends.clone());
         }
-        let (indices, picked): (Vec<usize>, Vec<&Diagnostic>) = diagnostics
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.code == codes::LINE_TOO_LONG)
-            .unzip();
-        let mut made: Vec<Option<Repair>> = vec![None; picked.len()];
-        payload::long_lines(&cx, &picked, &mut made);
-        let made: Vec<_> = indices.into_iter().zip(made).collect();
+        // The line breaks' repairs need the whole file (`WHOLE_FILE_CODES`).
+        let made = by_editor_runs(&cx, diagnostics, &[codes::LINE_TOO_LONG]);
         PartRepairs {
             cx,
             diagnostics,
-            made: made.into_iter().peekable(),
+            made,
             next: 0,
             gathered: facts.is_some(),
         }
