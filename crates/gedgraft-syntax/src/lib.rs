@@ -77,8 +77,8 @@ pub mod internal {
     }
     pub use crate::diagnostic::{printable, push_printable};
 
-    /// Sorts diagnostics by where they start, stably and in place, without a buffer of half of them when they
-    /// are in order already (the lowering's, as the parser's).
+    /// Sorts diagnostics by where they start, stably and in place: no copy of them, and no work beyond a look
+    /// when they are in order already, as they nearly always are (the lowering's, as the parser's).
     pub fn sort_diagnostics(diagnostics: &mut [crate::Diagnostic]) {
         crate::diagnostic::sort_by_start(diagnostics);
     }
