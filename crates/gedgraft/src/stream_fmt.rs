@@ -18,9 +18,10 @@
 //!
 //! The output, the messages, the summary and the exit status are the whole-file path's. A file with an error
 //! is refused in the one pass: once an error is met nothing more is written, and the pass goes on lowering to
-//! count the errors (the refusal names the first and counts them all). What takes the whole-file path
-//! (nothing is written before it is known): an identifier held twice (an error whose count needs the whole
-//! file), a structure the writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
+//! count the errors (the refusal names the first and counts them all). A file with an identifier held twice
+//! is refused too, its errors counted in two passes as `check` counts them ([`File::recount`]: the one pass
+//! may have taken a pointer to it for one to a record). What takes the whole-file path (nothing is written
+//! before it is known): a structure the writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
 //! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
 //! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
 //! `Case009-Family.ged`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
@@ -28,7 +29,7 @@
 
 use crate::cli::FmtArgs;
 use crate::output;
-use crate::stream_check::open_batches;
+use crate::stream_check::{index_pass, open_batches, second_pass};
 use crate::stream_fix::whole_file_forced;
 use crate::write_cmd::{what_write_changes, write_options};
 use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
@@ -57,6 +58,7 @@ pub(crate) fn fmt_streamed(
     };
     match file.deliver(None) {
         Err(Stop::TwoPasses(planned)) => file.deliver(Some(*planned)),
+        Err(Stop::Recount) => Err(file.recount()),
         done => done,
     }
     .map(Some)
@@ -70,6 +72,10 @@ enum Stop {
     /// A later batch changed the plan of the one pass, which planned the rest of the file without writing it:
     /// a second pass writes the file with that plan.
     TwoPasses(Box<Planned>),
+    /// An identifier held twice, an error: the file is refused, but the one pass may have taken a pointer to it
+    /// for one to a record, so its count of errors is not the whole file's; two passes count them
+    /// ([`File::recount`]).
+    Recount,
     /// An error to tell (a read or write error, or a refusal).
     Error(String),
 }
@@ -78,7 +84,7 @@ impl Stop {
     fn whole_file(self) -> Result<Option<Formatted>, String> {
         match self {
             Stop::Error(e) => Err(e),
-            Stop::WholeFile | Stop::TwoPasses(_) => Ok(None),
+            Stop::WholeFile | Stop::TwoPasses(_) | Stop::Recount => Ok(None),
         }
     }
 }
@@ -137,6 +143,41 @@ struct OnePass {
 }
 
 impl File<'_> {
+    /// The refusal of a file with an identifier held twice, its errors counted as `check` counts them in two
+    /// passes (an index of the identifiers, then each batch lowered with it): nothing is written, and memory
+    /// is a batch's and the index's, not the whole file's tree (#17).
+    fn recount(&self) -> Stop {
+        let name = self.path.display().to_string();
+        let lower = LowerOptions::default();
+        let Some(indexed) = index_pass(self.path, self.options, &lower, false) else {
+            return Stop::WholeFile;
+        };
+        let (mut lowering, mut file_wide) =
+            (indexed.lowering.diagnostics_only(), indexed.file_wide);
+        let mut refusal: Option<(usize, gedgraft_syntax::Diagnostic)> = None;
+        let counted = second_pass(
+            indexed.batches,
+            (&mut lowering, &mut file_wide),
+            |e| Stop::Error(format!("cannot read {name}: {e}")),
+            |(batch, _), _, lowered| {
+                if let Some((n, first)) =
+                    crate::fmt::errors(&lowered.all_diagnostics(batch.parse()))
+                {
+                    let (count, _) = refusal.get_or_insert_with(|| (0, first.clone()));
+                    *count += n;
+                }
+                Ok(())
+            },
+        );
+        match (counted, refusal) {
+            (Err(stop), _) => stop,
+            (Ok(()), Some((count, first))) => {
+                Stop::Error(crate::fmt::refusal(&name, count, &first))
+            }
+            (Ok(()), None) => Stop::WholeFile,
+        }
+    }
+
     /// The write options, from the file's first batch.
     fn write_options(&self, parse: &Parse) -> WriteOptions {
         let encoding = self.to.unwrap_or(parse.encoding());
@@ -360,9 +401,9 @@ impl Writing {
                     first,
                     refusal,
                 } = *one;
-                // An identifier held twice is an error whose count only the whole file gives.
+                // An identifier held twice is an error whose count two passes give.
                 if lowering.has_duplicate_identifier() {
-                    return Err(Stop::WholeFile);
+                    return Err(Stop::Recount);
                 }
                 if let Some((count, first)) = refusal {
                     return Err(Stop::Error(crate::fmt::refusal(name, count, &first)));
@@ -506,22 +547,42 @@ mod tests {
         );
     }
 
-    /// A file with errors is refused in the one pass, as the whole-file path refuses it: how many problems, and
-    /// the first, on its line.
-    #[test]
-    fn a_file_with_errors_is_refused_streamed() {
-        let jumps = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n3 NAME x\n\
-            0 @I2@ INDI\n3 NAME y\n0 TRLR\n";
+    /// `fmt --check` of `input` streamed: its refusal, if it refuses it (and the file's path).
+    fn refusal_of(input: &[u8]) -> (Option<String>, String) {
         let dir = tempfile::tempdir().expect("a directory");
         let path = dir.path().join("f.ged");
-        std::fs::write(&path, jumps).expect("written");
+        std::fs::write(&path, input).expect("written");
         let path_arg = path.to_str().expect("UTF-8");
         let cli = crate::cli::Cli::parse_from(["gedgraft", "fmt", "--check", path_arg]);
         let crate::cli::Command::Fmt(args) = cli.command else {
             panic!("not fmt");
         };
         let refused = fmt_streamed(&path, &args, None, &ParseOptions::default()).err();
-        let expected = format!("{path_arg}: not formatted: 2 errors (the first on line 6: ");
+        (refused, path_arg.to_string())
+    }
+
+    /// A file with errors is refused in the one pass, as the whole-file path refuses it: how many problems, and
+    /// the first, on its line.
+    #[test]
+    fn a_file_with_errors_is_refused_streamed() {
+        let jumps = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n3 NAME x\n\
+            0 @I2@ INDI\n3 NAME y\n0 TRLR\n";
+        let (refused, path) = refusal_of(jumps);
+        let expected = format!("{path}: not formatted: 2 errors (the first on line 6: ");
+        assert!(
+            refused.as_deref().is_some_and(|e| e.starts_with(&expected)),
+            "{refused:?}"
+        );
+    }
+
+    /// An identifier held twice (`duplicate-xref`, an error) is refused streamed too, its errors counted in two
+    /// passes, as `check` counts them (the one pass may take a pointer to it for one to a record).
+    #[test]
+    fn a_file_with_an_identifier_held_twice_is_refused_streamed() {
+        let twice = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
+        let (refused, path) = refusal_of(twice);
+        let expected =
+            format!("{path}: not formatted: 1 error (the first on line 6: @I1@ is already");
         assert!(
             refused.as_deref().is_some_and(|e| e.starts_with(&expected)),
             "{refused:?}"
@@ -532,9 +593,5 @@ mod tests {
     fn what_needs_the_whole_file_is_left_to_it() {
         // The review diff.
         assert_eq!(streamed(FILE, &[]), None);
-        // An identifier held twice (`duplicate-xref`, an error whose count only the whole file gives): the
-        // whole-file path refuses.
-        let twice = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n";
-        assert_eq!(streamed(twice, &["--check"]), None);
     }
 }

@@ -1729,3 +1729,34 @@ fn a_stream_stops_after_what_came_before_and_a_file_is_all_or_nothing() {
     );
     assert_eq!((to_file.0, to_file.3), (Some(2), None));
 }
+
+/// A file with identifiers held twice is refused by `fmt` streamed as by the whole-file path (#17: the whole
+/// file's tree was read for the refusal alone): the errors counted in two passes, pointers to the identifiers
+/// held twice before and after their holders, across batches, with other errors before and after.
+#[test]
+fn fmt_refuses_identifiers_held_twice_streamed_as_whole() {
+    let dir = temp_dir("streaming", "fmt_twice");
+    let mut text =
+        String::from("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n");
+    for i in 0..30 {
+        text.push_str(&format!("0 @I{i}@ INDI\n1 FAMS @F{}@\n", i % 4));
+        if i % 7 == 3 {
+            text.push_str("1 BIRT\n3 DATE 1900\n");
+        }
+        if i % 5 == 0 {
+            text.push_str(&format!("0 @F{}@ FAM\n1 HUSB @I{i}@\n", i % 4));
+        }
+    }
+    text.push_str("0 @I3@ NOTE held twice\n0 TRLR\n");
+    let file = write(&dir, "twice.ged", text.as_bytes());
+    let failures = fmt_difference(&dir, &file, &[]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let (status, _, stderr, _) = run(
+        &dir,
+        &["fmt", "--check", file.to_str().expect("UTF-8")],
+        false,
+        None,
+    );
+    assert_eq!(status, Some(2));
+    assert!(String::from_utf8_lossy(&stderr).contains("not formatted: "));
+}
