@@ -160,12 +160,7 @@ impl File<'_> {
             (&mut lowering, &mut file_wide),
             |e| Stop::Error(format!("cannot read {name}: {e}")),
             |(batch, _), _, lowered| {
-                if let Some((n, first)) =
-                    crate::fmt::errors(&lowered.all_diagnostics(batch.parse()))
-                {
-                    let (count, _) = refusal.get_or_insert_with(|| (0, first.clone()));
-                    *count += n;
-                }
+                count_errors(&mut refusal, batch.parse(), lowered);
                 Ok(())
             },
         );
@@ -322,6 +317,19 @@ impl File<'_> {
     }
 }
 
+/// Adds the errors of a batch (`parse`, lowered as `lowered`) to a refusal: how many problems so far, and the
+/// first error (the first batch's with one).
+fn count_errors(
+    refusal: &mut Option<(usize, gedgraft_syntax::Diagnostic)>,
+    parse: &Parse,
+    lowered: &gedgraft_model::Lowered,
+) {
+    if let Some((n, first)) = crate::fmt::errors(&lowered.all_diagnostics(parse)) {
+        let (count, _) = refusal.get_or_insert_with(|| (0, first.clone()));
+        *count += n;
+    }
+}
+
 /// What the line counter is sent: a batch and its new octets, then the trailer's octets, which end the last
 /// batch's new octets.
 enum Counted {
@@ -344,10 +352,7 @@ impl Writing {
                 } = &mut **one;
                 let lowered = lowering.lower(parse);
                 let refused = refusal.is_some();
-                if let Some((n, first)) = crate::fmt::errors(&lowered.all_diagnostics(parse)) {
-                    let (count, _) = refusal.get_or_insert_with(|| (0, first.clone()));
-                    *count += n;
-                }
+                count_errors(refusal, parse, &lowered);
                 if refusal.is_some() {
                     if !refused {
                         // From here on only the errors count: the records' structures need not be kept.
