@@ -174,11 +174,12 @@ fn write_batches(
             part.clear();
             written
         };
+        // Past `SPILL` octets the diagnostics go to the temporary file, during a batch of many as after one.
         let Diagnostics { text, file } = &mut diagnostics;
-        let mut spill = |part: &mut String| spill(file, part);
+        let mut spill = |part: &mut String| spill_past(file, part);
         writer.batch_to(parse, &lowered, (&mut json, &mut sink), (text, &mut spill))?;
         sink(&mut json)?;
-        diagnostics.spill_if_large()?;
+        spill_past(file, text)?;
         dropper.later((batch, lowered));
     }
     if stop.is_some() && lowering.has_unresolved() {
@@ -249,8 +250,11 @@ struct Diagnostics {
     file: Option<std::fs::File>,
 }
 
-/// Appends `text` to the temporary file `file` (made at the first call) and empties it.
-fn spill(file: &mut Option<std::fs::File>, text: &mut String) -> Result<(), String> {
+/// Past [`SPILL`] octets, appends `text` to the temporary file `file` (made at the first call) and empties it.
+fn spill_past(file: &mut Option<std::fs::File>, text: &mut String) -> Result<(), String> {
+    if text.len() < SPILL {
+        return Ok(());
+    }
     let error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
     let file = match file {
         Some(f) => f,
@@ -262,13 +266,6 @@ fn spill(file: &mut Option<std::fs::File>, text: &mut String) -> Result<(), Stri
 }
 
 impl Diagnostics {
-    fn spill_if_large(&mut self) -> Result<(), String> {
-        if self.text.len() < SPILL {
-            return Ok(());
-        }
-        spill(&mut self.file, &mut self.text)
-    }
-
     /// Writes everything gathered to standard output, in order.
     fn emit(self) -> Result<(), String> {
         if let Some(file) = self.file {
