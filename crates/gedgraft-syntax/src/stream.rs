@@ -150,6 +150,37 @@ pub struct Batch {
     /// The diagnostic whose run goes on into the batches after this one: its code, where it starts in the
     /// batch's text, and how many of the batches after this one hold a part of it.
     run_goes_on: Option<(&'static str, TextSize, usize)>,
+    /// What the stream knew where the batch starts ([`RecordStream::resume`]).
+    start: ResumePoint,
+}
+
+/// Where a batch starts in its input, with what the stream knew there (its line, the dialect, whether a
+/// trailer came before): a stream [resumed](RecordStream::resume) at it gives the batch and the ones after
+/// it as the stream that made them did, without reading what comes before. A few dozen octets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumePoint {
+    offset: u64,
+    line: u64,
+    break_before: Option<LineBreak>,
+    batches: u64,
+    dialect: Option<Dialect>,
+    seen_line: bool,
+    trailer_seen: bool,
+    after_trailer: Option<bool>,
+    exact_detection: bool,
+    notes_left_out: bool,
+}
+
+impl ResumePoint {
+    /// The file offset where the batch starts: the reader given to [`RecordStream::resume`] reads from there.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The batch's number in its stream, from 0 (the header's batch).
+    pub fn batch(&self) -> u64 {
+        self.batches
+    }
 }
 
 impl Batch {
@@ -215,6 +246,11 @@ impl Batch {
         let mut all = self.parse.diagnostics().iter();
         let d = all.find(|d| d.code == code && d.range.start() == start)?;
         Some((d, batches))
+    }
+
+    /// Where the batch starts, to [resume](RecordStream::resume) its stream there.
+    pub fn resume_point(&self) -> &ResumePoint {
+        &self.start
     }
 }
 
@@ -427,6 +463,82 @@ impl<R: Read> RecordStream<R> {
         })
     }
 
+    /// The stream of `options` over an input read again from a batch's start, `at` (given by
+    /// [`Batch::resume_point`] of a stream over the same input with the same options; `reader` reads from
+    /// [`ResumePoint::offset`]), whose encoding that stream chose (its [`detection`](RecordStream::detection)):
+    /// the batches are those the first stream gave from that one on. One difference: a batch whose first
+    /// diagnostic the first stream counted in the run of an earlier batch ([`Batch::continued_run`]) keeps it
+    /// as its own, as the earlier batch is not read; resume at the batch where the run starts to have it
+    /// counted so.
+    ///
+    /// ```
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 @I2@ INDI\n1 NOTE a@b\n0 TRLR\n";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let stream = RecordStream::new(&input[..], options.clone()).unwrap();
+    /// let detection = stream.detection().clone();
+    /// let batches: Vec<_> = stream.map(Result::unwrap).collect();
+    /// let at = batches[2].resume_point();
+    /// let rest = &input[at.offset() as usize..];
+    /// let resumed: Vec<_> = RecordStream::resume(rest, options, detection, at).map(Result::unwrap).collect();
+    /// assert_eq!(resumed.len(), 2);
+    /// assert_eq!(resumed[0].parse().to_bytes().unwrap(), b"0 @I2@ INDI\n1 NOTE a@b\n");
+    /// assert_eq!(resumed[0].first_line(), 5);
+    /// let codes = |batch: &gedgraft_syntax::stream::Batch| {
+    ///     batch.diagnostics().iter().map(|d| (d.code, d.location.line, d.location.column)).collect::<Vec<_>>()
+    /// };
+    /// assert_eq!(codes(&resumed[0]), [("unescaped-at", 6, 9)]);
+    /// assert_eq!(codes(&resumed[0]), codes(&batches[2]));
+    /// ```
+    pub fn resume(
+        reader: R,
+        options: StreamOptions,
+        detection: Detection,
+        at: &ResumePoint,
+    ) -> RecordStream<R> {
+        let mut body_detection = detection.clone();
+        body_detection.bom = None;
+        RecordStream {
+            reader,
+            options,
+            detection,
+            body_detection,
+            buf: Vec::new(),
+            eof: false,
+            offset: at.offset,
+            line: at.line,
+            break_before: at.break_before,
+            batches: at.batches,
+            dialect: at.dialect,
+            seen_line: at.seen_line,
+            trailer_seen: at.trailer_seen,
+            after_trailer: at.after_trailer,
+            pending: VecDeque::new(),
+            ready: 0,
+            run_goes_on: false,
+            target: None,
+            notes_left_out: at.notes_left_out,
+            exact_detection: at.exact_detection,
+            done: false,
+        }
+    }
+
+    /// Where the next batch starts, with what the stream knows there.
+    fn resume_point(&self) -> ResumePoint {
+        ResumePoint {
+            offset: self.offset,
+            line: self.line,
+            break_before: self.break_before,
+            batches: self.batches,
+            dialect: self.dialect,
+            seen_line: self.seen_line,
+            trailer_seen: self.trailer_seen,
+            after_trailer: self.after_trailer,
+            exact_detection: self.exact_detection,
+            notes_left_out: self.notes_left_out,
+        }
+    }
+
     /// How the encoding was chosen (from the head of the input; the notes are those of the head).
     pub fn detection(&self) -> &Detection {
         &self.detection
@@ -545,6 +657,7 @@ impl<R: Read> RecordStream<R> {
 
     /// Parses the next batch and adds it to `pending`.
     fn parse_next(&mut self) -> Result<(), StreamError> {
+        let start = self.resume_point();
         let mut cut = self.next_cut()?;
         let first = self.batches == 0;
         let encoding = self.detection.used;
@@ -647,6 +760,7 @@ impl<R: Read> RecordStream<R> {
             breaks: out.breaks,
             continued_run,
             run_goes_on: None,
+            start,
         });
         self.buf.drain(..cut);
         // A batch far larger than the others (a record of 8 MB nested 850 000 levels deep, #12) leaves the

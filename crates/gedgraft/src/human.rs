@@ -32,6 +32,7 @@ pub struct Options {
 }
 
 /// How many diagnostics of one code were shown, and how many problems of it were left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Tally {
     code: &'static str,
     severity: Severity,
@@ -65,6 +66,13 @@ pub fn report(
 pub struct Report<'o> {
     options: &'o Options,
     out: String,
+    counts: Counts,
+}
+
+/// What a human report counted so far: what the rest of its text depends on (which codes it showed, how many
+/// of each) and what its summary says. A few dozen octets a code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
     errors: u64,
     warnings: u64,
     /// One entry per code met, in order of first appearance (a few dozen codes at most).
@@ -73,17 +81,105 @@ pub struct Report<'o> {
     fixable: crate::repair::Fixable,
 }
 
+impl Counts {
+    fn tally(&self, code: &str) -> Option<&Tally> {
+        self.tallies.iter().find(|t| t.code == code)
+    }
+
+    /// Whether a report with these counts writes what follows as one with `other`'s does, given `end`: what
+    /// that report counted at its end, after `other`. A code shown as often (up to the limit) in both, or
+    /// one that report meets no more, writes its diagnostics the same.
+    pub fn writes_on_as(&self, other: &Counts, end: &Counts, options: &Options) -> bool {
+        let shown = |counts: &Counts, code: &str| {
+            let shown = counts.tally(code).map_or(0, |t| t.shown);
+            match options.all {
+                true => shown.min(1),
+                false => shown.min(SHOWN_PER_CODE),
+            }
+        };
+        let same = |code: &str| {
+            shown(self, code) == shown(other, code) || other.tally(code) == end.tally(code)
+        };
+        (self.tallies.iter().chain(&other.tallies)).all(|t| same(t.code))
+    }
+
+    /// These counts, then what a report counted from `from` to `end` (later counts of the same report): the
+    /// counts of a report that [`writes_on_as`](Counts::writes_on_as) that one from `from` on.
+    pub fn then(&self, from: &Counts, end: &Counts) -> Counts {
+        let more = |at_end: u64, before: u64| at_end.saturating_sub(before);
+        let mut counts = Counts {
+            errors: self.errors + more(end.errors, from.errors),
+            warnings: self.warnings + more(end.warnings, from.warnings),
+            tallies: self.tallies.clone(),
+            fixable: crate::repair::Fixable {
+                safe: self.fixable.safe + more(end.fixable.safe, from.fixable.safe),
+                unsafe_: self.fixable.unsafe_ + more(end.fixable.unsafe_, from.fixable.unsafe_),
+            },
+        };
+        for t in &end.tallies {
+            let (shown, left_out) = from.tally(t.code).map_or((0, 0), |f| (f.shown, f.left_out));
+            let (shown, left_out) = (t.shown.saturating_sub(shown), more(t.left_out, left_out));
+            match counts.tallies.iter_mut().find(|c| c.code == t.code) {
+                Some(c) => {
+                    c.shown += shown;
+                    c.left_out += left_out;
+                }
+                None => counts.tallies.push(Tally {
+                    shown,
+                    left_out,
+                    ..t.clone()
+                }),
+            }
+        }
+        counts
+    }
+}
+
 impl<'o> Report<'o> {
     /// An empty report.
     pub fn new(options: &'o Options) -> Report<'o> {
+        Report::with_counts(options, Counts::default())
+    }
+
+    /// A report that goes on from `counts` (those of an earlier report, [`Report::counts`]).
+    pub fn with_counts(options: &'o Options, counts: Counts) -> Report<'o> {
         Report {
             options,
             out: String::with_capacity(PIECE + 4096),
-            errors: 0,
-            warnings: 0,
-            tallies: Vec::new(),
-            fixable: crate::repair::Fixable::default(),
+            counts,
         }
+    }
+
+    /// What the report counted so far.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Counts from here on as if the report had counted `counts` so far.
+    pub fn set_counts(&mut self, counts: Counts) {
+        self.counts = counts;
+    }
+
+    /// What the report shows.
+    pub fn options(&self) -> &Options {
+        self.options
+    }
+
+    /// The text written and not yet handed on: it comes before what follows.
+    pub fn unsent(&self) -> &str {
+        &self.out
+    }
+
+    /// Hands on the text written so far.
+    pub fn send(
+        &mut self,
+        emit: &mut impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if !self.out.is_empty() {
+            emit(&self.out)?;
+            self.out.clear();
+        }
+        Ok(())
     }
 
     /// Adds the diagnostics (in file order) of `parse`, a file or one batch of it, whose records `records`
@@ -105,8 +201,8 @@ impl<'o> Report<'o> {
             // The summary counts problems, not diagnostics: a run of one code counts each of its lines.
             let n = u64::from(d.count.max(1));
             match d.severity() {
-                Severity::Error => self.errors += n,
-                Severity::Warning => self.warnings += n,
+                Severity::Error => self.counts.errors += n,
+                Severity::Warning => self.counts.warnings += n,
             }
             // What the lowering left out because of this line is a note of its diagnostic, not one of its own.
             let left_out = rest
@@ -116,7 +212,8 @@ impl<'o> Report<'o> {
             let (notes, after_notes) = rest.split_at(left_out);
             if d.code != LINES_LEFT_OUT {
                 rest = after_notes;
-                self.warnings += notes.iter().map(|l| u64::from(l.count.max(1))).sum::<u64>();
+                self.counts.warnings +=
+                    notes.iter().map(|l| u64::from(l.count.max(1))).sum::<u64>();
             }
             let notes = if d.code == LINES_LEFT_OUT || options.no_warnings {
                 &[][..]
@@ -128,21 +225,22 @@ impl<'o> Report<'o> {
             }
             // Fixable diagnostics are counted whether shown or left out, as long as their kind is reported.
             if let Some(r) = repair {
-                self.fixable.count(r);
+                self.counts.fixable.count(r);
             }
-            let index = match self.tallies.iter().position(|t| t.code == d.code) {
+            let tallies = &mut self.counts.tallies;
+            let index = match tallies.iter().position(|t| t.code == d.code) {
                 Some(i) => i,
                 None => {
-                    self.tallies.push(Tally {
+                    tallies.push(Tally {
                         code: d.code,
                         severity: d.severity(),
                         shown: 0,
                         left_out: 0,
                     });
-                    self.tallies.len() - 1
+                    tallies.len() - 1
                 }
             };
-            let tally = &mut self.tallies[index];
+            let tally = &mut tallies[index];
             if !options.all && tally.shown >= SHOWN_PER_CODE {
                 tally.left_out += n;
                 continue;
@@ -176,7 +274,7 @@ impl<'o> Report<'o> {
     ) -> Result<(), String> {
         let pal = &self.options.palette;
         let out = &mut self.out;
-        for t in self.tallies.iter().filter(|t| t.left_out > 0) {
+        for t in self.counts.tallies.iter().filter(|t| t.left_out > 0) {
             let _ = writeln!(
                 out,
                 "\u{2026} and {} more {} {}{}; --all shows every one",
@@ -194,11 +292,11 @@ impl<'o> Report<'o> {
                 pal.label, pal.label, d.code, loc.line, loc.column
             );
         }
-        if let Some(line) = self.fixable.summary() {
+        if let Some(line) = self.counts.fixable.summary() {
             let label = pal.label;
             let _ = writeln!(out, "{label}help{label:#}: {line}");
         }
-        let (errors, warnings) = (self.errors, self.warnings);
+        let (errors, warnings) = (self.counts.errors, self.counts.warnings);
         let _ = writeln!(
             out,
             "{}: {} error{}, {} warning{} (encoding {})",

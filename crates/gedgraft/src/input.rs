@@ -106,6 +106,24 @@ impl Read for Reader {
     }
 }
 
+impl std::io::Seek for Reader {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        match self {
+            Reader::File(file) => file.seek(to),
+            Reader::Copy { file, at } => {
+                let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidInput);
+                let (base, by) = match to {
+                    std::io::SeekFrom::Start(n) => (0, i128::from(n)),
+                    std::io::SeekFrom::Current(d) => (*at, i128::from(d)),
+                    std::io::SeekFrom::End(d) => (file.metadata()?.len(), i128::from(d)),
+                };
+                *at = u64::try_from(i128::from(base) + by).map_err(|_| invalid())?;
+                Ok(*at)
+            }
+        }
+    }
+}
+
 #[cfg(unix)]
 fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)

@@ -303,7 +303,7 @@ pub(crate) fn help(r: &Repair) -> String {
 }
 
 /// How many diagnostics have a safe repair, and how many an unsafe one, for the summary line.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Fixable {
     pub safe: u64,
     pub unsafe_: u64,

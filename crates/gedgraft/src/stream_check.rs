@@ -2,11 +2,13 @@
 //! ([`gedgraft_syntax::stream`]): in one pass where one tells what two would, else in two.
 //!
 //! **One pass** ([`one_pass`], [`StreamLowering::one_pass`]): each batch is parsed, its identifiers indexed and
-//! it is lowered, its diagnostics written to a report held until the end. A pointer to an identifier not yet
-//! met is pending; when a pending pointer leads to no record at the end, the report is dropped and the second
-//! pass below follows with the index this pass made ([`StreamLowering::into_second_pass`]); the pass gives up
+//! it is lowered, its diagnostics written to a report held until the end, with where each batch's part starts.
+//! A pointer to an identifier not yet met is pending; when a pending pointer leads to no record at the end,
+//! the batches from the first with one are read again and lowered with the index this pass made, and their
+//! part of the report written anew, until the rest is as the one pass wrote it ([`Again`]); the pass gives up
 //! for two (nothing written) on what the two passes would send to the whole-file path (below), or on a
-//! report over [`ONE_PASS_REPORT`]. Most files are parsed once, files with dangling pointers twice.
+//! report over [`ONE_PASS_REPORT`]. Most files are parsed once, files with dangling pointers once and the
+//! batches that hold them again.
 //!
 //! **Two passes**: the first indexes the cross-reference identifiers ([`StreamLowering::index_identifiers`]:
 //! one entry per identifier, O(records); the batches are parsed but not lowered, except with `--strict`,
@@ -44,6 +46,9 @@ use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::Read;
 use std::path::Path;
 
+mod one_pass;
+use one_pass::{one_pass, Again, OnePass};
+
 /// Checks one file streamed: `Some(whether it has an error)` once its report is written, `None` when it
 /// takes the whole-file path (nothing was written). One pass first ([`one_pass`]); two when it cannot tell.
 pub(crate) fn check_streamed(
@@ -65,21 +70,18 @@ pub(crate) fn check_streamed(
             emit(&report)?;
             return Ok(Some(any_error));
         }
-        // The index is complete: the second pass only.
+        // The index is complete: the batches from the first with a pointer that leads nowhere, again.
         OnePass::Unresolved(found) => {
-            let (lowering, file_wide, detection) = *found;
-            let Some(stream) = open_batches(path, options) else {
-                return Ok(None);
+            let again = Again {
+                path,
+                args,
+                options,
+                human_options,
+                batch_size: TWO_PASS_BATCH,
             };
-            let stream: Box<dyn Iterator<Item = Result<Batch, StreamError>>> = Box::new(stream);
-            // One pass found no repair that needs what a pass gathers ([`gedgraft_edit::FileFacts`]).
-            (
-                lowering.into_second_pass(),
-                file_wide,
-                detection,
-                stream,
-                None,
-            )
+            return again
+                .write(*found, emit)
+                .map(|(any_error, _)| Some(any_error));
         }
         OnePass::Cannot => {
             let Some(Indexed {
@@ -283,92 +285,6 @@ impl<I: Iterator<Item = Result<Batch, StreamError>>> Runs<I> {
     }
 }
 
-/// The most report [`one_pass`] holds before it gives up for two passes (the report of a file with so many
-/// diagnostics is written as it goes). Small: what is held adds to the peak of the passes after it (`cargo
-/// xtask stress`, `one-code`: 8 MiB took `check --format json` from 73 to 96 MiB on 2 MB).
-const ONE_PASS_REPORT: usize = 1 << 20;
-
-/// What one pass over a file found ([`one_pass`]).
-enum OnePass {
-    /// The report, and whether the file has an error.
-    Checked(String, bool),
-    /// A pointer met before the identifier it names leads to no record (or to a substructure): the report
-    /// is the second pass's, whose index this pass made.
-    Unresolved(Box<(StreamLowering, FileWide, Detection)>),
-    /// What two passes (or the whole file) have to tell.
-    Cannot,
-}
-
-/// One file checked in one pass ([`StreamLowering::one_pass`]), the report held until the end; nothing
-/// written. [`OnePass::Cannot`] when one pass cannot tell what two would: a duplicate identifier, a
-/// diagnostic whose repair needs the whole file, line breaks counted for the whole file
-/// (`lf-cr-line-breaks`, `mixed-line-breaks`), an error with `--strict`, or a report larger than
-/// [`ONE_PASS_REPORT`] (each stops the pass where it is found); [`OnePass::Unresolved`] when a pending
-/// pointer leads to no record. Most files have none of them: they are parsed once instead of twice. The
-/// report is the two passes' (tested). Batches of `batch` octets (unless `GEDGRAFT_BATCH_SIZE` says
-/// otherwise).
-fn one_pass(
-    path: &Path,
-    args: &CheckArgs,
-    options: &ParseOptions,
-    human_options: &human::Options,
-    batch: usize,
-) -> OnePass {
-    let Ok(file) = input::open(path) else {
-        return OnePass::Cannot;
-    };
-    let stream = stream_options_sized(options, batch).with_exact_notes(true);
-    let Ok(stream) = RecordStream::new(file, stream) else {
-        return OnePass::Cannot;
-    };
-    let detection = stream.detection().clone();
-    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
-    let mut lowering = StreamLowering::one_pass(&LowerOptions::default()).diagnostics_only();
-    let mut file_wide = FileWide::default();
-    let mut writer = Writer::new(args.format, human_options);
-    let mut report = String::new();
-    // Past the limit, the report "fails" to be written: the pass stops.
-    let mut hold = |text: &str| {
-        report.push_str(text);
-        match report.len() > ONE_PASS_REPORT {
-            true => Err(String::new()),
-            false => Ok(()),
-        }
-    };
-    let dropper = Dropper::new();
-    let mut stream = Runs::new(ahead(stream));
-    while let Some(batch) = stream.next_batch() {
-        let Ok(batch) = batch else {
-            return OnePass::Cannot;
-        };
-        needs_whole.count(batch.parse());
-        file_wide.count(&batch);
-        if needs_whole.found() || needs_whole.gathered() || !file_wide.codes().is_empty() {
-            return OnePass::Cannot;
-        }
-        let lowered = lowering.lower(batch.parse());
-        let Ok(following) = stream.following(&batch) else {
-            return OnePass::Cannot;
-        };
-        let run = (&batch, following);
-        let written = writer.batch(path, &detection, (run, &lowering), &lowered, &mut hold);
-        dropper.later((batch, lowered));
-        if written.is_err()
-            || lowering.has_duplicate_identifier()
-            || (args.strict && writer.any_error)
-        {
-            return OnePass::Cannot;
-        }
-    }
-    if lowering.has_unresolved() {
-        return OnePass::Unresolved(Box::new((lowering, file_wide, detection)));
-    }
-    match writer.finish(path, &detection, &mut hold) {
-        Ok(any_error) => OnePass::Checked(report, any_error),
-        Err(_) => OnePass::Cannot,
-    }
-}
-
 /// The report of a streamed file as its batches come, human or JSON.
 struct Writer<'o> {
     format: Format,
@@ -383,17 +299,87 @@ struct Writer<'o> {
     facts: Option<gedgraft_edit::FileFacts>,
 }
 
+/// What a [`Writer`]'s report counted so far, which what it writes next depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct State {
+    counts: human::Counts,
+    first: bool,
+    any_error: bool,
+}
+
 impl<'o> Writer<'o> {
     fn new(format: Format, options: &'o human::Options) -> Writer<'o> {
+        let start = State {
+            counts: human::Counts::default(),
+            first: true,
+            any_error: false,
+        };
+        Writer::resumed(format, options, &start, false)
+    }
+
+    /// A writer that goes on from `state` (the head of the JSON report written if `head_written`).
+    fn resumed(
+        format: Format,
+        options: &'o human::Options,
+        state: &State,
+        head_written: bool,
+    ) -> Writer<'o> {
         Writer {
             format,
             json: String::new(),
-            report: human::Report::new(options),
-            head_written: false,
-            first: true,
-            any_error: false,
+            report: human::Report::with_counts(options, state.counts.clone()),
+            head_written,
+            first: state.first,
+            any_error: state.any_error,
             facts: None,
         }
+    }
+
+    fn state(&self) -> State {
+        State {
+            counts: self.report.counts().clone(),
+            first: self.first,
+            any_error: self.any_error,
+        }
+    }
+
+    /// What was written and not yet handed on.
+    fn unsent(&self) -> &str {
+        match self.format {
+            Format::Json => &self.json,
+            Format::Human => self.report.unsent(),
+        }
+    }
+
+    /// Hands on what was written.
+    fn send(&mut self, emit: &mut dyn FnMut(&str) -> Result<(), String>) -> Result<(), String> {
+        let mut emit = |text: &str| emit(text);
+        match self.format {
+            Format::Json if !self.json.is_empty() => {
+                emit(&self.json)?;
+                self.json.clear();
+                Ok(())
+            }
+            Format::Json => Ok(()),
+            Format::Human => self.report.send(&mut emit),
+        }
+    }
+
+    /// Whether this writer writes what follows as a writer in `other` state did, which was in `end` state
+    /// at its end ([`human::Counts::writes_on_as`]; in JSON, whether a comma comes before the next diagnostic).
+    fn writes_on_as(&self, other: &State, end: &State) -> bool {
+        let counts = self.report.counts();
+        counts.writes_on_as(&other.counts, &end.counts, self.report.options())
+            && (self.first == other.first || other.first == end.first)
+    }
+
+    /// After what a writer in `from` state wrote until it was in `end` state was handed on after what this
+    /// one wrote ([`Writer::writes_on_as`]): this writer's state at that end.
+    fn carry(&mut self, from: &State, end: &State) {
+        let counts = self.report.counts().then(&from.counts, &end.counts);
+        self.report.set_counts(counts);
+        self.any_error |= end.any_error;
+        self.first &= end.first;
     }
 
     /// Writes the diagnostics of one batch (its file-wide ones in place) and its lowering's (`lowering`: after
@@ -600,54 +586,6 @@ pub(crate) fn index_pass_of<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, `unresolved` when
-    /// the second pass follows, or `None` when it takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
-    fn in_one_pass(input: &str, args: &[&str]) -> Option<String> {
-        let dir = tempfile::tempdir().expect("a directory");
-        let path = dir.path().join("f.ged");
-        std::fs::write(&path, input).expect("written");
-        let path_arg = path.to_str().expect("a UTF-8 path");
-        let cli = crate::cli::Cli::parse_from(["gedgraft", "check", path_arg].iter().chain(args));
-        let crate::cli::Command::Check(args) = cli.command else {
-            panic!("not check");
-        };
-        let human = human::Options {
-            no_warnings: false,
-            all: false,
-            palette: crate::style::Palette::new(false),
-        };
-        match one_pass(&path, &args, &ParseOptions::default(), &human, 1) {
-            OnePass::Checked(report, _) => Some(report),
-            OnePass::Unresolved(..) => Some("unresolved".into()),
-            OnePass::Cannot => None,
-        }
-    }
-
-    #[test]
-    fn pointers_to_later_records_are_checked_in_one_pass() {
-        let file = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMS @F1@\n\
-                    0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n";
-        let report = in_one_pass(file, &[]).expect("one pass");
-        assert!(
-            report.ends_with("0 errors, 0 warnings (encoding UTF-8)\n"),
-            "{report}"
-        );
-        let json = in_one_pass(file, &["--format", "json"]).expect("one pass");
-        assert!(json.contains("\"diagnostics\":[]"), "{json}");
-        // A pointer to a substructure met before it is known in one pass.
-        let file = file.replace(
-            "1 HUSB @I1@",
-            "1 HUSB @I1@\n1 @N1@ NOTE x\n0 @I2@ INDI\n1 FAMC @N1@",
-        );
-        let report = in_one_pass(&file, &[]).expect("one pass");
-        assert!(report.contains("--> "), "{report}");
-        assert!(
-            report.ends_with("0 errors, 1 warning (encoding UTF-8)\n"),
-            "{report}"
-        );
-    }
 
     /// Identifiers held twice stream, in a file of one part or of several (begun by a second header: the
     /// pointers that follow a later holder are gathered by a pass of their own), and so does a record after a
@@ -678,34 +616,5 @@ mod tests {
             "{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n"
         )));
         assert!(needs_whole(&format!("{head}0 @I1@ INDI\r\n0 TRLR\n")));
-    }
-
-    #[test]
-    fn what_one_pass_cannot_tell_takes_two() {
-        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
-        // A pointer met before its identifier that leads to no record (R-POINTER-CONV-10).
-        // Its index is complete: the second pass follows.
-        let undefined = format!("{head}0 @I1@ INDI\n1 FAMS @F9@\n0 @F1@ FAM\n0 TRLR\n");
-        let unresolved = Some("unresolved".to_string());
-        assert_eq!(in_one_pass(&undefined, &[]), unresolved);
-        // … or to a substructure.
-        let inner = format!("{head}0 @I1@ INDI\n1 FAMS @N1@\n0 @F1@ FAM\n1 @N1@ NOTE x\n0 TRLR\n");
-        assert_eq!(in_one_pass(&inner, &[]), unresolved);
-        // An identifier held twice (`duplicate-xref`: the one pass cannot tell a pointer to it from one to a record).
-        let twice = format!("{head}0 @I1@ INDI\n0 @I1@ INDI\n0 TRLR\n");
-        assert_eq!(in_one_pass(&twice, &[]), None);
-        // A record after a trailer (whether a later trailer ends the file: R-TAGGED-STRUCTS-03).
-        let after = format!("{head}0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n0 TRLR\n");
-        assert_eq!(in_one_pass(&after, &[]), None);
-        // Line breaks counted for the whole file.
-        let mixed = format!("{head}0 @I1@ INDI\r\n0 TRLR\n");
-        assert_eq!(in_one_pass(&mixed, &[]), None);
-        // `--strict` on a file with an error.
-        let error = format!("{head}0 @I1@ INDI\nx y\n0 TRLR\n");
-        assert!(in_one_pass(&error, &[]).is_some());
-        assert_eq!(in_one_pass(&error, &["--strict"]), None);
-        // A pointer back to an earlier record, or to an undefined one met after it is known not to be: one pass.
-        let back = format!("{head}0 @F1@ FAM\n0 @I1@ INDI\n1 FAMS @F1@\n0 TRLR\n");
-        assert!(in_one_pass(&back, &[]).is_some());
     }
 }

@@ -539,6 +539,80 @@ fn dangling_pointers_are_counted_across_batches() {
     let _ = file;
 }
 
+/// Files whose pointers lead to no record (R-POINTER-CONV-10) where `check` in one pass reads again only the
+/// batches from the first that holds one (#17): the report is the whole file's in batches of one record, of
+/// two and of a few, human (with `--all`, `--no-warnings`) and JSON. The files put what the report written
+/// again carries over to test it: a pointer leading nowhere in the header's batch, the first record, the
+/// middle and the last; a run of `unescaped-at` across cuts up to it (the batches are read again from where
+/// the run starts); more `undefined-pointer`s than are shown (the count of those left out); pointers to a
+/// substructure before and after it (shown once more than in one pass until the limit); other warnings after.
+#[test]
+fn dangling_pointers_are_checked_again_from_their_batch_as_whole() {
+    let dir = temp_dir("streaming", "dangling_again");
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+    let records = |n: usize, at: &[(usize, &str)]| {
+        let mut text = head.to_string();
+        for i in 0..n {
+            text.push_str(&format!("0 @I{i}@ INDI\n1 NAME A{i} /B/\n"));
+            for (_, line) in at.iter().filter(|(k, _)| *k == i) {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        text + "0 TRLR\n"
+    };
+    let nowhere = "1 ASSO @NOWHERE@";
+    let run: Vec<(usize, &str)> = (4..9).map(|i| (i, "1 NOTE a@b")).collect();
+    let mut substructure: Vec<(usize, &str)> =
+        vec![(2, "1 ASSO @S1@"), (3, "1 EVEN\n2 @S1@ NOTE x")];
+    substructure.extend((4..14).map(|i| (i, "1 ASSO @S1@")));
+    let mut files = vec![
+        format!(
+            "0 HEAD\n1 ASSO @NOWHERE@\n{}",
+            &records(6, &[])[head.len()..]
+        ),
+        records(6, &[(0, nowhere)]),
+        records(12, &[(6, nowhere), (9, "1 SEX")]),
+        records(12, &[(11, nowhere)]),
+        records(12, &[run.as_slice(), &[(8, nowhere)]].concat()),
+        records(16, &substructure),
+        records(
+            16,
+            &[
+                substructure.as_slice(),
+                &[(1, nowhere), (15, "1 ASSO @ELSEWHERE@")],
+            ]
+            .concat(),
+        ),
+    ];
+    // Records of one line each with an `unescaped-at` on it: one run across the cuts, the last with a
+    // pointer leading nowhere after it.
+    let notes: String = (0..8).map(|i| format!("0 @N{i}@ NOTE a@b\n")).collect();
+    let notes = records(3, &[]).replace("0 TRLR\n", &format!("{notes}1 SOUR @NOWHERE@\n0 TRLR\n"));
+    files.push(notes);
+    let many: Vec<(usize, &str)> = (1..20).step_by(2).map(|i| (i, nowhere)).collect();
+    files.push(records(
+        24,
+        &[many.as_slice(), &[(22, "1 NOTE c@d")]].concat(),
+    ));
+    let mut failures = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        let name = format!("d{i}.ged");
+        write(&dir, &name, text.as_bytes());
+        for args in CHECKS {
+            let mut all = vec!["check", name.as_str()];
+            all.extend_from_slice(args);
+            failures.extend(sizes_difference(
+                &dir,
+                &all,
+                (&["1", "2", "90", "300"], &[]),
+                None,
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `COMMAND FILE ARGS…` streamed and whole (the same exit status, output and messages); the difference, if any.
 fn command_difference(dir: &Path, command: &str, file: &Path, args: &[&str]) -> Option<String> {
     let mut all = vec![command, file.to_str()?];

@@ -58,6 +58,8 @@ pub struct StreamLowering {
     /// Whether [`lower`](StreamLowering::lower) keeps the records' structures
     /// ([`diagnostics_only`](StreamLowering::diagnostics_only)).
     keep: bool,
+    /// How many batches were lowered.
+    lowered: u64,
 }
 
 impl StreamLowering {
@@ -73,6 +75,7 @@ impl StreamLowering {
             unchecked: false,
             one_pass: false,
             keep: true,
+            lowered: 0,
         }
     }
 
@@ -150,6 +153,29 @@ impl StreamLowering {
     /// for a lowering in two passes, which has no pending pointers).
     pub fn has_unresolved(&self) -> bool {
         self.index.has_unresolved()
+    }
+
+    /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass): the first and the last
+    /// batch (numbered from 0, in the order lowered) with a pointer that was pending and leads to no record,
+    /// `None` if there is none ([`has_unresolved`](StreamLowering::has_unresolved) is false). The batches
+    /// outside the span were lowered as two passes lower them: only those in it need lowering again
+    /// (after [`into_second_pass`](StreamLowering::into_second_pass)) for a report that is the two passes'.
+    ///
+    /// ```
+    /// use gedgraft_model::{LowerOptions, StreamLowering};
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let input = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n0 @I2@ INDI\n1 FAMC @F2@\n0 @F1@ FAM\n0 @I3@ INDI\n1 FAMS @F2@\n0 TRLR\n";
+    /// let options = StreamOptions::default().with_batch_size(1);
+    /// let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+    /// for batch in RecordStream::new(&input[..], options).unwrap() {
+    ///     lowering.lower(batch.unwrap().parse());
+    /// }
+    /// // @F1@ (batch 1) comes later, @F2@ (batches 2 and 4) never does.
+    /// assert_eq!(lowering.unresolved_batches(), Some(2..=4));
+    /// ```
+    pub fn unresolved_batches(&self) -> Option<std::ops::RangeInclusive<u64>> {
+        let (first, last) = self.index.unresolved_batches()?;
+        Some(u64::from(first)..=u64::from(last))
     }
 
     /// First pass: indexes the identifiers of one batch (batches in file order, the header's first), and looks
@@ -287,7 +313,8 @@ impl StreamLowering {
                     continue;
                 }
                 if self.one_pass && count.is_none() {
-                    self.index.pend(target);
+                    let batch = u32::try_from(self.lowered).unwrap_or(u32::MAX - 1);
+                    self.index.pend(target, batch);
                     set_pointer(part, local, NONE, false);
                     continue;
                 }
@@ -298,6 +325,7 @@ impl StreamLowering {
             }
         }
         diagnostics.extend(sink.diagnostics);
+        self.lowered += 1;
         finish(batch, dataset, diagnostics, &self.options)
     }
 

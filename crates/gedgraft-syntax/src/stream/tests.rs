@@ -187,6 +187,47 @@ proptest! {
         same_as_whole(&input, size, DetectOptions::default())?;
     }
 
+    /// A stream resumed at a batch ([`RecordStream::resume`]) gives that batch and the ones after it as the
+    /// first stream did: octets, offsets, lines, records, diagnostics, runs across cuts; any batch whose first
+    /// diagnostic does not go on a run of an earlier one (UTF-8, UTF-16 and a forced 8-bit encoding).
+    #[test]
+    fn a_stream_resumed_at_a_batch_gives_the_batches_from_there(
+        input in file(),
+        size in 1usize..100,
+        encoding in 0..3,
+    ) {
+        let (input, detect) = match encoding {
+            0 => (input, DetectOptions::default()),
+            1 => (utf16(&input, false, true), DetectOptions::default()),
+            _ => (input, DetectOptions { force: Some(Encoding::Ansel), default_encoding: None }),
+        };
+        let options = options_for(size, detect).with_exact_notes(false);
+        let Ok(stream) = RecordStream::new(&input[..], options.clone()) else {
+            return Ok(());
+        };
+        let detection = stream.detection().clone();
+        let shown = |batch: &Batch| -> Result<_, TestCaseError> {
+            let octets = batch.parse().to_bytes().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let run = batch.run_goes_on().map(|(d, n)| (seen(d), n));
+            let diagnostics: Vec<Seen> = batch.diagnostics().iter().map(seen).collect();
+            Ok((octets, batch.offset(), batch.first_line(), batch.parse().dialect(), run, diagnostics))
+        };
+        let batches: Vec<Batch> = stream.collect::<Result<_, _>>().map_err(fail)?;
+        let all = batches.iter().map(shown).collect::<Result<Vec<_>, _>>()?;
+        for (k, batch) in batches.iter().enumerate() {
+            if batch.continued_run().is_some() {
+                continue;
+            }
+            let at = batch.resume_point();
+            prop_assert_eq!(at.batch(), k as u64);
+            let rest = &input[usize::try_from(at.offset()).unwrap_or(usize::MAX)..];
+            let resumed = RecordStream::resume(rest, options.clone(), detection.clone(), at);
+            let resumed: Vec<Batch> = resumed.collect::<Result<_, _>>().map_err(fail)?;
+            let resumed = resumed.iter().map(shown).collect::<Result<Vec<_>, _>>()?;
+            prop_assert_eq!(&resumed[..], &all[k..], "resumed at batch {}", k);
+        }
+    }
+
     #[test]
     fn batches_in_a_forced_8_bit_encoding_equal_the_whole_file_parse(input in file(), size in 1usize..100) {
         for force in [Encoding::Ansel, Encoding::Windows1252, Encoding::Ascii] {

@@ -43,6 +43,9 @@ pub(super) struct Index {
     undefined: Vec<u32>,
     /// The key of the slots' hash, drawn when the table gets its first slots.
     key: HashKey,
+    /// A lowering in one pass: by entry, the first and the last batch whose pointers named it while no
+    /// structure held it ([`Index::pend`]; `u32::MAX` in both for none); as long as the entries that were.
+    pended: Vec<(u32, u32)>,
 }
 
 impl Index {
@@ -155,17 +158,43 @@ impl Index {
         )
     }
 
-    /// A lowering in one pass: a pointer names `xref`, which no structure held so far.
-    pub fn pend(&mut self, xref: &str) {
+    /// A lowering in one pass: a pointer of batch `batch` names `xref`, which no structure held so far.
+    pub fn pend(&mut self, xref: &str, batch: u32) {
         let e = self.entry_or_add(xref);
         self.entries[e].len |= PENDING;
+        if self.pended.len() <= e {
+            self.pended.resize(e + 1, (u32::MAX, u32::MAX));
+        }
+        let (first, last) = &mut self.pended[e];
+        if *first == u32::MAX {
+            *first = batch;
+        }
+        *last = batch;
     }
 
-    /// Whether an identifier [`pend`](Index::pend) marked is not held by exactly one structure, a record:
-    /// a pointer that named it before it was held leads to no record.
+    /// The entries [`pend`](Index::pend) marked that are not held by exactly one structure, a record: a
+    /// pointer that named them before they were held leads to no record.
+    fn unresolved(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.entries.iter().enumerate())
+            .filter(|(_, e)| e.len & PENDING != 0 && !(e.count() == 1 && e.line & FLAG != 0))
+            .map(|(i, _)| i)
+    }
+
+    /// Whether a pointer that named an identifier before it was held leads to no record.
     pub fn has_unresolved(&self) -> bool {
-        (self.entries.iter())
-            .any(|e| e.len & PENDING != 0 && !(e.count() == 1 && e.line & FLAG != 0))
+        self.unresolved().next().is_some()
+    }
+
+    /// The first and the last batch with a pointer that named an identifier before it was held and leads to
+    /// no record (`None`: there is none).
+    pub fn unresolved_batches(&self) -> Option<(u32, u32)> {
+        let spans = self
+            .unresolved()
+            .filter_map(|e| self.pended.get(e).copied());
+        spans.fold(None, |span, (first, last)| match span {
+            None => Some((first, last)),
+            Some((a, b)) => Some((first.min(a), last.max(b))),
+        })
     }
 
     /// After a lowering in one pass: the index of a first pass (every holder counted, none met, nothing
@@ -178,6 +207,7 @@ impl Index {
             e.count &= !LISTED;
         }
         self.undefined.clear();
+        self.pended = Vec::new();
     }
 
     /// Lists `xref` for an `UNDEF` record, unless it is listed already.
@@ -308,19 +338,27 @@ mod tests {
     #[test]
     fn pending_identifiers_are_resolved_by_one_record_holding_them() {
         let mut index = Index::default();
-        index.pend("F1");
+        index.pend("F1", 0);
         assert!(index.has_unresolved()); // named, held by nothing yet
+        assert_eq!(index.unresolved_batches(), Some((0, 0)));
         index.hold("F1", true);
         assert!(!index.has_unresolved());
+        assert_eq!(index.unresolved_batches(), None);
         assert_eq!(index.holders("F1").0, Some(1));
-        index.pend("S1");
+        index.pend("S1", 3);
+        index.pend("X1", 5);
+        index.pend("S1", 7);
         index.hold("S1", false); // held by a substructure: a pointer to it leads to no record
+        index.hold("X1", true);
         assert!(index.has_unresolved());
+        // The batches with pointers that lead nowhere: those to @S1@, not to @X1@ nor @F1@.
+        assert_eq!(index.unresolved_batches(), Some((3, 7)));
         let mut index = Index::default();
-        index.pend("F2");
+        index.pend("F2", 2);
         index.hold("F2", true);
         index.hold("F2", true); // two holders
         assert!(index.has_unresolved());
+        assert_eq!(index.unresolved_batches(), Some((2, 2)));
         // The mark does not change the identifier's text.
         index.list_undefined("F2");
         assert_eq!(index.undefined().collect::<Vec<_>>(), ["F2"]);
