@@ -444,7 +444,7 @@ fn fix_file(
     }
     // Not when standard output is the file itself (`fix F -o - >> F`): the stream would read what it writes
     // (and a large file grow without end); the whole-file path reads it before it writes.
-    if crate::stream_fix::streams(args, plan) && !output::stdout_is(path) {
+    if crate::stream_fix::streams_file(path, args, plan, options) {
         if let Some(report) = crate::stream_fix::fix_streamed(path, args, plan, options, stdout)? {
             return Ok(report);
         }

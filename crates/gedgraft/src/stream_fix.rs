@@ -22,7 +22,8 @@
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
 //! a `--patch` the batches cannot make, a review diff or patch where a batch's new side ends inside a line
 //! (a first batch deleted down to its byte-order mark: the whole file reads that line on into the next
-//! record), the repairs, what the stream refuses (not GEDCOM), and an edit
+//! record), the repairs with other edits on a file with something to repair (with nothing to repair, the
+//! edits stream: [`streams_file`]; repairs alone stream apart, `crate::fix`), what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
@@ -82,12 +83,41 @@ pub(crate) fn stream_options_sized(options: &ParseOptions, size: usize) -> Strea
 
 /// Whether `fix` streams this file with these options (see the module documentation).
 pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
+    plan.repair.is_none() && stages_stream(args, plan)
+}
+
+/// Whether `fix` streams the file at `path` with these options: [`streams`]; with repairs and other edits,
+/// when the repairs' first pass (streamed) finds none, as on most files, the edits stream as they do without
+/// repairs (#17: `--repair --rename-tag` of the 100 MB sample held its tree, 660 MiB); a file with repairs
+/// takes the whole-file path (`--repair` alone streams apart: `crate::fix`). Not when standard output is the
+/// file itself (`fix F -o - >> F`): the stream would read what it writes (and a large file grow without end);
+/// the whole-file path reads it before it writes.
+pub(crate) fn streams_file(
+    path: &Path,
+    args: &FixArgs,
+    plan: &Plan,
+    options: &ParseOptions,
+) -> bool {
+    let streams = match plan.repair {
+        None => streams(args, plan),
+        Some(_) => {
+            !plan.stages.is_empty()
+                && stages_stream(args, plan)
+                && !crate::output::stdout_is(path)
+                && crate::repair::first_pass_of_file(path, options).is_some_and(|r| r.is_empty())
+        }
+    };
+    streams && !crate::output::stdout_is(path)
+}
+
+/// Whether the edits of `plan` other than the repairs stream with these options ([`streams`]; `fix` with
+/// repairs streams them when the file has nothing to repair).
+pub(crate) fn stages_stream(args: &FixArgs, plan: &Plan) -> bool {
     let writes = args.output.is_some() || args.in_place;
     // `--check` alone: the batches are edited and their octets dropped; the review diff (no `--patch`): the
     // batches' diffs are joined.
     (writes != args.check || review_diff_mode(args) || args.patch)
         && !whole_file_forced()
-        && plan.repair.is_none()
         && plan.stages.iter().all(|s| match s {
             Stage::Delete(_)
             | Stage::Rename(_)
@@ -822,97 +852,4 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    /// Whether `gedgraft fix ARGS…` streams (the outputs of both paths are compared in `tests/streaming.rs`;
-    /// this says which path they took).
-    fn streams_with(args: &[&str]) -> bool {
-        let cli = crate::cli::Cli::parse_from(["gedgraft", "fix"].iter().chain(args));
-        let crate::cli::Command::Fix(args) = cli.command else {
-            panic!("not fix");
-        };
-        let plan = Plan::new(&args).expect("a plan");
-        streams(&args, &plan)
-    }
-
-    #[test]
-    fn new_identifiers_stream_in_two_passes_unless_deletions_or_new_pointers_count_pointers_to_them(
-    ) {
-        assert!(streams_with(&[
-            "f.ged",
-            "-o",
-            "o.ged",
-            "--set-xref",
-            "@I1@=P1"
-        ]));
-        assert!(streams_with(&[
-            "f.ged",
-            "--set-xref",
-            "@I1@=P1",
-            "--set",
-            "@I1@.NOTE=n"
-        ]));
-        assert!(streams_with(&[
-            "f.ged",
-            "-o",
-            "o.ged",
-            "--set-xref",
-            "@I1@="
-        ]));
-        assert!(!streams_with(&[
-            "f.ged",
-            "--set-xref",
-            "@I1@=P1",
-            "--delete",
-            "FAM"
-        ]));
-        assert!(!streams_with(&[
-            "f.ged",
-            "--set-xref",
-            "@I1@=P1",
-            "--set-pointer",
-            "@I2@.FAMS=F1"
-        ]));
-    }
-
-    #[test]
-    fn a_transcode_and_a_rewrap_stream_after_other_stages_too() {
-        assert!(streams_with(&[
-            "f.ged",
-            "-o",
-            "o.ged",
-            "--to-encoding",
-            "ansel"
-        ]));
-        assert!(streams_with(&[
-            "f.ged",
-            "--to-encoding",
-            "ansel",
-            "--eol",
-            "crlf"
-        ]));
-        assert!(streams_with(&[
-            "f.ged",
-            "--to-encoding",
-            "ansel",
-            "--delete",
-            "FAM"
-        ]));
-        assert!(streams_with(&[
-            "f.ged",
-            "--rename-tag",
-            "A=B",
-            "--rewrap=40"
-        ]));
-        assert!(streams_with(&["f.ged", "--rewrap=40"]));
-    }
-
-    #[test]
-    fn the_review_diff_and_a_patch_stream_but_not_the_repairs() {
-        assert!(streams_with(&["f.ged", "--rename-tag", "A=B"]));
-        assert!(streams_with(&["f.ged", "--rename-tag", "A=B", "--patch"]));
-        assert!(!streams_with(&["f.ged", "--repair", "--patch"]));
-    }
-}
+mod tests;

@@ -903,7 +903,7 @@ fn with_repairs() -> String {
 /// `fix --repair` takes each pass's repairs from a streamed check (no tree of the whole file, #12), falling
 /// back to the whole file for a pass where the batches cannot tell (a run of one code across a cut, a repair
 /// that needs the whole file): the output, summary and hints are the whole file's, batches of one record
-/// included.
+/// included, with other edits as well.
 #[test]
 fn repairs_streamed_equal_repairs_whole() {
     let dir = temp_dir("streaming", "repairs");
@@ -924,9 +924,22 @@ fn repairs_streamed_equal_repairs_whole() {
             "--repair=duplicate-xref,unescaped-at",
         ] {
             let sizes = (&["1", "2", "300", "700"][..], &[][..]);
-            let all = ["fix", repair, path, "-o", out_arg];
-            failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
-            failures.extend(sizes_difference(&dir, &["fix", repair, path], sizes, None));
+            // With other edits too: they stream when the file has nothing to repair (#17).
+            let others: [&[&str]; 3] = [
+                &[],
+                &["--rename-tag", "NOTE=_NOTE"],
+                &["--eol", "crlf", "--escape-at"],
+            ];
+            for other in others {
+                let mut all = vec!["fix", repair, path, "-o", out_arg];
+                all.extend_from_slice(other);
+                failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
+                let mut all = vec!["fix", repair, path];
+                all.extend_from_slice(other);
+                failures.extend(sizes_difference(&dir, &all, sizes, None));
+                all.push("--check");
+                failures.extend(sizes_difference(&dir, &all, sizes, None));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
