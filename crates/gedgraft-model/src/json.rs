@@ -76,7 +76,7 @@ pub fn to_json(file: &str, parse: &Parse, lowered: &Lowered) -> String {
 /// ```
 ///
 /// [`StreamLowering`]: crate::StreamLowering
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct JsonStream {
     file: String,
     head_written: bool,

@@ -448,7 +448,7 @@ impl<'o> Writer<'o> {
 /// The batch size of the two-pass commands (`check`, `lower`). Their peak grows with the batch (each batch is
 /// parsed and lowered, several on the parser's threads) on top of the index: on the 100 MB sample, batches of
 /// 256 KiB, 512 KiB, 1 MiB and 4 MiB gave `check` 49, 54, 64 and 111 MiB at the same speed within noise.
-const TWO_PASS_BATCH: usize = 256 << 10;
+pub(crate) const TWO_PASS_BATCH: usize = 256 << 10;
 
 /// A file after the first pass of a streamed lowering: the index, the file-wide diagnostics, the detection,
 /// and the batches of the second pass.
@@ -469,6 +469,41 @@ pub(crate) struct Indexed<'a> {
 /// repairs, read and parsed ahead on a thread of their own ([`Batches::ahead`]).
 pub(crate) fn open_batches(path: &Path, options: &ParseOptions) -> Option<Batches<'static>> {
     batches_of(input::open(path).ok()?, options).map(Batches::ahead)
+}
+
+/// The batches of a file as [`open_batches`] cuts it in batches of `size` octets, from the batch at `point` on
+/// ([`RecordStream::resume`]: `detection` is the stream's that gave it), read ahead: what a one pass reads
+/// again when a pointer leads to no record.
+pub(crate) fn batches_from(
+    path: &Path,
+    options: &ParseOptions,
+    size: usize,
+    (detection, point): (&Detection, &gedgraft_syntax::stream::ResumePoint),
+) -> Result<Batches<'static>, String> {
+    let mut reader = input::open(path)?;
+    std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(point.offset()))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let stream = stream_options_sized(options, size).with_exact_notes(true);
+    let stream = RecordStream::resume(reader, stream, detection.clone(), point);
+    Ok(Batches::ahead(stream))
+}
+
+/// After a one pass over `batches` batches with pointers that lead to no record: the first batch to read
+/// again, the first that holds one ([`StreamLowering::unresolved_batches`]), or the batch where the run of
+/// diagnostics it goes on starts (`continued`: whether a batch's first diagnostic goes on the run of an
+/// earlier batch's, which a stream resumed at it would not count so).
+pub(crate) fn first_again(
+    lowering: &StreamLowering,
+    batches: usize,
+    continued: impl Fn(usize) -> bool,
+) -> usize {
+    let span = lowering.unresolved_batches().unwrap_or(0..=0);
+    let first = usize::try_from(*span.start()).unwrap_or(usize::MAX);
+    let mut first = first.min(batches.saturating_sub(1));
+    while first > 0 && continued(first) {
+        first -= 1;
+    }
+    first
 }
 
 /// The batches of an input as the passes read them, with how its encoding was chosen.

@@ -5,10 +5,12 @@
 //! not `>>`, which other writers may share: [`Rewind`]):
 //! each batch is indexed as it is lowered ([`StreamLowering::one_pass`]); a pointer to an identifier not yet
 //! met is pending, written as one to a record. If a pending pointer leads to no record at the end (its JSON
-//! would have needed `"undefined": true`), what was written is taken back (the file cut where it was) and the
-//! second pass below writes the document, with the index the one pass made; on a duplicate identifier, line
-//! breaks counted for the whole file, or `--strict` with an error, it is taken back where found and the two
-//! passes write it. Into a pipe or a device nothing can be taken back: two passes.
+//! would have needed `"undefined": true`), what was written from the first batch with one on is taken back
+//! (the file cut where that batch's JSON began, the diagnostics gathered aside cut where they were) and the
+//! batches from there are read again ([`again`]) and written with the index the one pass made: the JSON of
+//! the batches before is kept. On a duplicate identifier, line breaks counted for the whole file, or
+//! `--strict` with an error, it is all taken back where found and the two passes write it. Into a pipe or a
+//! device nothing can be taken back: two passes.
 //!
 //! **Two passes**, as `check` makes them ([`index_pass`]): the first indexes the identifiers, the second
 //! lowers each batch and writes its records' JSON as it goes. The diagnostics come after the records in the
@@ -24,11 +26,12 @@
 
 use crate::cli::LowerArgs;
 use crate::input;
-use crate::stream_check::{index_pass, open_batches, Indexed};
+use crate::stream_check::{batches_from, first_again, index_pass, open_batches, Indexed};
 use crate::stream_fix::{two_passes_forced, whole_file_forced};
 use gedgraft_model::{JsonStream, LowerOptions, StreamLowering};
+use gedgraft_syntax::encoding::Detection;
 use gedgraft_syntax::internal::work::Dropper;
-use gedgraft_syntax::stream::{Batch, FileWide, StreamError};
+use gedgraft_syntax::stream::{Batch, FileWide, ResumePoint, StreamError};
 use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::{Seek, Write};
 use std::path::Path;
@@ -50,17 +53,7 @@ pub(crate) fn lower_streamed(
     if let Some(out) = Rewind::stdout().filter(|_| !two_passes_forced()) {
         match one_pass(args, &options, lower)? {
             OnePass::Lowered(any_error) => return Ok(Some(any_error)),
-            OnePass::Unresolved(found) => {
-                out.rewind()?;
-                let (lowering, file_wide) = *found;
-                let Some(batches) = open_batches(path, &options) else {
-                    return Ok(None);
-                };
-                let mut lowering = lowering.into_second_pass();
-                let written =
-                    write_batches(path, &mut lowering, file_wide, Box::new(batches), None);
-                return written.map(|stopped| stopped.map(|(error, _)| error));
-            }
+            OnePass::Unresolved(found) => return again(path, &options, *found, out).map(Some),
             OnePass::Cannot => out.rewind()?,
         }
     }
@@ -78,17 +71,18 @@ pub(crate) fn lower_streamed(
     if args.strict && lowering.has_error() {
         return Ok(None);
     }
-    let written = write_batches(path, &mut lowering, file_wide, batches, None);
-    written.map(|stopped| stopped.map(|(error, _)| error))
+    let mut output = Output::new(path);
+    let written = write_batches(path, &mut lowering, file_wide, batches, None, &mut output)?;
+    Ok(written.map(|_| output.any_error))
 }
 
 /// What a lowering in one pass ([`one_pass`]) did.
 enum OnePass {
     /// The JSON is written; whether the file has an error.
     Lowered(bool),
-    /// A pointer met before the identifier it names leads to no record: the JSON written must be taken back
-    /// and written by the second pass, with the index the one pass made.
-    Unresolved(Box<(StreamLowering, FileWide)>),
+    /// A pointer met before the identifier it names leads to no record: the JSON written from the first
+    /// batch with one on must be taken back and written again ([`again`]), with the index the one pass made.
+    Unresolved(Box<Unresolved>),
     /// The JSON written must be taken back and written by two passes (or the whole-file path).
     Cannot,
 }
@@ -105,6 +99,7 @@ fn one_pass(
     let Some(batches) = open_batches(&args.file, options) else {
         return Ok(OnePass::Cannot);
     };
+    let detection = batches.detection.clone();
     let mut lowering = StreamLowering::one_pass(lower);
     let mut file_wide = FileWide::default();
     let strict = args.strict;
@@ -114,38 +109,134 @@ fn one_pass(
         cannot || (strict && error)
     };
     let batches = Box::new(batches);
+    let mut output = Output::new(&args.file);
+    output.marks = Some(Vec::new());
     let written = write_batches(
         &args.file,
         &mut lowering,
         FileWide::default(),
         batches,
         Some(&mut stop),
+        &mut output,
     )?;
     Ok(match written {
         None => OnePass::Cannot,
-        Some((_, false)) => OnePass::Unresolved(Box::new((lowering, file_wide))),
-        Some((any_error, true)) => OnePass::Lowered(any_error),
+        Some(false) => OnePass::Unresolved(Box::new(Unresolved {
+            lowering,
+            detection,
+            output,
+        })),
+        Some(true) => OnePass::Lowered(output.any_error),
     })
+}
+
+/// A lowering in one pass with a pointer that leads to no record: the lowering (its index complete), how its
+/// encoding was chosen, and what it wrote (with where each batch's JSON began).
+struct Unresolved {
+    lowering: StreamLowering,
+    detection: Detection,
+    output: Output,
+}
+
+/// Where a batch's JSON begins in a lowering in one pass, and what was written and listed before it: to
+/// write it again from there ([`again`]).
+struct Mark {
+    point: ResumePoint,
+    /// Whether the batch's first diagnostic goes on the run of an earlier batch's.
+    continued: bool,
+    /// The octets of the records' JSON and of the diagnostics' written before the batch.
+    written: u64,
+    diagnostics: u64,
+    writer: JsonStream,
+    any_error: bool,
+    /// [`StreamLowering::undefined_count`] before the batch.
+    listed: usize,
+}
+
+/// What the JSON of a file written so far holds: the document's writer, the records' JSON written (how
+/// many octets), the diagnostics gathered aside, whether one is an error; in a lowering in one pass, where
+/// each batch's JSON began.
+struct Output {
+    writer: JsonStream,
+    written: u64,
+    diagnostics: Diagnostics,
+    any_error: bool,
+    marks: Option<Vec<Mark>>,
+}
+
+impl Output {
+    fn new(path: &Path) -> Output {
+        Output {
+            writer: JsonStream::new(&path.display().to_string()),
+            written: 0,
+            diagnostics: Diagnostics::default(),
+            any_error: false,
+            marks: None,
+        }
+    }
+}
+
+/// After a lowering in one pass found pointers that lead to no record ([`OnePass::Unresolved`]): the JSON
+/// written from the first batch with one on taken back (standard output cut where that batch's JSON began,
+/// the diagnostics gathered aside where they were), and the batches from there read again
+/// ([`gedgraft_syntax::stream::RecordStream::resume`]) and written with the complete index, the `UNDEF`
+/// records the earlier batches called for kept ([`StreamLowering::into_second_pass_from`]); whether the file
+/// has an error. A file whose one dangling pointer is in its last batch is parsed once and that batch again,
+/// not twice (#17); one with a dangling pointer in its first batch, twice, as before.
+fn again(
+    path: &Path,
+    options: &ParseOptions,
+    found: Unresolved,
+    out: Rewind,
+) -> Result<bool, String> {
+    let Unresolved {
+        lowering,
+        detection,
+        mut output,
+    } = found;
+    let marks = output.marks.take().unwrap_or_default();
+    let continued = |n: usize| marks.get(n).is_some_and(|m| m.continued);
+    let first = first_again(&lowering, marks.len(), continued);
+    let Some(mark) = marks.get(first) else {
+        return Err(format!("cannot read {}: no batch", path.display()));
+    };
+    out.rewind_to(mark.written)?;
+    output.diagnostics.cut_at(mark.diagnostics)?;
+    output.writer = mark.writer.clone();
+    output.written = mark.written;
+    output.any_error = mark.any_error;
+    let mut lowering = lowering.into_second_pass_from(mark.listed);
+    let size = crate::stream_check::TWO_PASS_BATCH;
+    let batches = batches_from(path, options, size, (&detection, &mark.point))?;
+    let batches = Box::new(batches);
+    write_batches(
+        path,
+        &mut lowering,
+        FileWide::default(),
+        batches,
+        None,
+        &mut output,
+    )?;
+    Ok(output.any_error)
 }
 
 /// What says, after each batch is lowered, whether a lowering in one pass stops there (given the batch,
 /// the lowering, and whether the batch has an error).
 type Stopper<'s> = &'s mut dyn FnMut(&Batch, &StreamLowering, bool) -> bool;
 
-/// Writes the JSON of a file's `batches` lowered by `lowering`, the file-wide diagnostics put in place by
-/// `file_wide` (counted by a first pass): whether the file has an error, and whether the document was
-/// finished. With `stop` (a lowering in one pass): `None` when it stops, or when a batch cannot be read; the
-/// document is not finished when a pending pointer leads to no record.
+/// Writes the JSON of a file's `batches` lowered by `lowering` after what `output` holds, the file-wide
+/// diagnostics put in place by `file_wide` (counted by a first pass): whether the document was finished.
+/// With `stop` (a lowering in one pass): `None` when it stops, or when a batch cannot be read; the document
+/// is not finished when a pending pointer leads to no record.
 fn write_batches(
     path: &Path,
     lowering: &mut StreamLowering,
     mut file_wide: FileWide,
     batches: Box<dyn Iterator<Item = Result<Batch, StreamError>>>,
     mut stop: Option<Stopper<'_>>,
-) -> Result<Option<(bool, bool)>, String> {
-    let mut writer = JsonStream::new(&path.display().to_string());
-    let (mut json, mut diagnostics) = (String::new(), Diagnostics::default());
-    let mut any_error = false;
+    output: &mut Output,
+) -> Result<Option<bool>, String> {
+    let mut json = String::new();
     let dropper = Dropper::new();
     for batch in batches {
         let mut batch = match batch {
@@ -156,44 +247,67 @@ fn write_batches(
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
         file_wide.apply(&mut batch);
+        if let Some(marks) = &mut output.marks {
+            marks.push(Mark {
+                point: batch.resume_point().clone(),
+                continued: batch.continued_run().is_some(),
+                written: output.written,
+                diagnostics: output.diagnostics.len(),
+                writer: output.writer.clone(),
+                any_error: output.any_error,
+                listed: lowering.undefined_count(),
+            });
+        }
         let parse = batch.parse();
         let lowered = lowering.lower(parse);
         let error = lowered
             .all_diagnostics(parse)
             .iter()
             .any(|d| d.severity() == Severity::Error);
-        any_error |= error;
+        output.any_error |= error;
         if stop
             .as_mut()
             .is_some_and(|stop| stop(&batch, lowering, error))
         {
             return Ok(None);
         }
+        let Output {
+            writer,
+            written,
+            diagnostics,
+            ..
+        } = output;
         let mut sink = |part: &mut String| {
-            let written = crate::output::emit(part);
+            let emitted = crate::output::emit(part);
+            *written += part.len() as u64;
             part.clear();
-            written
+            emitted
         };
         // Past `SPILL` octets the diagnostics go to the temporary file, during a batch of many as after one.
-        let Diagnostics { text, file } = &mut diagnostics;
-        let mut spill = |part: &mut String| spill_past(file, part);
+        let Diagnostics {
+            text,
+            file,
+            spilled,
+        } = diagnostics;
+        let mut spill = |part: &mut String| spill_past((file, spilled), part);
         writer.batch_to(parse, &lowered, (&mut json, &mut sink), (text, &mut spill))?;
         sink(&mut json)?;
-        spill_past(file, text)?;
+        spill_past((file, spilled), text)?;
         dropper.later((batch, lowered));
     }
     if stop.is_some() && lowering.has_unresolved() {
-        return Ok(Some((any_error, false)));
+        return Ok(Some(false));
     }
+    let mut writer = std::mem::replace(&mut output.writer, JsonStream::new(""));
     writer.end_records(&lowering.undefined_records(), &mut json);
     crate::output::emit(&json)?;
     json.clear();
-    diagnostics.emit()?;
+    std::mem::take(&mut output.diagnostics).emit()?;
     writer.end(&mut json);
     // The whole-file path ends the document with a line break of its own too.
     json.push('\n');
     crate::output::emit(&json)?;
-    Ok(Some((any_error, true)))
+    Ok(Some(true))
 }
 
 /// Standard output when it is a regular file written from its end and not opened to append (`> out.json`;
@@ -225,47 +339,88 @@ impl Rewind {
     }
 
     /// Takes back what was written since: the file is cut where it was, and written from there again.
+    fn rewind(self) -> Result<(), String> {
+        self.rewind_to(0)
+    }
+
+    /// Takes back what was written since but its first `kept` octets: the file is cut there, and written
+    /// from there again.
     #[cfg(unix)]
-    fn rewind(mut self) -> Result<(), String> {
+    fn rewind_to(mut self, kept: u64) -> Result<(), String> {
         let error = |e: std::io::Error| crate::output::write_error("standard output", &e);
         std::io::stdout().flush().map_err(error)?;
-        self.file.set_len(self.start).map_err(error)?;
+        let at = self.start.saturating_add(kept);
+        self.file.set_len(at).map_err(error)?;
         self.file
-            .seek(std::io::SeekFrom::Start(self.start))
+            .seek(std::io::SeekFrom::Start(at))
             .map_err(error)?;
         Ok(())
     }
 
     #[cfg(not(unix))]
-    fn rewind(self) -> Result<(), String> {
+    fn rewind_to(self, _kept: u64) -> Result<(), String> {
         Ok(())
     }
 }
 
 /// The diagnostics' JSON gathered while the records are written: in memory, and in a temporary file past
-/// [`SPILL`].
+/// [`SPILL`] (`spilled` octets of it, the text in memory after them).
 #[derive(Default)]
 struct Diagnostics {
     text: String,
     file: Option<std::fs::File>,
+    spilled: u64,
 }
 
-/// Past [`SPILL`] octets, appends `text` to the temporary file `file` (made at the first call) and empties it.
-fn spill_past(file: &mut Option<std::fs::File>, text: &mut String) -> Result<(), String> {
+/// Past [`SPILL`] octets, appends `text` to the temporary file `file` (made at the first call; `spilled`
+/// octets in it) and empties it.
+fn spill_past(
+    (file, spilled): (&mut Option<std::fs::File>, &mut u64),
+    text: &mut String,
+) -> Result<(), String> {
     if text.len() < SPILL {
         return Ok(());
     }
-    let error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
     let file = match file {
         Some(f) => f,
-        None => file.insert(tempfile::tempfile().map_err(error)?),
+        None => file.insert(tempfile::tempfile().map_err(temporary_file_error)?),
     };
-    file.write_all(text.as_bytes()).map_err(error)?;
+    file.write_all(text.as_bytes())
+        .map_err(temporary_file_error)?;
+    *spilled += text.len() as u64;
     text.clear();
     Ok(())
 }
 
+fn temporary_file_error(e: std::io::Error) -> String {
+    format!("cannot write a temporary file: {e}")
+}
+
 impl Diagnostics {
+    /// How many octets were gathered.
+    fn len(&self) -> u64 {
+        self.spilled + self.text.len() as u64
+    }
+
+    /// Takes back what was gathered after its first `len` octets.
+    fn cut_at(&mut self, len: u64) -> Result<(), String> {
+        if let Some(kept) = len.checked_sub(self.spilled) {
+            let kept = usize::try_from(kept).unwrap_or(usize::MAX);
+            if self.text.is_char_boundary(kept.min(self.text.len())) {
+                self.text.truncate(kept);
+            }
+            return Ok(());
+        }
+        self.text.clear();
+        if let Some(file) = &mut self.file {
+            file.set_len(len).map_err(temporary_file_error)?;
+            file.seek(std::io::SeekFrom::Start(len))
+                .map_err(temporary_file_error)?;
+        }
+        self.spilled = len;
+        Ok(())
+    }
+
     /// Writes everything gathered to standard output, in order.
     fn emit(self) -> Result<(), String> {
         if let Some(file) = self.file {
@@ -274,5 +429,55 @@ impl Diagnostics {
             })?;
         }
         crate::output::emit(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// What `diagnostics` gathered: the temporary file's octets, then the text in memory.
+    fn gathered(diagnostics: &mut Diagnostics) -> String {
+        let mut all = String::new();
+        if let Some(file) = &mut diagnostics.file {
+            file.seek(std::io::SeekFrom::Start(0)).expect("seek");
+            file.read_to_string(&mut all).expect("read");
+            file.seek(std::io::SeekFrom::End(0)).expect("seek");
+        }
+        all + &diagnostics.text
+    }
+
+    /// The diagnostics gathered aside are taken back to where a batch began ([`again`]): inside the text in
+    /// memory, and inside what went to the temporary file past [`SPILL`], after which they gather on.
+    #[test]
+    fn gathered_diagnostics_are_taken_back_to_a_mark() {
+        let mut diagnostics = Diagnostics::default();
+        let piece = |c: char| c.to_string().repeat(SPILL / 2 + 1);
+        let mut expected = String::new();
+        let mut marks = Vec::new();
+        for c in ['a', 'b', 'c', 'd', 'e'] {
+            marks.push(diagnostics.len());
+            let Diagnostics {
+                text,
+                file,
+                spilled,
+            } = &mut diagnostics;
+            text.push_str(&piece(c));
+            spill_past((file, spilled), text).expect("spilled");
+            expected.push_str(&piece(c));
+        }
+        assert!(diagnostics.spilled > 0 && !diagnostics.text.is_empty());
+        assert_eq!(gathered(&mut diagnostics), expected);
+        // Inside the text in memory, then inside the file.
+        for at in [marks[4] + 10, marks[1]] {
+            diagnostics.cut_at(at).expect("cut");
+            expected.truncate(usize::try_from(at).expect("small"));
+            assert_eq!(diagnostics.len(), at);
+            assert_eq!(gathered(&mut diagnostics), expected);
+        }
+        diagnostics.text.push('z');
+        expected.push('z');
+        assert_eq!(gathered(&mut diagnostics), expected);
     }
 }

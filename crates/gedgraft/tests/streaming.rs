@@ -541,7 +541,8 @@ fn dangling_pointers_are_counted_across_batches() {
 
 /// Files whose pointers lead to no record (R-POINTER-CONV-10) where `check` in one pass reads again only the
 /// batches from the first that holds one (#17): the report is the whole file's in batches of one record, of
-/// two and of a few, human (with `--all`, `--no-warnings`) and JSON. The files put what the report written
+/// two and of a few, human (with `--all`, `--no-warnings`) and JSON; and so is the JSON of `lower` into a
+/// file, which takes back what it wrote from that batch on and writes on from there. The files put what the report written
 /// again carries over to test it: a pointer leading nowhere in the header's batch, the first record, the
 /// middle and the last; a run of `unescaped-at` across cuts up to it (the batches are read again from where
 /// the run starts); more `undefined-pointer`s than are shown (the count of those left out); pointers to a
@@ -562,7 +563,7 @@ fn dangling_pointers_are_checked_again_from_their_batch_as_whole() {
         text + "0 TRLR\n"
     };
     let nowhere = "1 ASSO @NOWHERE@";
-    let run: Vec<(usize, &str)> = (4..9).map(|i| (i, "1 NOTE a@b")).collect();
+    let notes_run: Vec<(usize, &str)> = (4..9).map(|i| (i, "1 NOTE a@b")).collect();
     let mut substructure: Vec<(usize, &str)> =
         vec![(2, "1 ASSO @S1@"), (3, "1 EVEN\n2 @S1@ NOTE x")];
     substructure.extend((4..14).map(|i| (i, "1 ASSO @S1@")));
@@ -574,7 +575,7 @@ fn dangling_pointers_are_checked_again_from_their_batch_as_whole() {
         records(6, &[(0, nowhere)]),
         records(12, &[(6, nowhere), (9, "1 SEX")]),
         records(12, &[(11, nowhere)]),
-        records(12, &[run.as_slice(), &[(8, nowhere)]].concat()),
+        records(12, &[notes_run.as_slice(), &[(8, nowhere)]].concat()),
         records(16, &substructure),
         records(
             16,
@@ -590,6 +591,16 @@ fn dangling_pointers_are_checked_again_from_their_batch_as_whole() {
     let notes: String = (0..8).map(|i| format!("0 @N{i}@ NOTE a@b\n")).collect();
     let notes = records(3, &[]).replace("0 TRLR\n", &format!("{notes}1 SOUR @NOWHERE@\n0 TRLR\n"));
     files.push(notes);
+    // A pointer to a substructure before the first that leads nowhere: its `UNDEF` record comes first.
+    files.push(records(
+        10,
+        &[
+            (1, "1 EVEN\n2 @S2@ NOTE y"),
+            (2, "1 ASSO @S2@"),
+            (6, nowhere),
+            (7, "1 ASSO @S2@"),
+        ],
+    ));
     let many: Vec<(usize, &str)> = (1..20).step_by(2).map(|i| (i, nowhere)).collect();
     files.push(records(
         24,
@@ -608,6 +619,13 @@ fn dangling_pointers_are_checked_again_from_their_batch_as_whole() {
                 (&["1", "2", "90", "300"], &[]),
                 None,
             ));
+        }
+        // `lower` into a file takes back what it wrote from the first batch with one on, and writes on.
+        let all = ["lower", name.as_str()];
+        let whole = run(&dir, &all, true, None);
+        for size in ["1", "2", "90", "300"] {
+            let got = run_into_file(&dir, &all, &[("GEDGRAFT_BATCH_SIZE", size)], b"");
+            failures.extend(outcome_difference(&all, (size, &got), &whole));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

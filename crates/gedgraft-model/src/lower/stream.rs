@@ -142,10 +142,49 @@ impl StreamLowering {
     /// [`has_unresolved`](StreamLowering::has_unresolved) pointers: the lowering of a second pass over the
     /// file, whose index is complete (the first pass is not needed again). The batches lowered by it are the
     /// two-pass lowering's.
-    pub fn into_second_pass(mut self) -> StreamLowering {
-        self.index.forget_meetings();
+    pub fn into_second_pass(self) -> StreamLowering {
+        self.into_second_pass_from(0)
+    }
+
+    /// [`into_second_pass`](StreamLowering::into_second_pass) to lower the batches again from one on, those
+    /// before it being lowered as two passes lower them (none is in
+    /// [`unresolved_batches`](StreamLowering::unresolved_batches)): `listed` is the
+    /// [`undefined_count`](StreamLowering::undefined_count) where that batch starts; the `UNDEF` records of the
+    /// batches before it are kept, in their order.
+    ///
+    /// ```
+    /// use gedgraft_model::{LowerOptions, StreamLowering};
+    /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
+    /// let input = b"0 HEAD\n0 @I1@ INDI\n1 @N1@ NOTE x\n1 ASSO @N1@\n0 @I2@ INDI\n1 FAMC @F9@\n0 TRLR\n";
+    /// let batches = || RecordStream::new(&input[..], StreamOptions::default().with_batch_size(1)).unwrap();
+    /// let mut lowering = StreamLowering::one_pass(&LowerOptions::default());
+    /// let mut listed = Vec::new();
+    /// for batch in batches() {
+    ///     listed.push(lowering.undefined_count());
+    ///     lowering.lower(batch.unwrap().parse());
+    /// }
+    /// // @N1@ is a substructure's (listed at once), @F9@ nobody's (pending, in batch 2).
+    /// assert_eq!(lowering.unresolved_batches(), Some(2..=2));
+    /// let mut again = lowering.into_second_pass_from(listed[2]);
+    /// let codes: Vec<_> = batches().skip(2).flat_map(|batch| {
+    ///     let batch = batch.unwrap();
+    ///     let lowered = again.lower(batch.parse());
+    ///     lowered.all_diagnostics(batch.parse()).iter().map(|d| d.code).collect::<Vec<_>>()
+    /// }).collect();
+    /// assert_eq!(codes, ["undefined-pointer"]);
+    /// let undef = again.undefined_records();
+    /// assert_eq!(undef.records().map(|r| r.xref()).collect::<Vec<_>>(), [Some("N1"), Some("F9")]);
+    /// ```
+    pub fn into_second_pass_from(mut self, listed: usize) -> StreamLowering {
+        self.index.forget_meetings(listed);
         self.one_pass = false;
         self
+    }
+
+    /// How many identifiers pointers that lead to no record named so far (an `UNDEF` record each,
+    /// [`undefined_records`](StreamLowering::undefined_records)).
+    pub fn undefined_count(&self) -> usize {
+        self.index.undefined().count()
     }
 
     /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass): whether a pointer

@@ -79,24 +79,18 @@ impl Again<'_> {
         let cannot_read =
             |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
         let span = lowering.unresolved_batches().unwrap_or(0..=0);
-        let number = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        let mut first = number(*span.start()).min(marks.len().saturating_sub(1));
-        while first > 0 && marks.get(first).is_some_and(|m| m.continued) {
-            first -= 1;
-        }
+        let continued = |n: usize| marks.get(n).is_some_and(|m| m.continued);
+        let first = first_again(&lowering, marks.len(), continued);
         let Some(mark) = marks.get(first) else {
             return Err(cannot_read(&"no batch"));
         };
         emit(report.get(..mark.at).unwrap_or_default())?;
-        let mut reader = input::open(path)?;
-        std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(mark.point.offset()))
-            .map_err(|e| cannot_read(&e))?;
-        let stream = stream_options_sized(self.options, self.batch_size).with_exact_notes(true);
-        let stream = RecordStream::resume(reader, stream, detection.clone(), &mark.point);
+        let point = (&detection, &mark.point);
+        let stream = batches_from(path, self.options, self.batch_size, point)?;
         let mut lowering = lowering.into_second_pass();
         let mut writer =
             Writer::resumed(self.args.format, self.human_options, &mark.state, first > 0);
-        let mut batches = Runs::new(ahead(stream));
+        let mut batches = Runs::new(stream);
         let dropper = Dropper::new();
         let (mut at, mut rest) = (first, None);
         while let Some(batch) = batches.next_batch() {

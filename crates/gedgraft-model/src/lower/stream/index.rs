@@ -198,15 +198,20 @@ impl Index {
     }
 
     /// After a lowering in one pass: the index of a first pass (every holder counted, none met, nothing
-    /// pending or listed).
-    pub fn forget_meetings(&mut self) {
+    /// pending), with the first `listed` identifiers listed for `UNDEF` records kept.
+    pub fn forget_meetings(&mut self, listed: usize) {
         for e in &mut self.entries {
             e.start &= !FLAG;
             e.line &= FLAG;
             e.len &= !PENDING;
             e.count &= !LISTED;
         }
-        self.undefined.clear();
+        self.undefined.truncate(listed);
+        for &e in &self.undefined {
+            if let Some(entry) = self.entries.get_mut(e as usize) {
+                entry.count |= LISTED;
+            }
+        }
         self.pended = Vec::new();
     }
 
