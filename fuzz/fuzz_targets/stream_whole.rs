@@ -1,6 +1,7 @@
 //! Invariant 9 over arbitrary octets: a file streamed in batches (`RecordStream`, with the file-wide
 //! diagnostics put in place by `FileWide`) gives the whole-file parse's octets, records and diagnostics, with
-//! the detected encoding and read as UTF-16 (both orders: the cutter reads its code units).
+//! the detected encoding and read as UTF-16 (both orders: the cutter reads its code units); and a stream
+//! resumed at one of its batches (`RecordStream::resume`) gives the batches from there as the first did.
 //!
 //! Run from `fuzz/`: `RUSTC_BOOTSTRAP=1 cargo fuzz run stream_whole -- -max_total_time=300`.
 
@@ -29,9 +30,28 @@ fn same_as_whole(data: &[u8], size: usize, force: Option<Encoding>) {
         Err(e) => panic!("stream refused: {e}"),
     };
     let mut file_wide = FileWide::default();
-    for batch in RecordStream::new(data, options).expect("streams twice") {
-        file_wide.count(&batch.expect("a batch"));
+    let detection = stream.detection().clone();
+    let mut first = Vec::new();
+    for batch in RecordStream::new(data, options.clone()).expect("streams twice") {
+        let batch = batch.expect("a batch");
+        file_wide.count(&batch);
+        first.push(batch);
     }
+    // Resumed at a batch picked by the input (one whose first diagnostic goes on no earlier run).
+    let pick = data.get(1).map_or(0, |&b| usize::from(b)) % first.len().max(1);
+    if let Some(at) = first.get(pick).filter(|b| b.continued_run().is_none()) {
+        let point = at.resume_point();
+        let rest = &data[usize::try_from(point.offset()).expect("in the input")..];
+        let resumed = RecordStream::resume(rest, options, detection, point);
+        let shown = |b: &gedgraft_syntax::stream::Batch| {
+            let d: Vec<_> = b.diagnostics().iter().map(seen).collect();
+            (b.parse().to_bytes().expect("written back"), b.offset(), b.first_line(), d)
+        };
+        let again: Vec<_> = resumed.map(|b| shown(&b.expect("a batch"))).collect();
+        let expected: Vec<_> = first[pick..].iter().map(shown).collect();
+        assert!(again == expected, "resumed at batch {pick} differs (batches of {size}, {force:?})");
+    }
+    drop(first);
     let left_out = stream.notes_left_out();
     let (mut octets, mut children, mut diagnostics) = (Vec::new(), Vec::new(), Vec::new());
     for batch in stream {

@@ -139,8 +139,6 @@ impl From<std::io::Error> for StreamError {
 #[derive(Debug)]
 pub struct Batch {
     parse: Parse,
-    offset: u64,
-    first_line: u64,
     len: usize,
     /// The forms of the batch's line breaks, at offsets in its text ([`FileWide`] joins them).
     breaks: Tally,
@@ -160,13 +158,18 @@ pub struct Batch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResumePoint {
     offset: u64,
+    /// The batch's first line.
     line: u64,
+    /// The last line break before `offset` (the batches' [`Parse::break_before`]).
     break_before: Option<LineBreak>,
+    /// How many batches came before.
     batches: u64,
     dialect: Option<Dialect>,
     seen_line: bool,
     trailer_seen: bool,
+    /// After a trailer: whether a record is still to follow it ([`parse_piece`]'s `after_trailer`).
     after_trailer: Option<bool>,
+    /// Whether the detection saw the whole input (then its notes are the whole file's).
     exact_detection: bool,
     notes_left_out: bool,
 }
@@ -201,12 +204,12 @@ impl Batch {
 
     /// The file offset of the batch's first octet.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.start.offset
     }
 
     /// The 1-based line number of the batch's first line in the file.
     pub fn first_line(&self) -> u64 {
-        self.first_line
+        self.start.line
     }
 
     /// How many octets of the file the batch holds.
@@ -313,9 +316,9 @@ impl FileWide {
             }
         }
         let map = batch.parse.source_map();
-        let base = usize::try_from(batch.offset).unwrap_or(usize::MAX);
+        let base = usize::try_from(batch.offset()).unwrap_or(usize::MAX);
         let file_offset = |o: usize| base.saturating_add(map.file_offset(o));
-        (self.breaks).append(&batch.breaks, file_offset, batch.first_line - 1);
+        (self.breaks).append(&batch.breaks, file_offset, batch.first_line() - 1);
     }
 
     /// The codes of the diagnostics [`FileWide::apply`] puts in place (after the first pass).
@@ -350,7 +353,7 @@ impl FileWide {
         let Some((first, _, last, _)) = self.breaks.minority() else {
             return;
         };
-        let start = usize::try_from(batch.offset).unwrap_or(usize::MAX);
+        let start = usize::try_from(batch.offset()).unwrap_or(usize::MAX);
         let Some(in_batch) = first.offset.checked_sub(start).filter(|&o| o < batch.len) else {
             return;
         };
@@ -378,19 +381,11 @@ pub struct RecordStream<R> {
     /// The detection without the byte-order mark: how text after the start of the input is decoded (the later
     /// batches, a candidate cut's line), made once.
     body_detection: Detection,
-    /// The input not yet parsed, from file offset `offset`, line `line`.
+    /// The input not yet parsed, from the next batch's start, `at`.
     buf: Vec<u8>,
     eof: bool,
-    offset: u64,
-    line: u64,
-    /// The last line break before `offset` (the batches' [`Parse::break_before`]).
-    break_before: Option<LineBreak>,
-    batches: u64,
-    dialect: Option<Dialect>,
-    seen_line: bool,
-    trailer_seen: bool,
-    /// After a trailer: whether a record is still to follow it ([`parse_piece`]'s `after_trailer`).
-    after_trailer: Option<bool>,
+    /// Where the next batch starts, and what the stream knows there.
+    at: ResumePoint,
     /// Batches parsed and not yet handed out; `ready` of them are final.
     pending: VecDeque<Batch>,
     ready: usize,
@@ -398,9 +393,6 @@ pub struct RecordStream<R> {
     /// where it is: the batch number and its index in that batch's diagnostics.
     run_goes_on: bool,
     target: Option<(u64, usize)>,
-    notes_left_out: bool,
-    /// Whether the detection saw the whole input (then its notes are the whole file's).
-    exact_detection: bool,
     done: bool,
 }
 
@@ -445,20 +437,22 @@ impl<R: Read> RecordStream<R> {
             body_detection,
             buf,
             eof,
-            offset: 0,
-            line: 1,
-            break_before: None,
-            batches: 0,
-            dialect: None,
-            seen_line: false,
-            trailer_seen: false,
-            after_trailer: None,
+            at: ResumePoint {
+                offset: 0,
+                line: 1,
+                break_before: None,
+                batches: 0,
+                dialect: None,
+                seen_line: false,
+                trailer_seen: false,
+                after_trailer: None,
+                exact_detection: eof,
+                notes_left_out: whole_body_notes,
+            },
             pending: VecDeque::new(),
             ready: 0,
             run_goes_on: false,
             target: None,
-            notes_left_out: whole_body_notes,
-            exact_detection: eof,
             done: false,
         })
     }
@@ -505,37 +499,12 @@ impl<R: Read> RecordStream<R> {
             body_detection,
             buf: Vec::new(),
             eof: false,
-            offset: at.offset,
-            line: at.line,
-            break_before: at.break_before,
-            batches: at.batches,
-            dialect: at.dialect,
-            seen_line: at.seen_line,
-            trailer_seen: at.trailer_seen,
-            after_trailer: at.after_trailer,
+            at: at.clone(),
             pending: VecDeque::new(),
             ready: 0,
             run_goes_on: false,
             target: None,
-            notes_left_out: at.notes_left_out,
-            exact_detection: at.exact_detection,
             done: false,
-        }
-    }
-
-    /// Where the next batch starts, with what the stream knows there.
-    fn resume_point(&self) -> ResumePoint {
-        ResumePoint {
-            offset: self.offset,
-            line: self.line,
-            break_before: self.break_before,
-            batches: self.batches,
-            dialect: self.dialect,
-            seen_line: self.seen_line,
-            trailer_seen: self.trailer_seen,
-            after_trailer: self.after_trailer,
-            exact_detection: self.exact_detection,
-            notes_left_out: self.notes_left_out,
         }
     }
 
@@ -547,7 +516,7 @@ impl<R: Read> RecordStream<R> {
     /// Whether encoding notes that need the whole body may be missing from the batches (see the module
     /// documentation); always false with [`StreamOptions::exact_notes`].
     pub fn notes_left_out(&self) -> bool {
-        self.notes_left_out
+        self.at.notes_left_out
     }
 
     /// Where the next batch ends: the first record's first line after its target size, or the end of the
@@ -555,7 +524,7 @@ impl<R: Read> RecordStream<R> {
     /// lowering takes the first record for it): a byte-order mark, blank lines and malformed lines may come
     /// before it.
     fn next_cut(&mut self) -> Result<usize, StreamError> {
-        let target = if self.batches == 0 {
+        let target = if self.at.batches == 0 {
             1
         } else {
             // UTF-16 text is about half its octets: twice as many octets make a batch of the same text, which
@@ -564,7 +533,7 @@ impl<R: Read> RecordStream<R> {
             self.options.batch_size.max(1).saturating_mul(units)
         };
         // Whether a record starts before the cut: past the header's batch, always; in it, once one is met.
-        self.cut_from(target, (self.batches != 0).then_some(true))
+        self.cut_from(target, (self.at.batches != 0).then_some(true))
     }
 
     /// The first record start at or after octet `target` of the buffer (or the end of the input), with whether a
@@ -657,12 +626,12 @@ impl<R: Read> RecordStream<R> {
 
     /// Parses the next batch and adds it to `pending`.
     fn parse_next(&mut self) -> Result<(), StreamError> {
-        let start = self.resume_point();
+        let start = self.at.clone();
         let mut cut = self.next_cut()?;
-        let first = self.batches == 0;
+        let first = self.at.batches == 0;
         let encoding = self.detection.used;
-        let after = self.after_trailer;
-        let later = self.seen_line;
+        let after = self.at.after_trailer;
+        let later = self.at.seen_line;
         let (decoded, mut out) = loop {
             let decoded = decode_document_cow(&self.buf[..cut], self.batch_detection(first));
             let out = parse_piece(&decoded.0, encoding, later, after);
@@ -684,21 +653,21 @@ impl<R: Read> RecordStream<R> {
                 break (decoded, out);
             }
         };
-        self.after_trailer = out.after_trailer;
+        self.at.after_trailer = out.after_trailer;
         let (text, map) = decoded;
         if self.detection.used == Encoding::Utf8
-            && !self.exact_detection
+            && !self.at.exact_detection
             && !map.is_identity()
             && std::str::from_utf8(&self.buf[..cut]).is_err()
         {
             if self.options.exact_notes {
                 return Err(StreamError::NeedsWholeFile);
             }
-            self.notes_left_out = true;
+            self.at.notes_left_out = true;
         }
         let last = cut == self.buf.len() && self.eof;
-        self.seen_line |= out.seen_line;
-        self.trailer_seen |= out.trailer_seen;
+        self.at.seen_line |= out.seen_line;
+        self.at.trailer_seen |= out.trailer_seen;
 
         let parser_count = out.diagnostics.len();
         let (diagnostics, first_at, mut last_at) = self.batch_diagnostics(
@@ -711,9 +680,9 @@ impl<R: Read> RecordStream<R> {
 
         let green = GreenNode::new(SyntaxKind::Document.into(), out.children);
         let origin = Origin {
-            offset: usize::try_from(self.offset).unwrap_or(usize::MAX),
-            lines_before: usize::try_from(self.line - 1).unwrap_or(usize::MAX),
-            break_before: self.break_before,
+            offset: usize::try_from(self.at.offset).unwrap_or(usize::MAX),
+            lines_before: usize::try_from(self.at.line - 1).unwrap_or(usize::MAX),
+            break_before: self.at.break_before,
             reading: Reading {
                 piece: Some((later, after)),
             },
@@ -726,17 +695,17 @@ impl<R: Read> RecordStream<R> {
             &text,
             out.max_depth,
             origin,
-            self.dialect,
+            self.at.dialect,
         );
         // UTF-16 octets are not the text's: its lines are counted in the text.
         let lines = match encoding.is_utf16() {
             true => crate::line_cursor::count_line_breaks(text.as_bytes()),
             false => crate::line_cursor::count_line_breaks(&self.buf[..cut]),
         };
-        self.break_before = last_line_break(text.as_bytes()).or(self.break_before);
+        self.at.break_before = last_line_break(text.as_bytes()).or(self.at.break_before);
         drop(text);
         if first {
-            self.dialect = Some(parse.dialect());
+            self.at.dialect = Some(parse.dialect());
         }
 
         // A run of one code that goes on across the cut is counted in the diagnostic where it started.
@@ -746,7 +715,7 @@ impl<R: Read> RecordStream<R> {
         };
         let absorbed = continued_run.is_some();
         if let Some(l) = last_at {
-            self.target = Some((self.batches, l));
+            self.target = Some((self.at.batches, l));
         } else if !absorbed && parser_count > 0 {
             self.target = None;
         }
@@ -754,8 +723,6 @@ impl<R: Read> RecordStream<R> {
 
         self.pending.push_back(Batch {
             parse,
-            offset: self.offset,
-            first_line: self.line,
             len: cut,
             breaks: out.breaks,
             continued_run,
@@ -769,13 +736,13 @@ impl<R: Read> RecordStream<R> {
         if self.buf.capacity() > 4 * usual {
             self.buf.shrink_to(2 * usual);
         }
-        self.offset = self.offset.saturating_add(cut as u64);
-        self.line += lines;
-        self.batches += 1;
+        self.at.offset = self.at.offset.saturating_add(cut as u64);
+        self.at.line += lines;
+        self.at.batches += 1;
         // Batches before the one a run may still grow in are final; all are at the end, or when no run goes on.
         self.ready = match (last, self.run_goes_on, self.target) {
             (false, true, Some((batch, _))) => {
-                let waiting = usize::try_from(self.batches - batch).unwrap_or(usize::MAX);
+                let waiting = usize::try_from(self.at.batches - batch).unwrap_or(usize::MAX);
                 self.pending.len().saturating_sub(waiting)
             }
             _ => self.pending.len(),
@@ -805,14 +772,14 @@ impl<R: Read> RecordStream<R> {
         let parser_count = diagnostics.len();
         let mut more = Vec::new();
         if last {
-            end_of_file_diagnostics(self.seen_line, self.trailer_seen, text_len, &mut more);
+            end_of_file_diagnostics(self.at.seen_line, self.at.trailer_seen, text_len, &mut more);
         }
-        let batch_end = self.offset.saturating_add(cut as u64);
+        let batch_end = self.at.offset.saturating_add(cut as u64);
         for note in &self.detection.notes {
             let at = note.file_offset as u64;
-            if at >= self.offset && (at < batch_end || last) {
+            if at >= self.at.offset && (at < batch_end || last) {
                 let mut local = note.clone();
-                local.file_offset = (at - self.offset) as usize;
+                local.file_offset = (at - self.at.offset) as usize;
                 more.push(note_diagnostic(&local, map));
             }
         }
@@ -850,7 +817,7 @@ impl<R: Read> RecordStream<R> {
         else {
             return None;
         };
-        let back = usize::try_from(self.batches - batch).ok()?;
+        let back = usize::try_from(self.at.batches - batch).ok()?;
         let slot = self.pending.len().checked_sub(back);
         let into = slot.and_then(|s| self.pending.get_mut(s))?;
         let t = into.parse.diagnostics_mut().get_mut(index)?;

@@ -215,22 +215,28 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, `unresolved` when
-    /// the second pass follows, or `None` when it takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
-    fn in_one_pass(input: &str, args: &[&str]) -> Option<String> {
-        let dir = tempfile::tempdir().expect("a directory");
-        let path = dir.path().join("f.ged");
-        std::fs::write(&path, input).expect("written");
+    /// The options of `check FILE ARGS…`, and the human report's without colours.
+    fn check_args(path: &Path, args: &[&str]) -> (CheckArgs, human::Options) {
         let path_arg = path.to_str().expect("a UTF-8 path");
         let cli = crate::cli::Cli::parse_from(["gedgraft", "check", path_arg].iter().chain(args));
         let crate::cli::Command::Check(args) = cli.command else {
             panic!("not check");
         };
         let human = human::Options {
-            no_warnings: false,
-            all: false,
+            no_warnings: args.no_warnings,
+            all: args.all,
             palette: crate::style::Palette::new(false),
         };
+        (args, human)
+    }
+
+    /// `check FILE ARGS…` of `input` in one pass, in batches of one record: the report, `unresolved` when
+    /// the second pass follows, or `None` when it takes two passes. (`tests/streaming.rs` compares the reports of both with the whole file's.)
+    fn in_one_pass(input: &str, args: &[&str]) -> Option<String> {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, input).expect("written");
+        let (args, human) = check_args(&path, args);
         match one_pass(&path, &args, &ParseOptions::default(), &human, 1) {
             OnePass::Checked(report, _) => Some(report),
             OnePass::Unresolved(..) => Some("unresolved".into()),
@@ -283,16 +289,7 @@ mod tests {
             text.push_str("0 TRLR\n");
             let path = dir.path().join(name);
             std::fs::write(&path, &text).expect("written");
-            let path_arg = path.to_str().expect("a UTF-8 path");
-            let cli = crate::cli::Cli::parse_from(["gedgraft", "check", path_arg]);
-            let crate::cli::Command::Check(args) = cli.command else {
-                panic!("not check");
-            };
-            let human = human::Options {
-                no_warnings: false,
-                all: false,
-                palette: crate::style::Palette::new(false),
-            };
+            let (args, human) = check_args(&path, &[]);
             let options = ParseOptions::default();
             let OnePass::Unresolved(found) = one_pass(&path, &args, &options, &human, 1) else {
                 panic!("{name}: not unresolved");
