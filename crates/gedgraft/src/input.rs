@@ -178,25 +178,12 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
         std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     #[cfg(unix)]
     if let Ok(meta) = file.metadata() {
-        use std::os::unix::fs::MetadataExt;
-        let stamp = (
-            meta.dev(),
-            meta.ino(),
-            meta.created().ok(),
-            meta.len(),
-            meta.modified().ok(),
-        );
+        let stamp = stamp_of(&meta);
         let mut seen = SEEN
             .lock()
             .map_err(|_| format!("cannot read {}", path.display()))?;
         match seen.get(path) {
-            Some(first) if *first != stamp => {
-                return Err(format!(
-                    "{} changed while gedgraft was reading it (it reads the file more than once): \
-                     run the command again once nothing writes to it",
-                    path.display()
-                ))
-            }
+            Some(first) if *first != stamp => return Err(changed(path)),
             Some(_) => {}
             None => {
                 seen.insert(path.to_path_buf(), stamp);
@@ -204,6 +191,47 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
         }
     }
     Ok(file)
+}
+
+/// After the last read of `path` (a file [`open_regular`] opened): an error if it changed since its first
+/// open. A file written in place while the command read it (its last pass, or its one read) would otherwise
+/// give a report, or an output, of two versions of it (found by a session's helper: a file rewritten during
+/// `check`'s second read gave a report of both, exit 0). Nothing to check for an input that reads once (its
+/// copy does not change) or one never opened.
+pub fn unchanged(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    if !reads_once(path) {
+        let first = SEEN.lock().ok().and_then(|seen| seen.get(path).copied());
+        let now = std::fs::metadata(path).ok().map(|meta| stamp_of(&meta));
+        if first.is_some_and(|first| now != Some(first)) {
+            return Err(changed(path));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// What tells a file's version apart ([`Stamp`]).
+#[cfg(unix)]
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    (
+        meta.dev(),
+        meta.ino(),
+        meta.created().ok(),
+        meta.len(),
+        meta.modified().ok(),
+    )
+}
+
+/// The message for a file that changed while the command read it.
+fn changed(path: &Path) -> String {
+    format!(
+        "{} changed while gedgraft was reading it (it reads the file more than once): \
+         run the command again once nothing writes to it",
+        path.display()
+    )
 }
 
 /// The permission bits a new file made from `path` gets (`-o OUT` where nothing is yet): the input's, as `cp`
@@ -354,5 +382,45 @@ mod tests {
         let other = dir.path().join("g.ged");
         std::fs::write(&other, "0 HEAD\n0 TRLR\n").expect("written");
         assert!(read_octets(&other).is_ok());
+    }
+
+    /// A file written in place after the command's last open of it (same length, a later modification time)
+    /// is found changed at the end ([`unchanged`]), and the file a command would make from it is not written
+    /// ([`crate::output::replace_file`]): found by a session's helper, a file rewritten while `check` read it
+    /// again gave a report of both versions, exit 0, and `fix -o` wrote a file of both.
+    #[test]
+    fn a_file_written_in_place_after_its_last_open_is_found_changed() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, "0 HEAD\n0 TRLR\n").expect("written");
+        drop(open(&path).expect("opened"));
+        assert_eq!(unchanged(&path), Ok(()));
+        let out = dir.path().join("out.ged");
+        let copy = |to: &mut dyn std::io::Write| to.write_all(b"0 HEAD\n0 TRLR\n");
+        crate::output::replace_file((&out, &path), None, copy).expect("written");
+        std::fs::remove_file(&out).expect("removed");
+        // Rewritten in place: the same length, a later modification time.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("opened");
+        std::io::Write::write_all(&mut &file, b"0 HEAD\n0 TRLX\n").expect("written");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(10);
+        file.set_modified(later).expect("modification time set");
+        drop(file);
+        let error = unchanged(&path).expect_err("changed");
+        assert!(
+            error.contains("changed while gedgraft was reading it"),
+            "{error}"
+        );
+        let written = crate::output::replace_file((&out, &path), None, copy);
+        let error = written.expect_err("not written").to_string();
+        assert!(
+            error.contains("changed while gedgraft was reading it"),
+            "{error}"
+        );
+        assert!(!out.exists());
+        // A file never opened has nothing to compare with.
+        assert_eq!(unchanged(&dir.path().join("other.ged")), Ok(()));
     }
 }

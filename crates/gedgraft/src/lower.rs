@@ -12,9 +12,13 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         .with_strict(args.strict)
         .with_nfc(args.nfc);
     if let Some(error) = crate::stream_lower::lower_streamed(args, &options)? {
+        // A file changed while it was read: its JSON may hold two versions of it.
+        input::unchanged(&args.file)?;
         return Ok(exit_code(error));
     }
     let loaded = input::load(&args.file, &args.input)?;
+    // Checked once read, before the JSON is written (standard output may be the file itself).
+    input::unchanged(&args.file)?;
     let lowered = lower(&loaded.parse, &options);
     // The dataset's JSON can be several times the file: the line break is added in place, not by a copy.
     let mut json = to_json(&loaded.path.display().to_string(), &loaded.parse, &lowered);

@@ -144,6 +144,11 @@ pub fn replace_file(
     static SIGNALS: std::sync::Once = std::sync::Once::new();
     SIGNALS.call_once(crate::clean_up_on_signals);
     let mode = crate::input::new_file_mode(from);
+    // A file made from an input that changed while it was read is not written: it would hold two versions.
+    let fill = |to: &mut dyn Write| {
+        fill(to)?;
+        crate::input::unchanged(from).map_err(std::io::Error::other)
+    };
     let written = gedgraft_edit::write_atomic_streamed_as(out, backup, mode, fill);
     crate::input::replacing(out);
     written

@@ -79,9 +79,9 @@ pub(crate) fn check_streamed(
                 human_options,
                 batch_size: TWO_PASS_BATCH,
             };
-            return again
-                .write(*found, emit)
-                .map(|(any_error, _)| Some(any_error));
+            // `None`: the file cannot be read again; nothing was written, the whole-file path says why.
+            let written = again.write(*found, emit)?;
+            return Ok(written.map(|(any_error, _)| any_error));
         }
         OnePass::Cannot => {
             let Some(Indexed {

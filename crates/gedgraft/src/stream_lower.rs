@@ -53,7 +53,7 @@ pub(crate) fn lower_streamed(
     if let Some(out) = Rewind::stdout().filter(|_| !two_passes_forced()) {
         match one_pass(args, &options, lower)? {
             OnePass::Lowered(any_error) => return Ok(Some(any_error)),
-            OnePass::Unresolved(found) => return again(path, &options, *found, out).map(Some),
+            OnePass::Unresolved(found) => return again(path, &options, *found, out),
             OnePass::Cannot => out.rewind()?,
         }
     }
@@ -181,14 +181,15 @@ impl Output {
 /// the diagnostics gathered aside where they were), and the batches from there read again
 /// ([`gedgraft_syntax::stream::RecordStream::resume`]) and written with the complete index, the `UNDEF`
 /// records the earlier batches called for kept ([`StreamLowering::into_second_pass_from`]); whether the file
-/// has an error. A file whose one dangling pointer is in its last batch is parsed once and that batch again,
-/// not twice (#17); one with a dangling pointer in its first batch, twice, as before.
+/// has an error; `None` when the file cannot be read again (it changed since), all of it taken back for the
+/// whole-file path, which says so. A file whose one dangling pointer is in its last batch is parsed once and
+/// that batch again, not twice (#17); one with a dangling pointer in its first batch, twice, as before.
 fn again(
     path: &Path,
     options: &ParseOptions,
     found: Unresolved,
     out: Rewind,
-) -> Result<bool, String> {
+) -> Result<Option<bool>, String> {
     let Unresolved {
         lowering,
         detection,
@@ -200,14 +201,17 @@ fn again(
     let Some(mark) = marks.get(first) else {
         return Err(format!("cannot read {}: no batch", path.display()));
     };
+    let size = crate::stream_check::TWO_PASS_BATCH;
+    let Ok(batches) = batches_from(path, options, size, (&detection, &mark.point)) else {
+        out.rewind()?;
+        return Ok(None);
+    };
     out.rewind_to(mark.written)?;
     output.diagnostics.cut_at(mark.diagnostics)?;
     output.writer = mark.writer.clone();
     output.written = mark.written;
     output.any_error = mark.any_error;
     let mut lowering = lowering.into_second_pass_from(mark.listed);
-    let size = crate::stream_check::TWO_PASS_BATCH;
-    let batches = batches_from(path, options, size, (&detection, &mark.point))?;
     let batches = Box::new(batches);
     write_batches(
         path,
@@ -217,7 +221,7 @@ fn again(
         None,
         &mut output,
     )?;
-    Ok(output.any_error)
+    Ok(Some(output.any_error))
 }
 
 /// What says, after each batch is lowered, whether a lowering in one pass stops there (given the batch,

@@ -62,12 +62,13 @@ pub(super) struct Again<'a> {
 }
 
 impl Again<'_> {
-    /// Writes the report; whether the file has an error, and how many batches were lowered again.
+    /// Writes the report; whether the file has an error, and how many batches were lowered again. `None`,
+    /// nothing written, when the file cannot be read again (it changed since: the whole-file path says so).
     pub(super) fn write(
         &self,
         found: Unresolved,
         emit: &mut dyn FnMut(&str) -> Result<(), String>,
-    ) -> Result<(bool, usize), String> {
+    ) -> Result<Option<(bool, usize)>, String> {
         let Unresolved {
             lowering,
             detection,
@@ -84,9 +85,12 @@ impl Again<'_> {
         let Some(mark) = marks.get(first) else {
             return Err(cannot_read(&"no batch"));
         };
-        emit(report.get(..mark.at).unwrap_or_default())?;
+        // Opened before anything is written: a file that changed since gets no half report.
         let point = (&detection, &mark.point);
-        let stream = batches_from(path, self.options, self.batch_size, point)?;
+        let Ok(stream) = batches_from(path, self.options, self.batch_size, point) else {
+            return Ok(None);
+        };
+        emit(report.get(..mark.at).unwrap_or_default())?;
         let mut lowering = lowering.into_second_pass();
         let mut writer =
             Writer::resumed(self.args.format, self.human_options, &mark.state, first > 0);
@@ -114,7 +118,7 @@ impl Again<'_> {
             emit(report.get(m.at..).unwrap_or_default())?;
             writer.carry(&m.state, &end);
         }
-        Ok((writer.finish(path, &detection, emit)?, at - first))
+        Ok(Some((writer.finish(path, &detection, emit)?, at - first)))
     }
 }
 
@@ -306,7 +310,10 @@ mod tests {
                 report.push_str(text);
                 Ok(())
             };
-            let (_, read) = again.write(*found, &mut emit).expect("written");
+            let (_, read) = again
+                .write(*found, &mut emit)
+                .expect("written")
+                .expect("read again");
             (report, read)
         };
         let (report, read) = again("one.ged", &[(6, "1 ASSO @NOWHERE@")]);
@@ -339,6 +346,39 @@ mod tests {
             report.ends_with("0 errors, 2 warnings (encoding UTF-8)\n"),
             "{report}"
         );
+    }
+
+    /// A file that changed after the one pass cannot be read again: nothing of its report is written (the
+    /// whole-file path then says it changed, and the next files are checked), where the held part was
+    /// written before the file was opened again and the command stopped half-way (found by a session's
+    /// helper).
+    #[test]
+    fn a_file_changed_before_it_is_read_again_gets_no_half_report() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+        let text = format!("{head}0 @I1@ INDI\n1 NOTE a@b\n0 @I2@ INDI\n1 ASSO @X@\n0 TRLR\n");
+        std::fs::write(&path, &text).expect("written");
+        let (args, human) = check_args(&path, &[]);
+        let options = ParseOptions::default();
+        let OnePass::Unresolved(found) = one_pass(&path, &args, &options, &human, 1) else {
+            panic!("not unresolved");
+        };
+        std::fs::write(&path, format!("{text}0 @I3@ INDI\n")).expect("written again");
+        let again = Again {
+            path: &path,
+            args: &args,
+            options: &options,
+            human_options: &human,
+            batch_size: 1,
+        };
+        let mut written = String::new();
+        let mut emit = |text: &str| {
+            written.push_str(text);
+            Ok(())
+        };
+        assert_eq!(again.write(*found, &mut emit), Ok(None));
+        assert_eq!(written, "");
     }
 
     #[test]
