@@ -391,7 +391,16 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
                 crate::output::to_stderr(format_args!("\r\x1b[2K"));
             }
         };
-        match fix_file(path, args, &plan, &options, &mut stdout) {
+        // A file changed while it was read: what was said of it (the review diff, `-o -`) may tell two
+        // versions of it (a file written from it is not made: `output::replace_file`). Standard output the
+        // file itself: it was read whole before anything was written, and checked then.
+        let fixed = fix_file(path, args, &plan, &options, &mut stdout).and_then(|report| {
+            match output::stdout_is(path) {
+                true => Ok(report),
+                false => input::unchanged(path).map(|()| report),
+            }
+        });
+        match fixed {
             Ok(report) => {
                 would_change |= report.changed;
                 if !report.lines.is_empty() {
@@ -460,6 +469,7 @@ fn fix_file(
         }
     }
     let loaded = input::load_with(path, options)?;
+    input::unchanged(path)?;
     let original = &loaded.parse;
     let not_gedcom =
         (original.diagnostics().iter()).any(|d| d.code == gedgraft_syntax::codes::NOT_GEDCOM);

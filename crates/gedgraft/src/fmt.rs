@@ -75,6 +75,8 @@ fn fmt_file(
             crate::output::say(line);
         }
         if let Some((stream, file)) = done.spilled.take() {
+            // Held until the end: nothing of a file that changed while it was read is written.
+            input::unchanged(path)?;
             output::copy_spilled(file, |chunk| output::write_stream(stream, chunk, stdout))?;
         }
         return Ok((
@@ -83,6 +85,7 @@ fn fmt_file(
         ));
     }
     let loaded = input::load_with(path, options)?;
+    input::unchanged(path)?;
     let parse = &loaded.parse;
     let lowered = lower(parse, &LowerOptions::default());
     if let Some((count, first)) = errors(&lowered.all_diagnostics(parse)) {
