@@ -409,10 +409,14 @@ impl Diagnostics {
     /// Takes back what was gathered after its first `len` octets.
     fn cut_at(&mut self, len: u64) -> Result<(), String> {
         if let Some(kept) = len.checked_sub(self.spilled) {
-            let kept = usize::try_from(kept).unwrap_or(usize::MAX);
-            if self.text.is_char_boundary(kept.min(self.text.len())) {
-                self.text.truncate(kept);
+            // A mark is where a batch's diagnostics began: between two of them, never inside a character.
+            let kept = usize::try_from(kept)
+                .unwrap_or(usize::MAX)
+                .min(self.text.len());
+            if !self.text.is_char_boundary(kept) {
+                return Err("cannot take back the diagnostics gathered: not at a mark".into());
             }
+            self.text.truncate(kept);
             return Ok(());
         }
         self.text.clear();
