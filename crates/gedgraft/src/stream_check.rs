@@ -1,13 +1,13 @@
 //! `gedgraft check FILE` record by record (DESIGN.md invariant 9), human and JSON, in batches of whole records
 //! ([`gedgraft_syntax::stream`]): in one pass where one tells what two would, else in two.
 //!
-//! **One pass** ([`one_pass`], [`StreamLowering::one_pass`]): each batch is parsed, its identifiers indexed and
+//! **One pass** ([`one_pass`](fn@one_pass), [`StreamLowering::one_pass`]): each batch is parsed, its identifiers indexed and
 //! it is lowered, its diagnostics written to a report held until the end, with where each batch's part starts.
 //! A pointer to an identifier not yet met is pending; when a pending pointer leads to no record at the end,
 //! the batches from the first with one are read again and lowered with the index this pass made, and their
 //! part of the report written anew, until the rest is as the one pass wrote it ([`Again`]); the pass gives up
 //! for two (nothing written) on what the two passes would send to the whole-file path (below), or on a
-//! report over [`ONE_PASS_REPORT`]. Most files are parsed once, files with dangling pointers once and the
+//! report over [`ONE_PASS_REPORT`](one_pass::ONE_PASS_REPORT). Most files are parsed once, files with dangling pointers once and the
 //! batches that hold them again.
 //!
 //! **Two passes**: the first indexes the cross-reference identifiers ([`StreamLowering::index_identifiers`]:
@@ -50,7 +50,7 @@ mod one_pass;
 use one_pass::{one_pass, Again, OnePass};
 
 /// Checks one file streamed: `Some(whether it has an error)` once its report is written, `None` when it
-/// takes the whole-file path (nothing was written). One pass first ([`one_pass`]); two when it cannot tell.
+/// takes the whole-file path (nothing was written). One pass first ([`one_pass`](fn@one_pass)); two when it cannot tell.
 pub(crate) fn check_streamed(
     path: &Path,
     args: &CheckArgs,

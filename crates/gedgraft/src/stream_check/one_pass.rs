@@ -1,16 +1,16 @@
-//! `gedgraft check FILE` in one pass ([`one_pass`]), and the batches read again after it when a pointer leads
+//! `gedgraft check FILE` in one pass ([`one_pass`](fn@one_pass)), and the batches read again after it when a pointer leads
 //! to no record ([`Again`]): see the parent module.
 
 use super::*;
 use gedgraft_syntax::stream::ResumePoint;
 use std::rc::Rc;
 
-/// The most report [`one_pass`] holds before it gives up for two passes (the report of a file with so many
+/// The most report [`one_pass`](fn@one_pass) holds before it gives up for two passes (the report of a file with so many
 /// diagnostics is written as it goes). Small: what is held adds to the peak of the passes after it (`cargo
 /// xtask stress`, `one-code`: 8 MiB took `check --format json` from 73 to 96 MiB on 2 MB).
-const ONE_PASS_REPORT: usize = 1 << 20;
+pub(super) const ONE_PASS_REPORT: usize = 1 << 20;
 
-/// What one pass over a file found ([`one_pass`]).
+/// What one pass over a file found ([`one_pass`](fn@one_pass)).
 pub(super) enum OnePass {
     /// The report, and whether the file has an error.
     Checked(String, bool),
@@ -32,7 +32,7 @@ pub(super) struct Unresolved {
     end: State,
 }
 
-/// Where one batch of a one-pass report starts ([`one_pass`]): in the report, in the file, and the
+/// Where one batch of a one-pass report starts ([`one_pass`](fn@one_pass)): in the report, in the file, and the
 /// writer's state there (shared with the batch before when the same, as it is after a batch without
 /// diagnostics).
 struct Mark {
@@ -43,7 +43,7 @@ struct Mark {
     state: Rc<State>,
 }
 
-/// Writes the report of a file after [`one_pass`] found pointers that lead to no record
+/// Writes the report of a file after [`one_pass`](fn@one_pass) found pointers that lead to no record
 /// ([`OnePass::Unresolved`]): the held report up to the first batch with such a pointer
 /// ([`StreamLowering::unresolved_batches`]; or the batch where the run of diagnostics it goes on starts),
 /// then the batches from there read again ([`RecordStream::resume`]) and lowered with the complete index,
