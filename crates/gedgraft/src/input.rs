@@ -226,6 +226,7 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
 }
 
 /// The message for a file that changed while the command read it.
+#[cfg(unix)]
 fn changed(path: &Path) -> String {
     format!(
         "{} changed while gedgraft was reading it (it reads the file more than once): \
