@@ -193,22 +193,37 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
     Ok(file)
 }
 
-/// After the last read of `path` (a file [`open_regular`] opened): an error if it changed since its first
-/// open. A file written in place while the command read it (its last pass, or its one read) would otherwise
-/// give a report, or an output, of two versions of it (found by a session's helper: a file rewritten during
-/// `check`'s second read gave a report of both, exit 0). Nothing to check for an input that reads once (its
+/// After the last read of `path` (a file [`open_regular`] opened): an error if the file it names was written
+/// to since its first open. A file written in place while the command read it (its last pass, or its one
+/// read) would otherwise give a report, or an output, of two versions of it (found by a session's helper: a
+/// file rewritten during `check`'s second read gave a report of both, exit 0). A name removed or given to
+/// another file since (a rename) is not an error here: what was read came from the file first opened, and a
+/// command that opened the name again was stopped there. Nothing to check for an input that reads once (its
 /// copy does not change) or one never opened.
 pub fn unchanged(path: &Path) -> Result<(), String> {
+    stamp_kept(path, false)
+}
+
+/// [`unchanged`], and the name still names that file: before a file made from it takes its name (`--in-place`),
+/// which would otherwise replace what another program saved there meanwhile (by a rename, as editors save).
+pub fn unchanged_at_its_name(path: &Path) -> Result<(), String> {
+    stamp_kept(path, true)
+}
+
+/// Whether `path`'s file kept the stamp of its first open: also its name, if `at_name`.
+fn stamp_kept(path: &Path, at_name: bool) -> Result<(), String> {
     #[cfg(unix)]
     if !reads_once(path) {
         let first = SEEN.lock().ok().and_then(|seen| seen.get(path).copied());
         let now = std::fs::metadata(path).ok().map(|meta| stamp_of(&meta));
-        if first.is_some_and(|first| now != Some(first)) {
+        let same_file = |first: &Stamp| now.is_some_and(|now| (now.0, now.1) == (first.0, first.1));
+        let changed_here = |first: Stamp| (at_name || same_file(&first)) && now != Some(first);
+        if first.is_some_and(changed_here) {
             return Err(changed(path));
         }
     }
     #[cfg(not(unix))]
-    let _ = path;
+    let _ = (path, at_name);
     Ok(())
 }
 
@@ -229,8 +244,7 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
 #[cfg(unix)]
 fn changed(path: &Path) -> String {
     format!(
-        "{} changed while gedgraft was reading it (it reads the file more than once): \
-         run the command again once nothing writes to it",
+        "{} changed while gedgraft was reading it: run the command again once nothing writes to it",
         path.display()
     )
 }
@@ -423,5 +437,17 @@ mod tests {
         assert!(!out.exists());
         // A file never opened has nothing to compare with.
         assert_eq!(unchanged(&dir.path().join("other.ged")), Ok(()));
+        // A name given to another file, or removed, after one read: what was read is one file's (found by a
+        // session's helper: `check`, `fix -o` refused a file moved away while they read it once). Not where
+        // a file made from it would take that name: another program saved a file there meanwhile.
+        let moved = dir.path().join("moved.ged");
+        std::fs::write(&moved, "0 HEAD\n0 TRLR\n").expect("written");
+        drop(open(&moved).expect("opened"));
+        std::fs::rename(&moved, dir.path().join("elsewhere.ged")).expect("moved");
+        assert_eq!(unchanged(&moved), Ok(()));
+        assert!(unchanged_at_its_name(&moved).is_err());
+        std::fs::write(&moved, "0 HEAD\n1 NOTE saved meanwhile\n0 TRLR\n").expect("saved");
+        assert_eq!(unchanged(&moved), Ok(()));
+        assert!(unchanged_at_its_name(&moved).is_err());
     }
 }

@@ -145,9 +145,14 @@ pub fn replace_file(
     SIGNALS.call_once(crate::clean_up_on_signals);
     let mode = crate::input::new_file_mode(from);
     // A file made from an input that changed while it was read is not written: it would hold two versions.
+    // In place, not over a file another program saved at the input's name meanwhile either.
     let fill = |to: &mut dyn Write| {
         fill(to)?;
-        crate::input::unchanged(from).map_err(std::io::Error::other)
+        let kept = match out == from {
+            true => crate::input::unchanged_at_its_name(from),
+            false => crate::input::unchanged(from),
+        };
+        kept.map_err(std::io::Error::other)
     };
     let written = gedgraft_edit::write_atomic_streamed_as(out, backup, mode, fill);
     crate::input::replacing(out);

@@ -183,7 +183,6 @@ impl File<'_> {
     /// Writes the file where it goes (`--check`: nowhere; `--in-place`: over itself, if it changed; `-o`):
     /// in one pass (`planned` is `None`) or as the second of two. Nothing is written when it stops.
     fn deliver(&self, planned: Option<Planned>) -> Result<Formatted, Stop> {
-        let name = self.path.display().to_string();
         let mut writing = match planned {
             Some(planned) => Writing::Planned(Box::new(planned)),
             None => Writing::OnePass(Box::new(OnePass {
@@ -234,7 +233,14 @@ impl File<'_> {
         };
         let done = outcome.unwrap_or(Err(Stop::WholeFile))?;
         if !unchanged {
-            written.map_err(|e| Stop::Error(output::write_error(&name, &e)))?;
+            // The file written: OUT, or the input in place.
+            let out = args
+                .output
+                .as_deref()
+                .unwrap_or(self.path)
+                .display()
+                .to_string();
+            written.map_err(|e| Stop::Error(output::write_error(&out, &e)))?;
         }
         Ok(done)
     }
