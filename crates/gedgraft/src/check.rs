@@ -88,26 +88,24 @@ fn check_file(
             unreadable: input::unchanged(path).err(),
         });
     }
-    // Checked once read, before the report is written (standard output may be the file itself).
-    let loaded =
-        match input::load_with(path, options).and_then(|l| input::unchanged(path).map(|()| l)) {
-            Ok(l) => l,
-            Err(e) => {
-                // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
-                if args.format == Format::Json {
-                    let mut line = String::from("{\"file\":");
-                    json_string(&path.display().to_string(), &mut line);
-                    line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
-                    json_string(&e, &mut line);
-                    line.push_str("}}\n");
-                    emit(&line)?;
-                }
-                return Ok(Outcome {
-                    error: false,
-                    unreadable: Some(e),
-                });
+    let loaded = match input::load_with(path, options) {
+        Ok(l) => l,
+        Err(e) => {
+            // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.
+            if args.format == Format::Json {
+                let mut line = String::from("{\"file\":");
+                json_string(&path.display().to_string(), &mut line);
+                line.push_str(",\"error\":{\"code\":\"io\",\"message\":");
+                json_string(&e, &mut line);
+                line.push_str("}}\n");
+                emit(&line)?;
             }
-        };
+            return Ok(Outcome {
+                error: false,
+                unreadable: Some(e),
+            });
+        }
+    };
     let lowered = lower(
         &loaded.parse,
         &LowerOptions::default().with_strict(args.strict),

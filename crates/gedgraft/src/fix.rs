@@ -469,7 +469,6 @@ fn fix_file(
         }
     }
     let loaded = input::load_with(path, options)?;
-    input::unchanged(path)?;
     let original = &loaded.parse;
     let not_gedcom =
         (original.diagnostics().iter()).any(|d| d.code == gedgraft_syntax::codes::NOT_GEDCOM);

@@ -85,7 +85,6 @@ fn fmt_file(
         ));
     }
     let loaded = input::load_with(path, options)?;
-    input::unchanged(path)?;
     let parse = &loaded.parse;
     let lowered = lower(parse, &LowerOptions::default());
     if let Some((count, first)) = errors(&lowered.all_diagnostics(parse)) {

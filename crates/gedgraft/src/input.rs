@@ -308,13 +308,16 @@ fn copy_of(path: &Path) -> Result<std::fs::File, String> {
 }
 
 /// The octets of a file; `-` reads standard input. An input that reads once is read from its copy ([`open`]),
-/// so that it reads the same however often, and under whichever name, a command reads it.
+/// so that it reads the same however often, and under whichever name, a command reads it. A file written to
+/// while it was read is an error ([`unchanged`]): every command's whole-file read is checked here.
 pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
     if !reads_once(path) {
         let mut file = open_regular(path)?;
         let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize));
         file.read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        // Written to while it was read: its octets may be of two versions.
+        unchanged(path)?;
         return Ok(bytes);
     }
     let mut bytes = Vec::new();

@@ -488,16 +488,15 @@ pub(crate) fn batches_from(
     Ok(Batches::ahead(stream))
 }
 
-/// After a one pass over `batches` batches with pointers that lead to no record: the first batch to read
-/// again, the first that holds one ([`StreamLowering::unresolved_batches`]), or the batch where the run of
-/// diagnostics it goes on starts (`continued`: whether a batch's first diagnostic goes on the run of an
-/// earlier batch's, which a stream resumed at it would not count so).
+/// After a one pass over `batches` batches with pointers that lead to no record, in the batches of `span`
+/// ([`StreamLowering::unresolved_batches`]): the first batch to read again, the first that holds one, or the
+/// batch where the run of diagnostics it goes on starts (`continued`: whether a batch's first diagnostic goes
+/// on the run of an earlier batch's, which a stream resumed at it would not count so).
 pub(crate) fn first_again(
-    lowering: &StreamLowering,
+    span: &std::ops::RangeInclusive<u64>,
     batches: usize,
     continued: impl Fn(usize) -> bool,
 ) -> usize {
-    let span = lowering.unresolved_batches().unwrap_or(0..=0);
     let first = usize::try_from(*span.start()).unwrap_or(usize::MAX);
     let mut first = first.min(batches.saturating_sub(1));
     while first > 0 && continued(first) {

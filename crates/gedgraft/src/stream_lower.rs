@@ -197,7 +197,8 @@ fn again(
     } = found;
     let marks = output.marks.take().unwrap_or_default();
     let continued = |n: usize| marks.get(n).is_some_and(|m| m.continued);
-    let first = first_again(&lowering, marks.len(), continued);
+    let span = lowering.unresolved_batches().unwrap_or(0..=0);
+    let first = first_again(&span, marks.len(), continued);
     let Some(mark) = marks.get(first) else {
         return Err(format!("cannot read {}: no batch", path.display()));
     };

@@ -81,7 +81,7 @@ impl Again<'_> {
             |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
         let span = lowering.unresolved_batches().unwrap_or(0..=0);
         let continued = |n: usize| marks.get(n).is_some_and(|m| m.continued);
-        let first = first_again(&lowering, marks.len(), continued);
+        let first = first_again(&span, marks.len(), continued);
         let Some(mark) = marks.get(first) else {
             return Err(cannot_read(&"no batch"));
         };
