@@ -184,7 +184,7 @@ impl StreamLowering {
     /// How many identifiers pointers that lead to no record named so far (an `UNDEF` record each,
     /// [`undefined_records`](StreamLowering::undefined_records)).
     pub fn undefined_count(&self) -> usize {
-        self.index.undefined().count()
+        self.index.undefined_count()
     }
 
     /// After the last batch of a lowering in [`one_pass`](StreamLowering::one_pass): whether a pointer

@@ -225,6 +225,12 @@ impl Index {
         }
     }
 
+    /// How many identifiers are listed for `UNDEF` records (asked before every batch of a one pass: not a walk
+    /// over them).
+    pub fn undefined_count(&self) -> usize {
+        self.undefined.len()
+    }
+
     /// The identifiers listed for `UNDEF` records, in order.
     pub fn undefined(&self) -> impl Iterator<Item = &str> {
         self.undefined.iter().map(|&e| self.text(e as usize))
