@@ -98,16 +98,17 @@ pub(crate) fn streams_file(
     plan: &Plan,
     options: &ParseOptions,
 ) -> bool {
-    let streams = match plan.repair {
+    if crate::output::stdout_is(path) {
+        return false;
+    }
+    match plan.repair {
         None => streams(args, plan),
         Some(_) => {
             !plan.stages.is_empty()
                 && stages_stream(args, plan)
-                && !crate::output::stdout_is(path)
                 && crate::repair::first_pass_of_file(path, options).is_some_and(|r| r.is_empty())
         }
-    };
-    streams && !crate::output::stdout_is(path)
+    }
 }
 
 /// Whether the edits of `plan` other than the repairs stream with these options ([`streams`]; `fix` with
