@@ -37,7 +37,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         for (i, path) in args.files.iter().enumerate() {
             let last = i + 1 == count;
             tally(check_file(
-                path,
+                (path, i),
                 args,
                 &options,
                 &human,
@@ -49,10 +49,17 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, String> {
         let job = |i: usize| {
             let mut out = String::new();
             let path = &args.files[i];
-            let outcome = check_file(path, args, &options, &human, false, &mut |text: &str| {
-                out.push_str(text);
-                Ok(())
-            });
+            let outcome = check_file(
+                (path, i),
+                args,
+                &options,
+                &human,
+                false,
+                &mut |text: &str| {
+                    out.push_str(text);
+                    Ok(())
+                },
+            );
             (out, outcome)
         };
         crate::batch::in_order(count, workers, job, |_, (out, outcome)| {
@@ -71,24 +78,28 @@ struct Outcome {
     unreadable: Option<String>,
 }
 
-/// Checks one file, its report written through `emit` (streamed when it can be); `last`: the process's last
-/// file, whose parse is left to the operating system.
+/// Checks one file (and its index among the files), its report written through `emit` (streamed when it can
+/// be); `last`: the process's last file, whose parse is left to the operating system.
 fn check_file(
-    path: &Path,
+    (path, index): (&Path, usize),
     args: &CheckArgs,
     options: &gedgraft_syntax::ParseOptions,
     human: &human::Options,
     last: bool,
     emit: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Outcome, String> {
-    if let Some(error) = crate::stream_check::check_streamed(path, args, options, human, emit)? {
-        // A file changed while it was read: its report may tell two versions of it.
-        return Ok(Outcome {
-            error,
-            unreadable: input::unchanged(path).err(),
-        });
+    let refused = crate::output::refuse_later_input_as_output(path, index);
+    if refused.is_ok() {
+        if let Some(error) = crate::stream_check::check_streamed(path, args, options, human, emit)?
+        {
+            // A file changed while it was read: its report may tell two versions of it.
+            return Ok(Outcome {
+                error,
+                unreadable: input::unchanged(path).err(),
+            });
+        }
     }
-    let loaded = match input::load_with(path, options) {
+    let loaded = match refused.and_then(|()| input::load_with(path, options)) {
         Ok(l) => l,
         Err(e) => {
             // JSON readers get a line for every argument: `{"file": …, "error": {"code": "io", …}}`.

@@ -466,6 +466,14 @@ impl FixArgs {
     }
 }
 
+impl FmtArgs {
+    /// Whether `fmt` shows its change as a review diff on standard output (no `-o`, no `--in-place`, no
+    /// `--check`).
+    pub(crate) fn reviews(&self) -> bool {
+        self.output.is_none() && !self.in_place && !self.check
+    }
+}
+
 /// Checks a `--backup` suffix.
 fn backup_suffix(suffix: &str) -> Result<String, String> {
     gedgraft_edit::check_backup_suffix(suffix)

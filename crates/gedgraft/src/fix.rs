@@ -394,11 +394,14 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
         // A file changed while it was read: what was said of it (the review diff, `-o -`) may tell two
         // versions of it (a file written from it is not made: `output::replace_file`). Standard output the
         // file itself: it was read whole before anything was written, and checked then.
-        let fixed = fix_file(path, args, &plan, &options, &mut stdout).and_then(|report| {
-            match output::stdout_is(path) {
-                true => Ok(report),
-                false => input::unchanged(path).map(|()| report),
-            }
+        let fixed = match args.reviews() {
+            true => output::refuse_later_input_as_output(path, i),
+            false => Ok(()),
+        };
+        let fixed = fixed.and_then(|()| fix_file(path, args, &plan, &options, &mut stdout));
+        let fixed = fixed.and_then(|report| match output::stdout_is(path) {
+            true => Ok(report),
+            false => input::unchanged(path).map(|()| report),
         });
         match fixed {
             Ok(report) => {

@@ -30,8 +30,12 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
     let options = input::options(&args.input)?;
     let (mut failed, mut would_change) = (false, false);
     let mut stdout = std::io::stdout().lock();
-    for path in &args.files {
-        match fmt_file(path, args, to, &options, &mut stdout) {
+    for (i, path) in args.files.iter().enumerate() {
+        let refused = match args.reviews() {
+            true => crate::output::refuse_later_input_as_output(path, i),
+            false => Ok(()),
+        };
+        match refused.and_then(|()| fmt_file(path, args, to, &options, &mut stdout)) {
             Ok((changed, summary)) => {
                 would_change |= changed;
                 if !args.quiet {
@@ -95,7 +99,7 @@ fn fmt_file(
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
     let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
     // Only the review diff needs the tree again: otherwise its memory goes to the output.
-    let review = args.output.is_none() && !args.in_place && !args.check;
+    let review = args.reviews();
     let loaded = review.then_some(loaded);
     let (octets, report) = write_with_report(&lowered.dataset, &write_options)
         .map_err(|e| format!("{name}: cannot format: {e}"))?;

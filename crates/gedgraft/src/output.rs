@@ -116,6 +116,21 @@ pub fn stdout_is(path: &Path) -> bool {
     !crate::input::is_stdin(path) && stream_named(path) == Some(Stream::Stdout)
 }
 
+/// Refuses the file `path`, the command's input number `index` (from 0), when standard output is open on it
+/// and it is not the first (`check a.ged b.ged >> b.ged`), as `cat` does ("input file is output file"): by
+/// the time it is read it holds what was written for the files before it, and a worker could read it while
+/// that is appended. The first file is read whole before anything is written ([`stdout_is`]).
+pub fn refuse_later_input_as_output(path: &Path, index: usize) -> Result<(), String> {
+    match index > 0 && stdout_is(path) {
+        true => Err(format!(
+            "{}: input file is output file: standard output is written to it, after what was written for the \
+             files before it; give it first or alone, or write the output elsewhere",
+            path.display()
+        )),
+        false => Ok(()),
+    }
+}
+
 /// Writes `bytes` to `stream` (`stdout` is the locked standard output).
 pub fn write_stream(stream: Stream, bytes: &[u8], stdout: &mut impl Write) -> Result<(), String> {
     match stream {

@@ -46,7 +46,7 @@ pub(crate) fn fmt_streamed(
     to: Option<Encoding>,
     options: &ParseOptions,
 ) -> Result<Option<Formatted>, String> {
-    let reviews = args.output.is_none() && !args.in_place && !args.check;
+    let reviews = args.reviews();
     if reviews || whole_file_forced() || output::stdout_is(path) {
         return Ok(None);
     }

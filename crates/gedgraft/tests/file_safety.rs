@@ -387,6 +387,94 @@ fn case_2f_output_appended_to_the_input_reads_the_input_first() {
     }
 }
 
+/// Standard output appended to a file given after the first (`check a.ged b.ged >> b.ged`): by the time it was
+/// read it held the report of `a.ged` (read as part of it: exit 1), or a worker read it while that report was
+/// appended (exit 2, "changed"). Refused as `cat a b >> b` refuses it ("input file is output file"), the
+/// other files done; given first it is read whole before anything is written, as before. Commands whose
+/// output is not standard output (`--in-place`, `-o`) are not concerned.
+#[test]
+fn case_2g_a_later_input_that_standard_output_is_appended_to_is_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    let appended_to_b = |args: &[&str]| {
+        fs::write(d.join("b.ged"), SAMPLE).expect("write");
+        let log = fs::OpenOptions::new()
+            .append(true)
+            .open(d.join("b.ged"))
+            .expect("open");
+        let out = gedgraft_command(d, args)
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run");
+        let written = fs::read(d.join("b.ged")).expect("b.ged");
+        (out, written[SAMPLE.len()..].to_vec())
+    };
+    let alone = |args: &[&str]| gedgraft_command(d, args).output().expect("run").stdout;
+    let refused = "b.ged: input file is output file";
+    for (command, options) in [
+        ("check", &[][..]),
+        ("check", &["--format", "json"]),
+        ("check", &["-j", "2"]),
+        ("check", &["-j", "2", "--format", "json"]),
+        ("fix", &["--escape-at"]),
+        ("fmt", &[]),
+    ] {
+        let args = |files: &[&'static str]| [&[command][..], options, files].concat();
+        let (out, written) = appended_to_b(&args(&["a.ged", "b.ged", "a.ged"]));
+        assert_eq!(
+            exit_code(&out),
+            2,
+            "{command} {options:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(refused),
+            "{command} {options:?}: {}",
+            stderr(&out)
+        );
+        // What the other files gave, in order (and a JSON line for the refused one).
+        let a = alone(&args(&["a.ged"]));
+        let mut expected = a.clone();
+        if options.contains(&"json") {
+            let line = String::from_utf8_lossy(&written[a.len()..]).into_owned();
+            assert!(
+                line.starts_with(r#"{"file":"b.ged","error":{"code":"io""#),
+                "{line}"
+            );
+            assert!(line.contains(refused), "{line}");
+            expected.extend_from_slice(line.lines().next().unwrap_or_default().as_bytes());
+            expected.push(b'\n');
+        }
+        expected.extend_from_slice(&a);
+        assert!(
+            written == expected,
+            "{command} {options:?}: {}",
+            String::from_utf8_lossy(&written)
+        );
+        // Given first, it is read whole before anything is written.
+        fs::write(d.join("b.ged"), SAMPLE).expect("write");
+        let expected = alone(&args(&["b.ged", "a.ged"]));
+        let (out, written) = appended_to_b(&args(&["b.ged", "a.ged"]));
+        assert_ne!(
+            exit_code(&out),
+            2,
+            "{command} {options:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            written == expected,
+            "{command} {options:?}: {}",
+            String::from_utf8_lossy(&written)
+        );
+    }
+    // Nothing goes to standard output: not concerned.
+    let (out, _) = appended_to_b(&["fix", "--escape-at", "--check", "a.ged", "b.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains(refused), "{}", stderr(&out));
+}
+
 /// Standard output open for reading only (`1<file`): Rust's standard output would take the failed writes for
 /// a sink, and every command would exit 0 having written nothing. Each says it cannot write (exit 2), as `cat`
 /// does; a command with nothing for standard output (`--in-place`) is not concerned.
