@@ -11,6 +11,7 @@
 //! (the whole diff is made in diff mode only).
 
 use crate::cli::FixArgs;
+use crate::stream_fix::Reading;
 use crate::{input, output};
 use gedgraft_edit::{
     check_replaceable, compose_changes, quote_path, Change, EditError, Edited, Editor, LineBreak,
@@ -456,7 +457,9 @@ fn fix_file(
     }
     // Not when standard output is the file itself (`fix F -o - >> F`): the stream would read what it writes
     // (and a large file grow without end); the whole-file path reads it before it writes.
-    if crate::stream_fix::streams_file(path, args, plan, options) {
+    if let Reading::Streamed(repairs) = crate::stream_fix::streams_file(path, args, plan, options)?
+    {
+        let plan = (plan, repairs);
         if let Some(report) = crate::stream_fix::fix_streamed(path, args, plan, options, stdout)? {
             return Ok(report);
         }

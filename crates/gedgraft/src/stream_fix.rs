@@ -22,8 +22,10 @@
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
 //! a `--patch` the batches cannot make, a review diff or patch where a batch's new side ends inside a line
 //! (a first batch deleted down to its byte-order mark: the whole file reads that line on into the next
-//! record), the repairs with other edits on a file with something to repair (with nothing to repair, the
-//! edits stream: [`streams_file`]; repairs alone stream apart, `crate::fix`), what the stream refuses (not GEDCOM), and an edit
+//! record), the repairs with other edits on a file with something to repair into a standard stream or with
+//! `--set-pointer` or `--set-xref`, or where a repair crosses a cut between batches (elsewhere the file is
+//! repaired first and the edits stream over each batch repaired: [`streams_file`], [`Repairs`]; with nothing
+//! to repair, they stream as without repairs; repairs alone stream apart, `crate::fix`), what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path
@@ -48,9 +50,12 @@ use gedgraft_syntax::lexical::strip_ats;
 use gedgraft_syntax::rowan::{GreenNodeData, NodeOrToken};
 use gedgraft_syntax::stream::{RecordStream, StreamError, StreamOptions};
 use gedgraft_syntax::{Location, Parse, ParseOptions, Picker, SyntaxKind};
+use repaired::{Crossing, RepairedBatch, Repairs};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
+
+mod repaired;
 
 /// Whether the whole-file path is asked for (`GEDGRAFT_WHOLE_FILE` set): the one place that reads it.
 pub(crate) fn whole_file_forced() -> bool {
@@ -86,29 +91,53 @@ pub(crate) fn streams(args: &FixArgs, plan: &Plan) -> bool {
     plan.repair.is_none() && stages_stream(args, plan)
 }
 
-/// Whether `fix` streams the file at `path` with these options: [`streams`]; with repairs and other edits,
-/// when the repairs' first pass (streamed) finds none, as on most files, the edits stream as they do without
-/// repairs (#17: `--repair --rename-tag` of the 100 MB sample held its tree, 660 MiB); a file with repairs
-/// takes the whole-file path (`--repair` alone streams apart: `crate::fix`). Not when standard output is the
-/// file itself (`fix F -o - >> F`): the stream would read what it writes (and a large file grow without end);
-/// the whole-file path reads it before it writes.
+/// How `fix` reads a file ([`streams_file`]).
+pub(crate) enum Reading {
+    /// The whole file at once.
+    Whole,
+    /// Record by record ([`fix_streamed`]), with the repairs to apply to each batch ahead of the edits.
+    Streamed(Option<Box<Repairs>>),
+}
+
+/// How `fix` reads the file at `path` with these options: streamed when [`streams`]; with repairs and other
+/// edits, when the repairs' first pass (streamed) finds none, as on most files, the edits stream as they do
+/// without repairs (#17: `--repair --rename-tag` of the 100 MB sample held its tree, 660 MiB); a file with
+/// repairs is repaired first and streams with its repairs ([`Repairs`]), unless the output is a standard
+/// stream (a repair that crosses a cut between batches sends the file to the whole-file path, which must not
+/// come after written output) or the edits make a first pass of their own (`--set-pointer`, `--set-xref`:
+/// over the file as read, not as repaired). `--repair` alone streams apart (`crate::fix`). Not when standard
+/// output is the file itself (`fix F -o - >> F`): the stream would read what it writes (and a large file grow
+/// without end); the whole-file path reads it before it writes.
 pub(crate) fn streams_file(
     path: &Path,
     args: &FixArgs,
     plan: &Plan,
     options: &ParseOptions,
-) -> bool {
+) -> Result<Reading, String> {
     if crate::output::stdout_is(path) {
-        return false;
+        return Ok(Reading::Whole);
     }
-    match plan.repair {
-        None => streams(args, plan),
-        Some(_) => {
-            !plan.stages.is_empty()
-                && stages_stream(args, plan)
-                && crate::repair::first_pass_of_file(path, options).is_some_and(|r| r.is_empty())
-        }
+    let Some(which) = &plan.repair else {
+        return Ok(match streams(args, plan) {
+            true => Reading::Streamed(None),
+            false => Reading::Whole,
+        });
+    };
+    if plan.stages.is_empty() || !stages_stream(args, plan) {
+        return Ok(Reading::Whole);
     }
+    let Some(first) = crate::repair::first_pass_of_file(path, options) else {
+        return Ok(Reading::Whole);
+    };
+    if first.is_empty() {
+        return Ok(Reading::Streamed(None));
+    }
+    let into_a_stream = (args.output.as_deref()).is_some_and(|o| output::stream_named(o).is_some());
+    if into_a_stream || sets_pointers(plan) || renumbers(plan) {
+        return Ok(Reading::Whole);
+    }
+    let repairs = Repairs::of_file(path, first, which, options)?;
+    Ok(Reading::Streamed(Some(Box::new(repairs))))
 }
 
 /// Whether the edits of `plan` other than the repairs stream with these options ([`streams`]; `fix` with
@@ -179,6 +208,10 @@ struct Totals {
     unnamed: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
     stage_lines: Vec<isize>,
+    /// The repairs, applied to each batch ahead of the stages ([`Repairs`]), and whether one crossed a cut
+    /// between batches (the whole-file path then repairs the file).
+    repairs: Option<Box<Repairs>>,
+    crossing: bool,
 }
 
 /// A warning of the batches as the file's report gives it.
@@ -212,7 +245,7 @@ fn add_summed(warnings: &mut Vec<(usize, Told)>, k: usize, w: &Warning) -> bool 
 pub(crate) fn fix_streamed(
     path: &Path,
     args: &FixArgs,
-    plan: &Plan,
+    (plan, repairs): (&Plan, Option<Box<Repairs>>),
     options: &ParseOptions,
     stdout: &mut impl Write,
 ) -> Result<Option<Report>, String> {
@@ -242,7 +275,10 @@ pub(crate) fn fix_streamed(
     if args.patch && utf16 {
         return Ok(None);
     }
-    let mut totals = Totals::default();
+    let mut totals = Totals {
+        repairs,
+        ..Totals::default()
+    };
     if sets_pointers(plan) {
         totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
     }
@@ -265,6 +301,9 @@ pub(crate) fn fix_streamed(
     // file's own verdict, having read the whole file first (an undecodable octet further on is told before a
     // missing header, which the first batch cannot know).
     let first_failed = std::cell::Cell::new(false);
+    // A repair across a cut between batches: the whole-file path repairs the file, nothing written (the
+    // repairs do not stream into a standard stream).
+    let crossed = std::cell::Cell::new(false);
     // A review diff or patch that the batches cannot join (see the loop): nothing is printed yet.
     let joined_line = std::cell::Cell::new(false);
     // Gives whether anything changed.
@@ -283,6 +322,7 @@ pub(crate) fn fix_streamed(
             let octets = edit_batch(batch.parse(), plan, &mut totals, count_lines, review)
                 .map_err(|e| {
                     first_failed.set(totals.batches == 1);
+                    crossed.set(totals.crossing);
                     format!("{name}: {e}")
                 })?;
             // The first batch's new side ends inside a line (its records deleted down to a byte-order mark):
@@ -295,9 +335,16 @@ pub(crate) fn fix_streamed(
             dropper.later(batch);
             out(&octets)?;
         }
+        if totals.repairs.as_ref().is_some_and(|r| !r.all_applied()) {
+            crossed.set(true);
+            return Err(String::new());
+        }
         Ok::<bool, String>(totals.changed)
     };
-    let whole_file_if_first = |e: String| if first_failed.get() { Ok(None) } else { Err(e) };
+    let whole_file_if_first = |e: String| match first_failed.get() || crossed.get() {
+        true => Ok(None),
+        false => Err(e),
+    };
     if args.check {
         if let Err(e) = each(&mut |_| Ok(())) {
             return whole_file_if_first(e);
@@ -397,12 +444,26 @@ fn edit_batch(
     review: Option<(&mut StreamedDiff, Option<&mut StreamedPatch>)>,
 ) -> Result<Vec<u8>, String> {
     totals.batches += 1;
-    gather_selections(batch, plan, totals);
+    // The repairs first: the stages read the batch as they left it.
+    let repaired = match totals.repairs.as_mut().map(|r| r.batch(batch)) {
+        Some(Ok(repaired)) => repaired,
+        Some(Err(Crossing)) => {
+            totals.crossing = true;
+            return Err(String::new());
+        }
+        None => RepairedBatch {
+            parse: None,
+            changes: Vec::new(),
+            shift: 0,
+        },
+    };
+    let read = repaired.parse.as_ref().unwrap_or(batch);
+    gather_selections(read, plan, totals);
     // The batch's pointers to identifiers that change (in this batch or another), which follow them.
     let mut follow: Vec<(String, String)> = Vec::new();
     if !totals.renumbered.is_empty() || !totals.unnamed.is_empty() {
         let (renumbered, removed) = (&totals.renumbered, &mut totals.unnamed);
-        first_line_tokens(batch.green(), SyntaxKind::Pointer, |target| {
+        first_line_tokens(read.green(), SyntaxKind::Pointer, |target| {
             let target = strip_ats(target);
             if let Some((old, new)) = renumbered.get_key_value(target) {
                 follow.push((old.clone(), new.clone()));
@@ -425,8 +486,9 @@ fn edit_batch(
         };
         (later, follows)
     };
-    let mut changes: Option<Vec<Change>> = None;
-    let mut current: Option<Parse> = None;
+    let mut changes: Option<Vec<Change>> =
+        (!repaired.changes.is_empty()).then_some(repaired.changes);
+    let mut current: Option<Parse> = repaired.parse;
     let (last_stage, earlier) = match plan.stages.split_last() {
         Some((last, earlier)) => (Some(last), earlier),
         None => (None, &plan.stages[..]),
@@ -435,7 +497,7 @@ fn edit_batch(
     // messages: this batch starts there at its own line plus what those stages added and removed in the
     // batches before it.
     let origin = batch.origin();
-    let mut shift: isize = 0;
+    let mut shift: isize = repaired.shift;
     let mut deltas = vec![0isize; earlier.len()];
     for (k, stage) in earlier.iter().enumerate() {
         let parse = current.as_ref().unwrap_or(batch);
@@ -838,12 +900,21 @@ fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report
         .iter()
         .map(|w| format!("{name}: warning: {w}"))
         .collect();
+    // What the repairs leave to tell comes after the stages' warnings, as the whole-file path gives it.
+    let repairs = totals.repairs.take();
+    lines.extend(
+        repairs
+            .as_ref()
+            .into_iter()
+            .flat_map(|r| r.notes.iter().cloned()),
+    );
+    let edits = totals.edits + repairs.map_or(0, |r| r.applied);
     let counts = Some((totals.removed, totals.added));
     lines.extend(crate::fix::summary(
         name,
         args,
         totals.changed,
-        totals.edits,
+        edits,
         counts,
     ));
     Report {

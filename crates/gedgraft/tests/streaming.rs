@@ -960,6 +960,22 @@ fn repairs_streamed_equal_repairs_whole() {
             }
         }
     }
+    // Streamed with the repairs made first (#17): blank lines they remove move the lines after them up, and a
+    // later stage's warning names the line in the repaired file, as the whole-file path's does.
+    let words = "word ".repeat(80);
+    let shifted = format!(
+        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n\n\n0 @N1@ NOTE {words}\nraw line\n1 CONC more\n\n0 TRLR\n"
+    );
+    let file = write(&dir, "shifted.ged", shifted.as_bytes());
+    let path = file.to_str().expect("UTF-8 path");
+    let sizes = (&["1", "2", "300"][..], &[][..]);
+    for other in [&["--rewrap"][..], &["--rename-tag", "NOTE=_N", "--rewrap"]] {
+        let mut all = vec!["fix", "--repair=blank-line", path];
+        all.extend_from_slice(other);
+        failures.extend(sizes_difference(&dir, &all, sizes, None));
+        all.extend_from_slice(&["-o", out_arg]);
+        failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -15,8 +15,9 @@ fn streams_with(args: &[&str]) -> bool {
     streams(&args, &plan)
 }
 
-/// Repairs with other edits stream when the file has nothing to repair (#17); not when it has (the
-/// hint of an unsafe repair that `--repair` leaves counts), nor for repairs alone (their own path).
+/// Repairs with other edits stream (#17): as without repairs when the file has nothing to repair, with the
+/// repairs made first when it has (the hint of an unsafe repair that `--repair` leaves counts); not repairs
+/// alone (their own path).
 #[test]
 fn repairs_with_other_edits_stream_when_there_is_nothing_to_repair() {
     let dir = tempfile::tempdir().expect("a directory");
@@ -28,29 +29,42 @@ fn repairs_with_other_edits_stream_when_there_is_nothing_to_repair() {
         let path = dir.path().join(format!("f{}.ged", files.get()));
         std::fs::write(&path, text).expect("written");
         let path_arg = path.to_str().expect("a UTF-8 path");
-        let all = ["gedgraft", "fix", path_arg, "-o", "o.ged"];
-        let cli = crate::cli::Cli::parse_from(all.iter().chain(args));
+        let out = match args.contains(&"-o") {
+            true => &[][..],
+            false => &["-o", "o.ged"][..],
+        };
+        let all = [&["gedgraft", "fix", path_arg][..], out, args].concat();
+        let cli = crate::cli::Cli::parse_from(all);
         let crate::cli::Command::Fix(args) = cli.command else {
             panic!("not fix");
         };
         let plan = Plan::new(&args).expect("a plan");
-        streams_file(&path, &args, &plan, &ParseOptions::default())
+        let reading = streams_file(&path, &args, &plan, &ParseOptions::default());
+        match reading.expect("read") {
+            Reading::Whole => None,
+            Reading::Streamed(repairs) => Some(repairs.is_some()),
+        }
     };
     let clean = format!("{head}0 @I1@ INDI\n1 CHAN\n0 TRLR\n");
     let rename = ["--repair", "--rename-tag", "CHAN=_CHN"];
-    assert!(streams_file_with(&clean, &rename));
-    assert!(streams_file_with(
-        &clean,
-        &["--repair-unsafe", "--escape-at"]
-    ));
-    assert!(!streams_file_with(&clean, &["--repair"]));
-    // A blank line (a safe repair), a level jump (an unsafe one).
-    assert!(!streams_file_with(
-        &format!("{head}\n0 @I1@ INDI\n0 TRLR\n"),
-        &rename
-    ));
+    assert_eq!(streams_file_with(&clean, &rename), Some(false));
+    assert_eq!(
+        streams_file_with(&clean, &["--repair-unsafe", "--escape-at"]),
+        Some(false)
+    );
+    assert_eq!(streams_file_with(&clean, &["--repair"]), None);
+    // A blank line (a safe repair), a level jump (an unsafe one, whose hint `--repair` leaves): repaired
+    // first, then streamed with the repairs.
+    let blank = format!("{head}\n0 @I1@ INDI\n0 TRLR\n");
+    assert_eq!(streams_file_with(&blank, &rename), Some(true));
     let jump = format!("{head}0 @I1@ INDI\n1 BIRT\n3 DATE 1900\n0 TRLR\n");
-    assert!(!streams_file_with(&jump, &rename));
+    assert_eq!(streams_file_with(&jump, &rename), Some(true));
+    // Not into a standard stream (a repair across a cut sends the file to the whole-file path), nor with
+    // edits that make a first pass of their own over the file.
+    let to_stdout = ["--repair", "--escape-at", "-o", "-"];
+    assert_eq!(streams_file_with(&blank, &to_stdout), None);
+    let pointer = ["--repair", "--set-pointer", "@I1@.FAMS=F1"];
+    assert_eq!(streams_file_with(&blank, &pointer), None);
 }
 
 #[test]
