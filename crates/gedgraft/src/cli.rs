@@ -390,7 +390,8 @@ pub struct FixArgs {
     #[arg(long = "rename-tag", value_name = "OLD=NEW")]
     pub rename_tag: Vec<String>,
     /// Limit the edits to the structures PATH picks and everything inside them. Repairs are not limited by it:
-    /// choose them by code with --repair=CODE,….
+    /// choose them by code with --repair=CODE,…. --eol and --to-encoding, which convert the whole file, are
+    /// refused with it.
     #[arg(long, value_name = "PATH")]
     pub select: Option<String>,
     /// Set the payload of every structure PATH picks to VALUE: `@` is written `@@`, a line break starts a

@@ -196,6 +196,21 @@ impl Plan {
                 Some((e, raw))
             }
         };
+        // A file has one encoding, declared once in its header, and one line-break convention: converting part
+        // of it would mislabel the rest (records transcoded under the old `CHAR`).
+        let whole = [
+            (eol.is_some(), "--eol"),
+            (encoding.is_some(), "--to-encoding"),
+        ];
+        if let Some((_, option)) = whole
+            .iter()
+            .find(|(given, _)| *given && scope_arg.is_some())
+        {
+            return Err(format!(
+                "{option} converts the whole file (its header included) and cannot be limited with --select: \
+                 run it in a command of its own, before or after the edits --select limits"
+            ));
+        }
         if eol.is_some() || encoding.is_some() {
             stages.push(Stage::Whole {
                 eol: eol.map(|e| (e, args.join_lf_cr)),

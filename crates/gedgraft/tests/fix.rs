@@ -244,6 +244,52 @@ fn select_limits_the_edits() {
     assert!(!diff.contains("-1 NAME Bob"), "{diff}");
 }
 
+/// A transcode or a line-break conversion limited by `--select` converted the records it reached but not the
+/// header: `--select @I1@ --to-encoding UTF-16LE` wrote UTF-16 records under `1 CHAR UTF-8` (exit 0, the
+/// file unreadable), ANSEL or windows-1252 octets under it (`José` read back as `Jos\u{FFFD}e`), and
+/// `--eol crlf` converted from the selected record to the end of the file. Both convert the whole file: with
+/// `--select` they are refused before anything is written.
+#[test]
+fn select_cannot_limit_a_whole_file_conversion() {
+    let dir = temp_dir(SUITE, "select_whole");
+    let text = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xc3\xa9\n0 @I2@ INDI\n0 TRLR\n";
+    write(&dir, "s.ged", text);
+    for (args, option) in [
+        (&["--to-encoding", "UTF-16LE"][..], "--to-encoding"),
+        (&["--to-encoding", "ANSEL"], "--to-encoding"),
+        (
+            &["--to-encoding", "windows-1252", "--rename-tag", "NAME=_N"],
+            "--to-encoding",
+        ),
+        (&["--eol", "crlf"], "--eol"),
+    ] {
+        for out in [&["-o", "o.ged"][..], &[], &["--in-place"]] {
+            let all = [&["--select", "@I1@"][..], args, out, &["s.ged"]].concat();
+            let run = fix_in(&dir, &all);
+            assert_eq!(exit_code(&run), 2, "{all:?}: {}", stderr(&run));
+            let message = format!("{option} converts the whole file (its header included) and cannot be limited with --select");
+            assert!(stderr(&run).contains(&message), "{all:?}: {}", stderr(&run));
+            assert!(run.stdout.is_empty(), "{all:?}");
+            assert!(!dir.join("o.ged").exists(), "{all:?}");
+            assert_eq!(
+                std::fs::read(dir.join("s.ged")).expect("s.ged"),
+                text,
+                "{all:?}"
+            );
+        }
+    }
+    // Without --select, the whole file is converted, its CHAR with it.
+    let run = fix_in(&dir, &["--to-encoding", "UTF-16LE", "s.ged", "-o", "o.ged"]);
+    assert_eq!(exit_code(&run), 0, "{}", stderr(&run));
+    let lowered = common::gedgraft_in(&dir, &["lower", "o.ged"]);
+    assert_eq!(exit_code(&lowered), 0, "{}", stderr(&lowered));
+    assert!(
+        stdout_lossy(&lowered).contains("\"Jos\u{e9}\""),
+        "{}",
+        stdout_lossy(&lowered)
+    );
+}
+
 #[test]
 fn bad_option_values_exit_2_with_a_clear_message() {
     let dir = temp_dir(SUITE, "bad");
