@@ -215,6 +215,12 @@ pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, CompactStr
         Encoding::Ansel => CompactString::from(ansel::to_ansel_order(s)),
         _ => CompactString::from(s),
     };
+    // ANSEL writes a diacritic before its letter: marks with no letter of their own (at the start of a line, or
+    // after an `@@` or an escape) would be read as marks of the character written after them, which would change
+    // the text. They are written as an escape, as a character the encoding lacks is.
+    if encoding == Encoding::Ansel && cluster.chars().next().is_some_and(is_combining_mark) {
+        return (UnitKind::Escape, unicode_escape(cluster.chars()).into());
+    }
     if cluster.chars().all(|c| writable(c, encoding)) {
         return (UnitKind::Text, order(cluster));
     }
@@ -231,18 +237,22 @@ pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, CompactStr
     (UnitKind::Escape, unicode_escape(cluster.chars()).into())
 }
 
-/// The units of one line's worth of logical text (no line breaks in it).
+/// The units of one line's worth of logical text (no line breaks in it). An `@` is written `@@`, and marks on
+/// it after that, as marks with no letter of their own ([`write_cluster`]: in ANSEL, an escape).
 pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
-    clusters(segment)
-        .map(|cluster| {
-            let (kind, text) = if cluster == "@" {
-                (UnitKind::EscapedAt, "@@".into())
-            } else {
-                write_cluster(cluster, encoding)
-            };
-            Unit::new(kind, text, encoding)
-        })
-        .collect()
+    let mut units = Vec::new();
+    for cluster in clusters(segment) {
+        let mut rest = cluster;
+        if let Some(marks) = cluster.strip_prefix('@') {
+            units.push(Unit::new(UnitKind::EscapedAt, "@@", encoding));
+            rest = marks;
+        }
+        if !rest.is_empty() {
+            let (kind, text) = write_cluster(rest, encoding);
+            units.push(Unit::new(kind, text, encoding));
+        }
+    }
+    units
 }
 
 /// Splits logical text at its line breaks (`CR LF`, `LF`, `CR`; LF CR is two breaks, as the 2019 draft reads it).
