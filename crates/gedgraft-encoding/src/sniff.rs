@@ -13,8 +13,8 @@
 //!   a diacritic on an ASCII letter that composes to no precomposed letter (`FC 6C`, `l` with a slash overlay:
 //!   in windows-1252 `ül`); more weakly, one that composes only to a rare letter (`ǎ`, Latin Extended-B and
 //!   beyond);
-//! * for ANSEL: a diacritic on an ASCII letter that composes to a common letter (Latin-1 Supplement or Latin
-//!   Extended-A, `E2 65` is `é`), ANSEL's own letters (`B1` `ł`, `B2` `ø`, …), which windows-1252 reads as
+//! * for ANSEL: diacritics on an ASCII letter that compose to a common letter (Latin-1 Supplement or Latin
+//!   Extended-A, `E2 65` is `é`; stacked, Latin Extended Additional too, `E3 F2 65` is Vietnamese `ệ`), ANSEL's own letters (`B1` `ł`, `B2` `ø`, …), which windows-1252 reads as
 //!   symbols (`±`, `²`), and more weakly its other characters (`C3` `©`).
 //!
 //! The octets read as ANSEL when there is no evidence against, or when the evidence for it is at least a tenth
@@ -139,13 +139,23 @@ impl Stats {
         };
         match next {
             Some(n) if n.is_ascii_alphabetic() => {
-                match unicode_normalization::char::compose(char::from(n), c) {
-                    Some(l) if is_common_letter(l) => self.common_pairs += 1,
-                    Some(_) => {
+                // The letter with every diacritic written before it: ANSEL stacks them (`E3 F2 65`, `ệ`), and the
+                // letter they make together is what the file means, not that of the last one alone (`ẹ`).
+                let diacritic =
+                    |j: &usize| body.get(*j).is_some_and(|&b| ansel::is_diacritic_octet(b));
+                let first = (0..i).rev().take_while(diacritic).last().unwrap_or(i);
+                let marks = body.get(first..i).unwrap_or_default().iter();
+                let mut written: String = marks.filter_map(|&b| ansel::lossy_char(b)).collect();
+                written.extend([c, char::from(n)]);
+                let letter: String = ansel::to_unicode_order(&written).nfc().collect();
+                let mut letters = letter.chars();
+                match (letters.next(), letters.next()) {
+                    (Some(l), None) if is_common_letter(l, first < i) => self.common_pairs += 1,
+                    (Some(_), None) => {
                         self.rare_pairs += 1;
                         self.first_odd_pair.get_or_insert(i);
                     }
-                    None => {
+                    _ => {
                         self.odd_pairs += 1;
                         self.first_odd_pair.get_or_insert(i);
                     }
@@ -225,9 +235,12 @@ impl Stats {
 }
 
 /// Whether `c` is a common precomposed letter: Latin-1 Supplement or Latin Extended-A (`é`, `ü`, `č`, `ł`),
-/// not the signs `×` and `÷`.
-fn is_common_letter(c: char) -> bool {
-    matches!(u32::from(c), 0xC0..=0x17F) && c.is_alphabetic()
+/// not the signs `×` and `÷`; made by stacked diacritics, Latin Extended Additional too (Vietnamese `ệ`, `ễ`,
+/// which no windows-1252 text makes: two accented letters and a letter).
+fn is_common_letter(c: char, stacked: bool) -> bool {
+    let latin = matches!(u32::from(c), 0xC0..=0x17F)
+        || (stacked && matches!(u32::from(c), 0x1E00..=0x1EFF));
+    latin && c.is_alphabetic()
 }
 
 /// ANSEL's own letters (`A1`–`A6`, `AC`, `AD`, `B1`–`B6`, `B8`, `BA`, `BC`, `BD`: `Ł Ø Đ Þ Æ Œ Ơ Ư ł ø đ þ æ
@@ -368,5 +381,31 @@ mod tests {
         assert!(!Stats::of(&body).ansel_plausible());
         // ANSEL's own letters count for it: `B1` is `ł`.
         assert!(Stats::of(b"\xb1od\xfcz").ansel_plausible());
+    }
+
+    /// Stacked diacritics make one letter with theirs: `E3 F2 65` (circumflex, dot below, `e`) is Vietnamese
+    /// `ệ`, as gedgraft itself writes it in ANSEL. Judged by the last mark alone (`F2 65`, `ẹ`, rare) the octets
+    /// read as windows-1252 (`òe`), and a file gedgraft transcoded to ANSEL could not be transcoded back (found
+    /// by a helper): `Việt`, `Nguyễn`, `Đặng`, `Hồ` read as ANSEL.
+    #[test]
+    fn stacked_diacritics_are_judged_by_the_letter_they_make() {
+        // As `fix --to-encoding ANSEL` writes them.
+        for word in [
+            &b"Vi\xe3\xf2et"[..],
+            b"Nguy\xe4\xe3en",
+            b"\xa3\xe6\xf2ang",
+            b"H\xe1\xe3o",
+        ] {
+            let stats = Stats::of(word);
+            assert!(stats.ansel_plausible(), "{}", String::from_utf8_lossy(word));
+            assert_eq!(
+                stats.first_against_ansel(),
+                None,
+                "{}",
+                String::from_utf8_lossy(word)
+            );
+        }
+        // A windows-1252 `ò` before a letter still reads as one: `F2 65` alone is the rare `ẹ`.
+        assert!(!Stats::of(b"pi\xf2e").ansel_plausible());
     }
 }
