@@ -517,6 +517,33 @@ fn new_text_is_refused_while_the_reading_is_in_doubt() {
         .any(|w| w == "José".as_bytes()));
 }
 
+/// The reading stays in doubt after an edit: a file edited (another stage of `fix`, or the repairs) is read as
+/// the file it was made from, whatever the edit removed. `--delete NOTE --set @I1@.NAME=José` on a UTF-8 file
+/// whose `NOTE` holds `M\xFCller` wrote `José` in UTF-8 next to `G\xE4rtner` (exit 0), because the deletion
+/// took the line whose octets put the reading in doubt and the edited file was read afresh (found by a
+/// helper).
+#[test]
+fn new_text_is_refused_in_an_edited_file_whose_reading_was_in_doubt() {
+    let doubtful = parse(b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE M\xfcller\n0 @I1@ INDI\n1 NAME A\n1 NOTE G\xe4rtner\n0 TRLR\n");
+    assert!(doubtful.detection().doubt().is_some());
+    let mut editor = Editor::new(&doubtful);
+    editor.delete(&tagged(&doubtful, "NOTE")).expect("delete");
+    let deleted = editor.apply().expect("applied");
+    let edited = deleted.parse();
+    assert!(edited.detection().doubt().is_some(), "the doubt stays");
+    let err = Editor::new(edited)
+        .set_payload(&tagged(edited, "NAME"), "José")
+        .expect_err("in doubt");
+    assert!(matches!(err, EditError::DoubtfulNewText { .. }), "{err:?}");
+    // A transcode is another reading: its doubt is the new file's own.
+    let named = parse_as(
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME G\xe4rtner\n0 TRLR\n",
+        Encoding::Windows1252,
+    );
+    let utf8 = transcode(&named, Encoding::Utf8).expect("transcoded");
+    assert!(utf8.parse().detection().doubt().is_none());
+}
+
 /// GEDCOM 5.5.5 files are UTF-8 or UTF-16 (5.5.5 § Character sets); a transcode to another encoding is
 /// refused as for GEDCOM 7 (issue 11, N2).
 #[test]
@@ -630,19 +657,27 @@ fn r_ansel_01_marks_with_no_letter_of_their_own_keep_their_meaning_in_ansel() {
         "\u{fe20}x\u{fe21}y",
         "Jose\u{301} @ ok\n\u{327}\u{301}",
     ] {
-        let source = parse(&utf8_note(text));
-        let before = note_text(&source);
-        let edited = transcode(&source, Encoding::Ansel).expect("transcoded");
-        assert_eq!(note_text(edited.parse()), before, "{text:?}: transcode");
-        // Set in an ANSEL file.
-        let ansel = edited.parse();
-        let mut editor = Editor::new(ansel);
-        let note = tagged(ansel, "NOTE");
-        editor.set_payload(&note, text).expect("set");
-        let set = editor.apply().expect("applied");
-        let wanted: String = text.nfc().collect();
-        assert_eq!(note_text(set.parse()), wanted, "{text:?}: set_payload");
+        let [(transcoded, before), (set, wanted)] = through_ansel(text);
+        assert_eq!(transcoded, before, "{text:?}: transcode");
+        assert_eq!(set, wanted, "{text:?}: set_payload");
     }
+}
+
+/// `text` as a NOTE of a UTF-8 file transcoded to ANSEL, and set as the NOTE of that ANSEL file: each read
+/// back (lowered, NFC) with what it should read.
+fn through_ansel(text: &str) -> [(String, String); 2] {
+    let source = parse(&utf8_note(text));
+    let before = note_text(&source);
+    let edited = transcode(&source, Encoding::Ansel).expect("transcoded");
+    let ansel = edited.parse();
+    let mut editor = Editor::new(ansel);
+    let note = tagged(ansel, "NOTE");
+    editor.set_payload(&note, text).expect("set");
+    let set = editor.apply().expect("applied");
+    [
+        (note_text(ansel), before),
+        (note_text(set.parse()), text.nfc().collect()),
+    ]
 }
 
 use proptest::prelude::*;
@@ -658,16 +693,8 @@ proptest! {
         )
     ) {
         let text: String = chars.into_iter().collect();
-        let source = parse(&utf8_note(&text));
-        let before = note_text(&source);
-        let edited = transcode(&source, Encoding::Ansel).expect("transcoded");
-        prop_assert_eq!(note_text(edited.parse()), before);
-        let ansel = edited.parse();
-        let mut editor = Editor::new(ansel);
-        let note = tagged(ansel, "NOTE");
-        editor.set_payload(&note, &text).expect("set");
-        let set = editor.apply().expect("applied");
-        let wanted: String = text.nfc().collect();
-        prop_assert_eq!(note_text(set.parse()), wanted);
+        let [(transcoded, before), (set, wanted)] = through_ansel(&text);
+        prop_assert_eq!(transcoded, before);
+        prop_assert_eq!(set, wanted);
     }
 }

@@ -512,7 +512,9 @@ impl Parse {
 
     /// [`Parse::from_edited`] for the edit of `like`: `bytes` are read as `like`'s text was, a whole file or a
     /// batch of a streamed file after the batches before it ([`crate::stream`]: whether it follows the file's
-    /// first line, and a trailer), so that an edited batch parses back to its edited tree.
+    /// first line, and a trailer), so that an edited batch parses back to its edited tree. In `like`'s encoding,
+    /// the note that put `like`'s reading in doubt ([`Detection::doubt`](crate::encoding::Detection::doubt))
+    /// stays in the new parse's detection.
     ///
     /// ```
     /// use gedgraft_syntax::stream::{RecordStream, StreamOptions};
@@ -534,7 +536,17 @@ impl Parse {
         encoding: Encoding,
         like: &Parse,
     ) -> (Parse, EditedTree) {
-        Parse::from_edited_reading(green, bytes, encoding, like.origin.reading)
+        let (mut parse, tree) =
+            Parse::from_edited_reading(green, bytes, encoding, like.origin.reading);
+        // Read as `like` was: what put its reading in doubt still does, whatever the edit removed (new text is
+        // not written into a file read in doubt, whichever edit comes first).
+        if encoding == like.encoding() && parse.detection.doubt().is_none() {
+            parse
+                .detection
+                .notes
+                .extend(like.detection.doubt().cloned());
+        }
+        (parse, tree)
     }
 
     fn from_edited_reading(

@@ -265,9 +265,10 @@ pub(crate) fn fix_streamed(
         } => Some(*e),
         _ => None,
     });
-    // A transcode of a file whose reading is in doubt is refused, naming the line of the note that says why:
-    // a note the whole file's parse places (the stream's batches do not carry the encoding notes).
-    if target.is_some() && stream.detection().doubt().is_some() {
+    // A transcode of a file whose reading is in doubt is refused, and so is new text in it, naming the line of
+    // the note that says why: a note the whole file's parse places (the stream's batches do not carry the
+    // encoding notes). Refused in a later batch, the first would have been written already.
+    if (target.is_some() || sets_text(plan)) && stream.detection().doubt().is_some() {
         return Ok(None);
     }
     // `--patch` refuses UTF-16 (either side): the whole-file path says so.
@@ -458,7 +459,6 @@ fn edit_batch(
         },
     };
     let read = repaired.parse.as_ref().unwrap_or(batch);
-    gather_selections(read, plan, totals);
     // The batch's pointers to identifiers that change (in this batch or another), which follow them.
     let mut follow: Vec<(String, String)> = Vec::new();
     if !totals.renumbered.is_empty() || !totals.unnamed.is_empty() {
@@ -501,6 +501,7 @@ fn edit_batch(
     let mut deltas = vec![0isize; earlier.len()];
     for (k, stage) in earlier.iter().enumerate() {
         let parse = current.as_ref().unwrap_or(batch);
+        gather_selections(parse, (k, stage), plan, totals);
         let edited = run_stage_of_batch(parse, stage, plan, context(stage))?;
         tally(&edited, (k, stage), totals);
         changes = Some(composed(changes, &edited).into_owned());
@@ -537,6 +538,7 @@ fn edit_batch(
     let base = current.as_ref().unwrap_or(batch);
     let last_run = match last_stage {
         Some(stage) => {
+            gather_selections(base, (earlier.len(), stage), plan, totals);
             let edited = run_stage_of_batch(base, stage, plan, context(stage))?;
             tally(&edited, (earlier.len(), stage), totals);
             Some(edited)
@@ -631,10 +633,15 @@ fn tally(edited: &Edited, (k, stage): (usize, &Stage), totals: &mut Totals) {
     }
 }
 
-/// Notes which of the plan's paths pick something in this batch, and the identifiers the deletions remove.
-fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
-    let picker = Picker::new(batch.document());
+/// Notes which of the paths of the plan's stage `k` pick something in `parse`, the batch as that stage reads it
+/// (a `--set` of what a `--delete` before it removed picks nothing, as in the whole file), and the identifiers
+/// the deletions remove.
+fn gather_selections(parse: &Parse, (k, stage): (usize, &Stage), plan: &Plan, totals: &mut Totals) {
     let scope = plan.scope.as_ref();
+    if scope.is_none() && !matches!(stage, Stage::Delete(_) | Stage::Set(_)) {
+        return;
+    }
+    let picker = Picker::new(parse.document());
     let mut picks = |key: (usize, Option<usize>), path: &Scope| {
         let found = picker.select(path);
         if !found.is_empty() {
@@ -642,24 +649,30 @@ fn gather_selections(batch: &Parse, plan: &Plan, totals: &mut Totals) {
         }
         found
     };
-    for (k, stage) in plan.stages.iter().enumerate() {
-        let scope_picks = scope.is_none_or(|s| !picks((k, None), s).is_empty());
-        if let Stage::Delete(paths) = stage {
-            for (i, path) in paths.iter().enumerate() {
-                for s in picks((k, Some(i)), path) {
-                    let id = s.xref().map(|x| x.id().to_string());
-                    if let (true, true, Some(id)) = (scope_picks, in_scope(scope, &s), id) {
-                        totals.deleted_ids.insert(id);
-                    }
+    let scope_picks = scope.is_none_or(|s| !picks((k, None), s).is_empty());
+    if let Stage::Delete(paths) = stage {
+        for (i, path) in paths.iter().enumerate() {
+            for s in picks((k, Some(i)), path) {
+                let id = s.xref().map(|x| x.id().to_string());
+                if let (true, true, Some(id)) = (scope_picks, in_scope(scope, &s), id) {
+                    totals.deleted_ids.insert(id);
                 }
             }
         }
-        if let Stage::Set(sets) = stage {
-            for (i, (path, _)) in sets.iter().enumerate() {
-                picks((k, Some(i)), path);
-            }
+    }
+    if let Stage::Set(sets) = stage {
+        for (i, (path, _)) in sets.iter().enumerate() {
+            picks((k, Some(i)), path);
         }
     }
+}
+
+/// Whether the plan writes new text (`--set`).
+fn sets_text(plan: &Plan) -> bool {
+    plan.stages.iter().any(|s| match s {
+        Stage::Set(sets) => sets.iter().any(|(_, v)| matches!(v, SetValue::Text(_))),
+        _ => false,
+    })
 }
 
 /// Whether the plan sets pointers (`--set-pointer`).

@@ -73,6 +73,15 @@ const EDITS: &[&[&str]] = &[
         "@I1@.NOTE=n",
     ],
     &["--set", "@NOPE@.NAME=x", "--set", "HEAD.NOTE=y"],
+    // A `--set` of what a `--delete` before it removes picks nothing, as in the whole file (found by a helper).
+    &[
+        "--delete",
+        "@I1@",
+        "--set",
+        "@I1@.NAME=x",
+        "--set",
+        "@I2@.NAME=y",
+    ],
     &["--rewrap=20"],
     &["--rewrap=30", "--join-conc", "--select", "FAM"],
     &["--join-conc"],
@@ -975,6 +984,61 @@ fn repairs_streamed_equal_repairs_whole() {
         failures.extend(sizes_difference(&dir, &all, sizes, None));
         all.extend_from_slice(&["-o", out_arg]);
         failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// New text is not written into a file whose reading is in doubt (`M\xFCller` under `CHAR UTF-8`, or no `CHAR`),
+/// streamed or whole, with the repairs or not, whatever edit comes first: the streamed repairs read each
+/// batch afresh and wrote `José` in UTF-8 next to windows-1252 text (exit 0), and a `--delete` of the
+/// doubtful line did so on every path (found by a helper). Refused alike, with the same message, at every
+/// batch size.
+#[test]
+fn new_text_into_a_file_read_in_doubt_is_refused_streamed_as_whole() {
+    let dir = temp_dir("streaming", "doubt");
+    let out = dir.join("out.ged");
+    let out_arg = out.to_str().expect("UTF-8 path");
+    let files: [(&str, &[u8]); 3] = [
+        ("no-char.ged", b"0 HEAD\n1 NOTE M\xfcller\n0 @I1@ INDI\n1 NAME a\n"),
+        (
+            "blank.ged",
+            b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE M\xfcller\n0 @I1@ INDI\n1 NAME A\n1 NOTE G\xe4rtner\n\n0 TRLR\n",
+        ),
+        (
+            "clean.ged",
+            b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE M\xfcller\n0 @I1@ INDI\n1 NAME A\n1 NOTE G\xe4rtner\n0 TRLR\n",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text) in files {
+        let file = write(&dir, name, text);
+        let path = file.to_str().expect("UTF-8 path");
+        for edits in [
+            &["--repair", "--set", "@I1@.NAME=Jos\u{e9}"][..],
+            &[
+                "--repair",
+                "--delete",
+                "NOTE",
+                "--set",
+                "@I1@.NAME=Jos\u{e9}",
+            ],
+            &["--delete", "NOTE", "--set", "@I1@.NAME=Jos\u{e9}"],
+            &["--set", "@I1@.NAME=Jos\u{e9}"],
+        ] {
+            let mut all = vec!["fix", path, "-o", out_arg];
+            all.extend_from_slice(edits);
+            let whole = run(&dir, &all, true, Some(&out));
+            let said = String::from_utf8_lossy(&whole.2);
+            assert_eq!(whole.0, Some(2), "{all:?}: {said}");
+            assert!(said.contains("encoding is in doubt"), "{all:?}: {said}");
+            assert!(whole.3.is_none(), "{all:?}: nothing written");
+            failures.extend(sizes_difference(
+                &dir,
+                &all,
+                (&["1", "2", "300"], &[]),
+                Some(&out),
+            ));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
