@@ -117,11 +117,32 @@ pub fn stdout_is(path: &Path) -> bool {
 }
 
 /// Refuses the file `path`, the command's input number `index` (from 0), when standard output is open on it
-/// and it is not the first (`check a.ged b.ged >> b.ged`), as `cat` does ("input file is output file"): by
-/// the time it is read it holds what was written for the files before it, and a worker could read it while
-/// that is appended. The first file is read whole before anything is written ([`stdout_is`]).
+/// and it is not the first (`check a.ged b.ged >> b.ged`; `-` when standard input is that file, `check a.ged -
+/// < b.ged >> b.ged`), as `cat` does ("input file is output file"): by the time it is read it holds what was
+/// written for the files before it, and a worker could read it while that is appended. Only a regular file:
+/// what is written to a device such as `/dev/null` or a terminal is not read back. The first file is read
+/// whole before anything is written ([`stdout_is`]).
 pub fn refuse_later_input_as_output(path: &Path, index: usize) -> Result<(), String> {
-    match index > 0 && stdout_is(path) {
+    #[cfg(unix)]
+    let same = || {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let meta = |fd: std::os::fd::BorrowedFd<'_>| {
+            let open = fd.try_clone_to_owned().map(std::fs::File::from);
+            open.and_then(|f| f.metadata()).ok()
+        };
+        let Some(out) = meta(std::io::stdout().as_fd()).filter(std::fs::Metadata::is_file) else {
+            return false;
+        };
+        match crate::input::is_stdin(path) {
+            true => meta(std::io::stdin().as_fd())
+                .is_some_and(|m| (m.dev(), m.ino()) == (out.dev(), out.ino())),
+            false => stdout_is(path),
+        }
+    };
+    #[cfg(not(unix))]
+    let same = || stdout_is(path);
+    match index > 0 && same() {
         true => Err(format!(
             "{}: input file is output file: standard output is written to it, after what was written for the \
              files before it; give it first or alone, or write the output elsewhere",

@@ -132,6 +132,12 @@ pub(crate) fn streams_file(
     if first.is_empty() {
         return Ok(Reading::Streamed(None));
     }
+    // A repair that moves lines from one record to another (records after the trailer moved before it): the
+    // whole file's review diff and line counts align the move as batches cannot.
+    let moves = |r: &gedgraft_edit::Repair| r.code == gedgraft_syntax::codes::RECORD_AFTER_TRAILER;
+    if first.iter().any(moves) {
+        return Ok(Reading::Whole);
+    }
     let into_a_stream = (args.output.as_deref()).is_some_and(|o| output::stream_named(o).is_some());
     if into_a_stream || sets_pointers(plan) || renumbers(plan) {
         return Ok(Reading::Whole);

@@ -473,6 +473,36 @@ fn case_2g_a_later_input_that_standard_output_is_appended_to_is_refused() {
     let (out, _) = appended_to_b(&["fix", "--escape-at", "--check", "a.ged", "b.ged"]);
     assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
     assert!(!stderr(&out).contains(refused), "{}", stderr(&out));
+    // Standard input that is that file (`check a.ged - < b.ged >> b.ged`) is refused too (found by a helper).
+    fs::write(d.join("b.ged"), SAMPLE).expect("write");
+    let input = fs::File::open(d.join("b.ged")).expect("open");
+    let log = fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("b.ged"))
+        .expect("open");
+    let out = gedgraft_command(d, &["check", "a.ged", "-"])
+        .stdin(Stdio::from(input))
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-: input file is output file"),
+        "{}",
+        stderr(&out)
+    );
+    // A device is not a file whose content comes back: `check a.ged /dev/null > /dev/null` is not refused.
+    let out = gedgraft_command(d, &["check", "a.ged", "/dev/null"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run");
+    assert!(
+        !stderr(&out).contains("input file is output file"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Standard output open for reading only (`1<file`): Rust's standard output would take the failed writes for

@@ -985,6 +985,24 @@ fn repairs_streamed_equal_repairs_whole() {
         all.extend_from_slice(&["-o", out_arg]);
         failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
     }
+    // Records after the trailer moved before it: the review diff and the line counts align the move over the
+    // whole file (found by a helper: batches of their own gave `-0 TRLR … +0 TRLR`).
+    for (name, after) in [
+        ("after.ged", "0 HEAD\n1 CHAR UTF-8\n0 TRLR\n0 @I1@ INDI\n"),
+        (
+            "after2.ged",
+            "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE a\n0 TRLR\n0 @I1@ INDI\n1 NAME A\n0 @I2@ INDI\n",
+        ),
+    ] {
+        let file = write(&dir, name, after.as_bytes());
+        let path = file.to_str().expect("UTF-8 path");
+        for mode in [&[][..], &["--patch"], &["-o", out_arg]] {
+            let mut all = vec!["fix", "--repair", "--to-encoding", "ANSEL", path];
+            all.extend_from_slice(mode);
+            let out = mode.contains(&"-o").then_some(out.as_path());
+            failures.extend(sizes_difference(&dir, &all, sizes, out));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
