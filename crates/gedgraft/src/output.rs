@@ -93,13 +93,9 @@ pub fn stream_named(path: &Path) -> Option<Stream> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
         let target = std::fs::metadata(path).ok()?;
-        let is = |fd: std::os::fd::BorrowedFd<'_>| {
-            let open = fd.try_clone_to_owned().map(std::fs::File::from);
-            open.and_then(|f| f.metadata())
-                .is_ok_and(|m| (m.dev(), m.ino()) == (target.dev(), target.ino()))
-        };
+        let is =
+            |fd: std::os::fd::BorrowedFd<'_>| open_on(fd).is_some_and(|m| same_file(&m, &target));
         if is(std::io::stdout().as_fd()) {
             return Some(Stream::Stdout);
         }
@@ -108,6 +104,20 @@ pub fn stream_named(path: &Path) -> Option<Stream> {
         }
     }
     None
+}
+
+/// What the file descriptor `fd` is open on.
+#[cfg(unix)]
+fn open_on(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::fs::Metadata> {
+    let open = fd.try_clone_to_owned().map(std::fs::File::from);
+    open.and_then(|f| f.metadata()).ok()
+}
+
+/// Whether two metadata are of one file (device and inode).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
 }
 
 /// Whether standard output is the file `path` itself (`lower f.ged >> f.ged`; `-` is standard input there):
@@ -126,17 +136,12 @@ pub fn refuse_later_input_as_output(path: &Path, index: usize) -> Result<(), Str
     #[cfg(unix)]
     let same = || {
         use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
-        let meta = |fd: std::os::fd::BorrowedFd<'_>| {
-            let open = fd.try_clone_to_owned().map(std::fs::File::from);
-            open.and_then(|f| f.metadata()).ok()
-        };
-        let Some(out) = meta(std::io::stdout().as_fd()).filter(std::fs::Metadata::is_file) else {
+        let Some(out) = open_on(std::io::stdout().as_fd()).filter(std::fs::Metadata::is_file)
+        else {
             return false;
         };
         match crate::input::is_stdin(path) {
-            true => meta(std::io::stdin().as_fd())
-                .is_some_and(|m| (m.dev(), m.ino()) == (out.dev(), out.ino())),
+            true => open_on(std::io::stdin().as_fd()).is_some_and(|m| same_file(&m, &out)),
             false => stdout_is(path),
         }
     };
