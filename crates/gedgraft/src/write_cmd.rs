@@ -155,6 +155,11 @@ pub(crate) fn what_write_changes(
                 "{name}: warning: written as {written}, not {read} as read{why}"
             ));
         }
+        // A header that named no version now names one: said, not done silently.
+        None if written != read => lines.push(format!(
+            "{name}: note: the header did not say which GEDCOM it is: written as {written}, which the new \
+             header declares (`GEDC`)"
+        )),
         None => {}
     }
     for r in &report.renames {

@@ -158,7 +158,13 @@ fn fmt_check_in_place_and_output() {
         &["fmt", "--in-place", "--backup", ".orig", "messy.ged"],
     );
     assert_eq!(exit_code(&in_place), 0, "{}", stderr(&in_place));
-    assert_eq!(stderr(&in_place), "messy.ged: formatted: -3 +5 lines\n");
+    // No GEDC: the version the new header declares is said.
+    let note = "messy.ged: note: the header did not say which GEDCOM it is: written as GEDCOM 5.5.1, which \
+                the new header declares (`GEDC`)\n";
+    assert_eq!(
+        stderr(&in_place),
+        format!("{note}messy.ged: formatted: -3 +5 lines\n")
+    );
     assert_eq!(std::fs::read(&file).expect("read"), formatted);
     assert_eq!(
         std::fs::read(dir.join("messy.ged.orig")).expect("backup"),

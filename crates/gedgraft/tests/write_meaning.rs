@@ -112,6 +112,35 @@ fn r_serialisation_version_01_write_warns_when_the_dialect_changes() {
     assert_eq!((exit_code(&out), stderr(&out).as_str()), (0, ""));
 }
 
+/// A header that named no GEDCOM version gets one from `fmt` and `write` (`GEDC`, the dialect it was read in):
+/// the dataset's dialect goes from unknown to GEDCOM 5.5.1, which is said, not done silently (found by a
+/// helper); a header that names one is left as it says.
+#[test]
+fn a_version_the_header_did_not_name_is_said_when_written() {
+    let dir = temp_dir(SUITE, "no_gedc");
+    let note = "f.ged: note: the header did not say which GEDCOM it is: written as GEDCOM 5.5.1";
+    write(
+        &dir,
+        "f.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann\n0 TRLR\n",
+    );
+    for args in [
+        &["fmt", "f.ged", "-o", "o.ged"][..],
+        &["fmt", "--check", "f.ged"],
+        &["fmt", "f.ged"],
+    ] {
+        let out = gedgraft_in(&dir, args);
+        assert!(stderr(&out).contains(note), "{args:?}: {}", stderr(&out));
+    }
+    let out = gedgraft_in(&dir, &["fmt", "o.ged", "-o", "o2.ged"]);
+    assert_eq!(
+        (exit_code(&out), stderr(&out).contains("note:")),
+        (0, false),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// `fmt` keeps the file's dialect; where it cannot (a schema, a vertical tab in a note), it says so instead of
 /// only "would change".
 #[test]
