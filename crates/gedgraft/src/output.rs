@@ -200,6 +200,11 @@ pub fn replace_file(
     written
 }
 
+/// The message for a temporary file that could not be made or written (output spilled to disk).
+pub fn temporary_file_error(e: std::io::Error) -> String {
+    format!("cannot write a temporary file: {e}")
+}
+
 /// Gives `write` what a temporary file holds, from its start, a chunk at a time (output spilled to disk while
 /// it was made: `lower`'s diagnostics, `fmt -o -`).
 pub fn copy_spilled(

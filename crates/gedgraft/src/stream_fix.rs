@@ -22,8 +22,8 @@
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
 //! a `--patch` the batches cannot make, a review diff or patch where a batch's new side ends inside a line
 //! (a first batch deleted down to its byte-order mark: the whole file reads that line on into the next
-//! record), the repairs with other edits on a file with something to repair into a standard stream or with
-//! `--set-pointer` or `--set-xref`, or where a repair crosses a cut between batches (elsewhere the file is
+//! record), the repairs with other edits on a file with something to repair with `--set-pointer` or
+//! `--set-xref`, that moves records, or where a repair crosses a cut between batches (elsewhere the file is
 //! repaired first and the edits stream over each batch repaired: [`streams_file`], [`Repairs`]; with nothing
 //! to repair, they stream as without repairs; repairs alone stream apart, `crate::fix`), what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
@@ -102,10 +102,10 @@ pub(crate) enum Reading {
 /// How `fix` reads the file at `path` with these options: streamed when [`streams`]; with repairs and other
 /// edits, when the repairs' first pass (streamed) finds none, as on most files, the edits stream as they do
 /// without repairs (#17: `--repair --rename-tag` of the 100 MB sample held its tree, 660 MiB); a file with
-/// repairs is repaired first and streams with its repairs ([`Repairs`]), unless the output is a standard
-/// stream (a repair that crosses a cut between batches sends the file to the whole-file path, which must not
-/// come after written output) or the edits make a first pass of their own (`--set-pointer`, `--set-xref`:
-/// over the file as read, not as repaired). `--repair` alone streams apart (`crate::fix`). Not when standard
+/// repairs is repaired first and streams with its repairs ([`Repairs`]; into a standard stream through a
+/// temporary file, since a repair that crosses a cut between batches sends the file to the whole-file path),
+/// unless the edits make a first pass of their own (`--set-pointer`, `--set-xref`: over the file as read, not
+/// as repaired) or a repair moves records. `--repair` alone streams apart (`crate::fix`). Not when standard
 /// output is the file itself (`fix F -o - >> F`): the stream would read what it writes (and a large file grow
 /// without end); the whole-file path reads it before it writes.
 pub(crate) fn streams_file(
@@ -138,8 +138,7 @@ pub(crate) fn streams_file(
     if first.iter().any(moves) {
         return Ok(Reading::Whole);
     }
-    let into_a_stream = (args.output.as_deref()).is_some_and(|o| output::stream_named(o).is_some());
-    if into_a_stream || sets_pointers(plan) || renumbers(plan) {
+    if sets_pointers(plan) || renumbers(plan) {
         return Ok(Reading::Whole);
     }
     let repairs = Repairs::of_file(path, first, which, options)?;
@@ -313,6 +312,10 @@ pub(crate) fn fix_streamed(
     let crossed = std::cell::Cell::new(false);
     // A review diff or patch that the batches cannot join (see the loop): nothing is printed yet.
     let joined_line = std::cell::Cell::new(false);
+    // With the repairs, one that crosses a cut between batches is found only as the stream gets there, and
+    // the whole-file path then writes the file: a standard stream is written at the end, from an unlinked
+    // temporary file, as `fmt -o -` writes it.
+    let spills = totals.repairs.is_some();
     // Gives whether anything changed.
     let each = |out: &mut dyn FnMut(&[u8]) -> Result<(), String>| {
         let dropper = Dropper::new();
@@ -414,6 +417,20 @@ pub(crate) fn fix_streamed(
     }
     let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
     match output::stream_named(out_path) {
+        Some(target) if spills => {
+            let mut spill = tempfile::tempfile().map_err(output::temporary_file_error)?;
+            let mut out = |octets: &[u8]| {
+                spill
+                    .write_all(octets)
+                    .map_err(output::temporary_file_error)
+            };
+            if let Err(e) = each(&mut out) {
+                return whole_file_if_first(e);
+            }
+            // Held until the end: nothing of a file that changed while it was read is written.
+            input::unchanged(path)?;
+            output::copy_spilled(spill, |chunk| output::write_stream(target, chunk, stdout))?;
+        }
         Some(target) => {
             if let Err(e) = each(&mut |octets| output::write_stream(target, octets, stdout)) {
                 return whole_file_if_first(e);

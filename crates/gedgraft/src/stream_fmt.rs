@@ -199,7 +199,7 @@ impl File<'_> {
             outcome = Some(self.write_all(&mut writing, &mut |_| Ok(())));
             Ok(())
         } else if let Some(stream) = to_stream {
-            let spill_error = |e: std::io::Error| format!("cannot write a temporary file: {e}");
+            let spill_error = output::temporary_file_error;
             let mut spill = tempfile::tempfile().map_err(|e| Stop::Error(spill_error(e)))?;
             let mut out =
                 |octets: &[u8]| std::io::Write::write_all(&mut spill, octets).map_err(spill_error);

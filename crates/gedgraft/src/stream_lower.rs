@@ -388,17 +388,13 @@ fn spill_past(
     }
     let file = match file {
         Some(f) => f,
-        None => file.insert(tempfile::tempfile().map_err(temporary_file_error)?),
+        None => file.insert(tempfile::tempfile().map_err(crate::output::temporary_file_error)?),
     };
     file.write_all(text.as_bytes())
-        .map_err(temporary_file_error)?;
+        .map_err(crate::output::temporary_file_error)?;
     *spilled += text.len() as u64;
     text.clear();
     Ok(())
-}
-
-fn temporary_file_error(e: std::io::Error) -> String {
-    format!("cannot write a temporary file: {e}")
 }
 
 impl Diagnostics {
@@ -422,9 +418,10 @@ impl Diagnostics {
         }
         self.text.clear();
         if let Some(file) = &mut self.file {
-            file.set_len(len).map_err(temporary_file_error)?;
+            file.set_len(len)
+                .map_err(crate::output::temporary_file_error)?;
             file.seek(std::io::SeekFrom::Start(len))
-                .map_err(temporary_file_error)?;
+                .map_err(crate::output::temporary_file_error)?;
         }
         self.spilled = len;
         Ok(())

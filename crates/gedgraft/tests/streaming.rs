@@ -961,6 +961,9 @@ fn repairs_streamed_equal_repairs_whole() {
                 let mut all = vec!["fix", repair, path, "-o", out_arg];
                 all.extend_from_slice(other);
                 failures.extend(sizes_difference(&dir, &all, sizes, Some(&out)));
+                let mut all = vec!["fix", repair, path, "-o", "-"];
+                all.extend_from_slice(other);
+                failures.extend(sizes_difference(&dir, &all, sizes, None));
                 let mut all = vec!["fix", repair, path];
                 all.extend_from_slice(other);
                 failures.extend(sizes_difference(&dir, &all, sizes, None));
