@@ -307,8 +307,8 @@ pub(crate) fn fix_streamed(
     // file's own verdict, having read the whole file first (an undecodable octet further on is told before a
     // missing header, which the first batch cannot know).
     let first_failed = std::cell::Cell::new(false);
-    // A repair across a cut between batches: the whole-file path repairs the file, nothing written (the
-    // repairs do not stream into a standard stream).
+    // A repair across a cut between batches: the whole-file path repairs the file, nothing written (into a
+    // standard stream, the output is held in a temporary file until the end: `spills` below).
     let crossed = std::cell::Cell::new(false);
     // A review diff or patch that the batches cannot join (see the loop): nothing is printed yet.
     let joined_line = std::cell::Cell::new(false);
@@ -475,11 +475,7 @@ fn edit_batch(
             totals.crossing = true;
             return Err(String::new());
         }
-        None => RepairedBatch {
-            parse: None,
-            changes: Vec::new(),
-            shift: 0,
-        },
+        None => RepairedBatch::default(),
     };
     let read = repaired.parse.as_ref().unwrap_or(batch);
     // The batch's pointers to identifiers that change (in this batch or another), which follow them.

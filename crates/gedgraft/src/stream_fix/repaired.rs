@@ -13,7 +13,7 @@
 
 use crate::input;
 use gedgraft_edit::Change;
-use gedgraft_syntax::line_cursor::last_line_break;
+use gedgraft_syntax::line_cursor::{count_line_breaks, last_line_break};
 use gedgraft_syntax::{LineBreak, Location, Parse, ParseOptions};
 use std::path::Path;
 
@@ -35,7 +35,8 @@ pub(crate) struct Repairs {
     break_before: Option<LineBreak>,
 }
 
-/// A batch as the repairs left it ([`Repairs::batch`]).
+/// A batch as the repairs left it ([`Repairs::batch`]); the default is a batch no repair touched.
+#[derive(Default)]
 pub(crate) struct RepairedBatch {
     /// The batch repaired and placed in the repaired file; `None` when it is the batch as read.
     pub(crate) parse: Option<Parse>,
@@ -140,12 +141,9 @@ impl Repairs {
         let (parse, _) =
             Parse::from_edited_like(batch.green().clone(), &new, batch.encoding(), batch);
         let parse = parse.with_dialect_of(batch);
-        let lines = |p: &Parse| {
-            let end = gedgraft_syntax::TextSize::of(p.text());
-            p.locate(end).line.saturating_sub(p.origin().line)
-        };
-        let added = isize::try_from(lines(&parse)).unwrap_or(isize::MAX)
-            - isize::try_from(lines(batch)).unwrap_or(isize::MAX);
+        // Counted in the text as the stream counts its batches' lines (UTF-16 octets are not the text's).
+        let lines = |p: &Parse| isize::try_from(count_line_breaks(p.text().as_bytes()));
+        let added = lines(&parse).unwrap_or(isize::MAX) - lines(batch).unwrap_or(isize::MAX);
         self.lines = self.lines.saturating_add(added);
         self.break_before = last_line_break(parse.text().as_bytes()).or(before);
         Ok(RepairedBatch {
