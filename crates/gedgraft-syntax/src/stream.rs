@@ -428,33 +428,24 @@ impl<R: Read> RecordStream<R> {
                 .notes
                 .retain(|n| !WHOLE_BODY_NOTES.contains(&n.code));
         }
-        let mut body_detection = detection.clone();
-        body_detection.bom = None;
-        Ok(RecordStream {
-            reader,
+        let start = ResumePoint {
+            offset: 0,
+            line: 1,
+            break_before: None,
+            batches: 0,
+            dialect: None,
+            seen_line: false,
+            trailer_seen: false,
+            after_trailer: None,
+            exact_detection: eof,
+            notes_left_out: whole_body_notes,
+        };
+        Ok(RecordStream::at(
+            (reader, buf, eof),
             options,
             detection,
-            body_detection,
-            buf,
-            eof,
-            at: ResumePoint {
-                offset: 0,
-                line: 1,
-                break_before: None,
-                batches: 0,
-                dialect: None,
-                seen_line: false,
-                trailer_seen: false,
-                after_trailer: None,
-                exact_detection: eof,
-                notes_left_out: whole_body_notes,
-            },
-            pending: VecDeque::new(),
-            ready: 0,
-            run_goes_on: false,
-            target: None,
-            done: false,
-        })
+            start,
+        ))
     }
 
     /// The stream of `options` over an input read again from a batch's start, `at` (given by
@@ -490,6 +481,17 @@ impl<R: Read> RecordStream<R> {
         detection: Detection,
         at: &ResumePoint,
     ) -> RecordStream<R> {
+        RecordStream::at((reader, Vec::new(), false), options, detection, at.clone())
+    }
+
+    /// The stream whose next batch starts at `at`, its input `reader` after the octets `buf` read from it
+    /// (`eof`: all of it), decoded as `detection` says.
+    fn at(
+        (reader, buf, eof): (R, Vec<u8>, bool),
+        options: StreamOptions,
+        detection: Detection,
+        at: ResumePoint,
+    ) -> RecordStream<R> {
         let mut body_detection = detection.clone();
         body_detection.bom = None;
         RecordStream {
@@ -497,9 +499,9 @@ impl<R: Read> RecordStream<R> {
             options,
             detection,
             body_detection,
-            buf: Vec::new(),
-            eof: false,
-            at: at.clone(),
+            buf,
+            eof,
+            at,
             pending: VecDeque::new(),
             ready: 0,
             run_goes_on: false,
