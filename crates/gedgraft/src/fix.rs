@@ -589,7 +589,7 @@ fn copy_out(path: &Path, out: &Path, stdout: &mut impl Write) -> Result<(), Stri
     let mut next = |buffer: &mut [u8]| loop {
         match std::io::Read::read(&mut from, buffer) {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            read => return read.map_err(|e| format!("cannot read {}: {e}", path.display())),
+            read => return read.map_err(|e| input::cannot_read(path, e)),
         }
     };
     if let Some(stream) = output::stream_named(out) {

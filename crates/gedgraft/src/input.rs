@@ -174,8 +174,7 @@ pub fn open(path: &Path) -> Result<Reader, String> {
 /// modification time, one saved by a rename by its inode and birth time. A file the command itself writes
 /// ([`replacing`]) is read as new.
 fn open_regular(path: &Path) -> Result<std::fs::File, String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
     #[cfg(unix)]
     if let Ok(meta) = file.metadata() {
         let stamp = stamp_of(&meta);
@@ -191,6 +190,11 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
         }
     }
     Ok(file)
+}
+
+/// The message for an input that could not be read: `cannot read PATH: why`.
+pub fn cannot_read(path: &Path, why: impl std::fmt::Display) -> String {
+    format!("cannot read {}: {why}", path.display())
 }
 
 /// After the last read of `path` (a file [`open_regular`] opened): an error if the file it names was written
@@ -315,7 +319,7 @@ pub fn read_octets(path: &Path) -> Result<Vec<u8>, String> {
         let mut file = open_regular(path)?;
         let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len() as usize));
         file.read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| cannot_read(path, e))?;
         // Written to while it was read: its octets may be of two versions.
         unchanged(path)?;
         return Ok(bytes);

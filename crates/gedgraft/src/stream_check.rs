@@ -110,7 +110,7 @@ pub(crate) fn check_streamed(
     // A report needs the diagnostics, not the records.
     let mut lowering = lowering.diagnostics_only();
     let mut writer = Writer::new(args.format, human_options);
-    let cannot_read = |e: StreamError| format!("cannot read {}: {e}", path.display());
+    let cannot_read = |e: StreamError| input::cannot_read(path, e);
     if let Some(mut facts) = facts {
         if lowering.has_duplicate_identifier() {
             // Where the holders of the identifiers held twice are, and the pointers to them: a pass of its own.
@@ -482,7 +482,7 @@ pub(crate) fn batches_from(
 ) -> Result<Batches<'static>, String> {
     let mut reader = input::open(path)?;
     std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(point.offset()))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|e| input::cannot_read(path, e))?;
     let stream = stream_options_sized(options, size).with_exact_notes(true);
     let stream = RecordStream::resume(reader, stream, detection.clone(), point);
     Ok(Batches::ahead(stream))

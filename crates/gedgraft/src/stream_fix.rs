@@ -255,7 +255,7 @@ pub(crate) fn fix_streamed(
     stdout: &mut impl Write,
 ) -> Result<Option<Report>, String> {
     let name = path.display().to_string();
-    let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
+    let read_error = |e: &dyn std::fmt::Display| input::cannot_read(path, e);
     let file = input::open(path)?;
     let stream = match RecordStream::new(file, stream_options(options)) {
         Ok(s) => s,

@@ -158,7 +158,7 @@ impl File<'_> {
         let counted = second_pass(
             indexed.batches,
             (&mut lowering, &mut file_wide),
-            |e| Stop::Error(format!("cannot read {name}: {e}")),
+            |e| Stop::Error(crate::input::cannot_read(self.path, e)),
             |(batch, _), _, lowered| {
                 count_errors(&mut refusal, batch.parse(), lowered);
                 Ok(())
@@ -254,7 +254,7 @@ impl File<'_> {
         out: &mut dyn FnMut(&[u8]) -> Result<(), String>,
     ) -> Result<Formatted, Stop> {
         let name = self.path.display().to_string();
-        let read_error = |e: &dyn std::fmt::Display| format!("cannot read {name}: {e}");
+        let read_error = |e: &dyn std::fmt::Display| crate::input::cannot_read(self.path, e);
         let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
         // In UTF-16 an octet 0A is not a line end: the whole file is one change, as the whole-file path counts it.
         let utf16 = stream.detection.used.is_utf16() || self.to.is_some_and(Encoding::is_utf16);

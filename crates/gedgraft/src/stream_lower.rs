@@ -200,7 +200,7 @@ fn again(
     let span = lowering.unresolved_batches().unwrap_or(0..=0);
     let first = first_again(&span, marks.len(), continued);
     let Some(mark) = marks.get(first) else {
-        return Err(format!("cannot read {}: no batch", path.display()));
+        return Err(input::cannot_read(path, "no batch"));
     };
     let size = crate::stream_check::TWO_PASS_BATCH;
     let Ok(batches) = batches_from(path, options, size, (&detection, &mark.point)) else {
@@ -249,7 +249,7 @@ fn write_batches(
             // In one pass, a batch the stream cannot give (an encoding note that needs the whole file, a
             // read error): taken back, the two passes or the whole-file path tell.
             Err(_) if stop.is_some() => return Ok(None),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return Err(input::cannot_read(path, e)),
         };
         file_wide.apply(&mut batch);
         if let Some(marks) = &mut output.marks {

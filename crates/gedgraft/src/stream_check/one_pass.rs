@@ -77,8 +77,7 @@ impl Again<'_> {
             end,
         } = found;
         let path = self.path;
-        let cannot_read =
-            |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+        let cannot_read = |e: &dyn std::fmt::Display| input::cannot_read(path, e);
         let span = lowering.unresolved_batches().unwrap_or(0..=0);
         let continued = |n: usize| marks.get(n).is_some_and(|m| m.continued);
         let first = first_again(&span, marks.len(), continued);
