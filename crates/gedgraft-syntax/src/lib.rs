@@ -35,6 +35,7 @@ mod line_breaks;
 mod line_checks;
 pub mod line_cursor;
 mod line_index;
+mod message;
 mod not_gedcom;
 mod parse;
 mod parser;
@@ -45,7 +46,7 @@ pub mod value;
 mod work;
 mod write;
 
-pub use diagnostic::{Class, Diagnostic, Location, Severity};
+pub use diagnostic::{Class, Diagnostic, Location, Message, Severity};
 pub use dialect::Dialect;
 pub use dump::{dump, dump_to};
 pub use kind::{Elf, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
