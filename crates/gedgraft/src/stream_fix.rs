@@ -103,9 +103,9 @@ pub(crate) enum Reading {
 /// edits, when the repairs' first pass (streamed) finds none, as on most files, the edits stream as they do
 /// without repairs (#17: `--repair --rename-tag` of the 100 MB sample held its tree, 660 MiB); a file with
 /// repairs is repaired first and streams with its repairs ([`Repairs`]; into a standard stream through a
-/// temporary file, since a repair that crosses a cut between batches sends the file to the whole-file path),
-/// unless the edits make a first pass of their own (`--set-pointer`, `--set-xref`: over the file as read, not
-/// as repaired) or a repair moves records. `--repair` alone streams apart (`crate::fix`). Not when standard
+/// temporary file, since a repair that crosses a cut between batches sends the file to the whole-file path;
+/// the first passes of `--set-pointer` and `--set-xref` read the batches repaired), unless a repair moves
+/// records. `--repair` alone streams apart (`crate::fix`). Not when standard
 /// output is the file itself (`fix F -o - >> F`): the stream would read what it writes (and a large file grow
 /// without end); the whole-file path reads it before it writes.
 pub(crate) fn streams_file(
@@ -136,9 +136,6 @@ pub(crate) fn streams_file(
     // whole file's review diff and line counts align the move as batches cannot.
     let moves = |r: &gedgraft_edit::Repair| r.code == gedgraft_syntax::codes::RECORD_AFTER_TRAILER;
     if first.iter().any(moves) {
-        return Ok(Reading::Whole);
-    }
-    if sets_pointers(plan) || renumbers(plan) {
         return Ok(Reading::Whole);
     }
     let repairs = Repairs::of_file(path, first, which, options)?;
@@ -285,13 +282,21 @@ pub(crate) fn fix_streamed(
         repairs,
         ..Totals::default()
     };
+    // The first passes read the file as the stages will: repaired. A repair across a cut: the whole-file path.
+    let repairs = totals.repairs.as_deref();
     if sets_pointers(plan) {
-        totals.file_ids = Some(file_ids(path, options).map_err(|e| read_error(&e))?);
+        let ids = file_ids(path, options, repairs).map_err(|e| read_error(&e))?;
+        let Some(ids) = ids else {
+            return Ok(None);
+        };
+        totals.file_ids = Some(ids);
     }
     if renumbers(plan) {
-        let (renumbered, removed) = renumbering(path, options, plan)
-            .map_err(|e| read_error(&e))?
-            .map_err(|e| format!("{name}: {e}"))?;
+        let renumbering = renumbering(path, options, plan, repairs).map_err(|e| read_error(&e))?;
+        let Some(renumbering) = renumbering else {
+            return Ok(None);
+        };
+        let (renumbered, removed) = renumbering.map_err(|e| format!("{name}: {e}"))?;
         totals.renumbered = renumbered;
         totals.unnamed = removed.into_iter().map(|id| (id, 0)).collect();
     }
@@ -418,13 +423,22 @@ pub(crate) fn fix_streamed(
     let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
     match output::stream_named(out_path) {
         Some(target) if spills => {
-            let mut spill = tempfile::tempfile().map_err(output::temporary_file_error)?;
+            // No temporary file to be had (`TMPDIR` unusable, a full disk, `ulimit -f`): nothing is written
+            // yet, and the whole-file path writes the file straight to the stream.
+            let Ok(mut spill) = tempfile::tempfile() else {
+                return Ok(None);
+            };
+            let spill_failed = std::cell::Cell::new(false);
             let mut out = |octets: &[u8]| {
-                spill
-                    .write_all(octets)
-                    .map_err(output::temporary_file_error)
+                spill.write_all(octets).map_err(|e| {
+                    spill_failed.set(true);
+                    output::temporary_file_error(e)
+                })
             };
             if let Err(e) = each(&mut out) {
+                if spill_failed.get() {
+                    return Ok(None);
+                }
                 return whole_file_if_first(e);
             }
             // Held until the end: nothing of a file that changed while it was read is written.
@@ -702,14 +716,41 @@ fn sets_pointers(plan: &Plan) -> bool {
     })
 }
 
-/// The first pass of `--set-pointer`: every cross-reference identifier of the file (O(records)).
-fn file_ids(path: &Path, options: &ParseOptions) -> Result<HashSet<String>, StreamError> {
+/// A first pass over the file's batches, each as `repairs` leave it (when given): `each` is called with every
+/// batch, in file order; `false` when a repair crosses a cut between batches or is not reached (the whole-file
+/// path repairs the file).
+fn first_pass(
+    path: &Path,
+    options: &ParseOptions,
+    repairs: Option<&Repairs>,
+    mut each: impl FnMut(&Parse),
+) -> Result<bool, StreamError> {
     let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
-    let mut ids = HashSet::new();
+    let mut repairs = repairs.map(Repairs::rewound);
     for batch in ahead(RecordStream::new(file, stream_options(options))?) {
-        add_ids(batch?.parse(), &mut ids);
+        let batch = batch?;
+        match repairs.as_mut().map(|r| r.batch(batch.parse())) {
+            Some(Err(Crossing)) => return Ok(false),
+            Some(Ok(RepairedBatch {
+                parse: Some(repaired),
+                ..
+            })) => each(&repaired),
+            _ => each(batch.parse()),
+        }
     }
-    Ok(ids)
+    Ok(repairs.is_none_or(|r| r.all_applied()))
+}
+
+/// The first pass of `--set-pointer`: every cross-reference identifier of the file (O(records)), as `repairs`
+/// leave it; `None` when a repair crosses a cut between batches.
+fn file_ids(
+    path: &Path,
+    options: &ParseOptions,
+    repairs: Option<&Repairs>,
+) -> Result<Option<HashSet<String>>, StreamError> {
+    let mut ids = HashSet::new();
+    let read = first_pass(path, options, repairs, |batch| add_ids(batch, &mut ids))?;
+    Ok(read.then_some(ids))
 }
 
 /// Adds the identifiers the structures of `batch` hold to `ids` (without their `@`s).
@@ -725,25 +766,23 @@ type Renumbering = (HashMap<String, String>, HashSet<String>);
 /// The first pass of `--set-xref`: the identifiers the file's structures get, old → new, and those removed,
 /// checked as the whole-file path checks them (`Err`: the edit error): in the order of the `--set-xref`
 /// options, then of the file, no identifier given twice, and none that a structure keeps (O(records) of
-/// identifiers).
+/// identifiers), over the file as `repairs` leave it; `None` when a repair crosses a cut between batches.
 fn renumbering(
     path: &Path,
     options: &ParseOptions,
     plan: &Plan,
-) -> Result<Result<Renumbering, String>, StreamError> {
-    let file = input::open(path).map_err(|e| StreamError::Io(std::io::Error::other(e)))?;
+    repairs: Option<&Repairs>,
+) -> Result<Option<Result<Renumbering, String>>, StreamError> {
     let Some(sets) = plan.stages.iter().find_map(|s| match s {
         Stage::Set(sets) => Some(sets),
         _ => None,
     }) else {
-        return Ok(Ok(Renumbering::default()));
+        return Ok(Some(Ok(Renumbering::default())));
     };
     // Per option: (old identifier, new one) of each structure it picks, in file order.
     let mut picked: Vec<Vec<(Option<String>, Option<String>)>> = vec![Vec::new(); sets.len()];
     let mut ids = HashSet::new();
-    for batch in ahead(RecordStream::new(file, stream_options(options))?) {
-        let batch = batch?;
-        let parse = batch.parse();
+    let read = first_pass(path, options, repairs, |parse| {
         add_ids(parse, &mut ids);
         let picker = Picker::new(parse.document());
         for ((path, value), picked) in sets.iter().zip(&mut picked) {
@@ -756,6 +795,9 @@ fn renumbering(
                 }
             }
         }
+    })?;
+    if !read {
+        return Ok(None);
     }
     let duplicate = |id: &str| EditError::DuplicateXref { id: id.to_string() }.to_string();
     let (mut given, mut renumbered, mut removed) = (Vec::new(), HashMap::new(), HashSet::new());
@@ -769,7 +811,7 @@ fn renumbering(
             continue;
         }
         if !added.insert(new.clone()) {
-            return Ok(Err(duplicate(&new)));
+            return Ok(Some(Err(duplicate(&new))));
         }
         given.push(new.clone());
         if let Some(old) = old {
@@ -781,9 +823,9 @@ fn renumbering(
         .iter()
         .find(|id| ids.contains(*id) && !renumbered.contains_key(*id) && !removed.contains(*id))
     {
-        return Ok(Err(duplicate(id)));
+        return Ok(Some(Err(duplicate(id))));
     }
-    Ok(Ok((renumbered, removed)))
+    Ok(Some(Ok((renumbered, removed))))
 }
 
 /// The text of every token of `kind` on a record's or a structure's first line (not on a continuation line),

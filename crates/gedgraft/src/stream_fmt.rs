@@ -199,15 +199,24 @@ impl File<'_> {
             outcome = Some(self.write_all(&mut writing, &mut |_| Ok(())));
             Ok(())
         } else if let Some(stream) = to_stream {
-            let spill_error = output::temporary_file_error;
-            let mut spill = tempfile::tempfile().map_err(|e| Stop::Error(spill_error(e)))?;
-            let mut out =
-                |octets: &[u8]| std::io::Write::write_all(&mut spill, octets).map_err(spill_error);
+            // No temporary file to be had (`TMPDIR` unusable, a full disk, `ulimit -f`): nothing is written
+            // yet, and the whole-file path writes the file straight to the stream.
+            let mut spill = tempfile::tempfile().map_err(|_| Stop::WholeFile)?;
+            let spill_failed = std::cell::Cell::new(false);
+            let mut out = |octets: &[u8]| {
+                std::io::Write::write_all(&mut spill, octets).map_err(|e| {
+                    spill_failed.set(true);
+                    output::temporary_file_error(e)
+                })
+            };
             let done = self.write_all(&mut writing, &mut out);
-            outcome = Some(done.map(|mut done| {
-                done.spilled = Some((stream, spill));
-                done
-            }));
+            outcome = Some(match done {
+                Err(_) if spill_failed.get() => Err(Stop::WholeFile),
+                done => done.map(|mut done| {
+                    done.spilled = Some((stream, spill));
+                    done
+                }),
+            });
             Ok(())
         } else {
             let (out, backup) = match args.output.as_deref() {

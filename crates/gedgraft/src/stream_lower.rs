@@ -293,11 +293,12 @@ fn write_batches(
             text,
             file,
             spilled,
+            held,
         } = diagnostics;
-        let mut spill = |part: &mut String| spill_past((file, spilled), part);
+        let mut spill = |part: &mut String| spill_past((file, spilled, held), part);
         writer.batch_to(parse, &lowered, (&mut json, &mut sink), (text, &mut spill))?;
         sink(&mut json)?;
-        spill_past((file, spilled), text)?;
+        spill_past((file, spilled, held), text)?;
         dropper.later((batch, lowered));
     }
     if stop.is_some() && lowering.has_unresolved() {
@@ -375,23 +376,39 @@ struct Diagnostics {
     text: String,
     file: Option<std::fs::File>,
     spilled: u64,
+    /// No more goes to the file: none could be made or written (`TMPDIR` unusable, a full disk, `ulimit -f`),
+    /// and the rest is held in memory, as the whole-file path holds it all.
+    held: bool,
 }
 
 /// Past [`SPILL`] octets, appends `text` to the temporary file `file` (made at the first call; `spilled`
-/// octets in it) and empties it.
+/// octets in it) and empties it. When the file cannot be made or written, the text stays in memory from then
+/// on (`held`; what a failed write added to the file is cut off).
 fn spill_past(
-    (file, spilled): (&mut Option<std::fs::File>, &mut u64),
+    (file, spilled, held): (&mut Option<std::fs::File>, &mut u64, &mut bool),
     text: &mut String,
 ) -> Result<(), String> {
-    if text.len() < SPILL {
+    if text.len() < SPILL || *held {
         return Ok(());
     }
-    let file = match file {
+    let f = match file {
         Some(f) => f,
-        None => file.insert(tempfile::tempfile().map_err(crate::output::temporary_file_error)?),
+        None => match tempfile::tempfile() {
+            Ok(f) => file.insert(f),
+            Err(_) => {
+                *held = true;
+                return Ok(());
+            }
+        },
     };
-    file.write_all(text.as_bytes())
-        .map_err(crate::output::temporary_file_error)?;
+    if let Err(e) = f.write_all(text.as_bytes()) {
+        // The octets written before the failure are taken back, or the file cannot be trusted.
+        f.set_len(*spilled)
+            .and_then(|()| f.seek(std::io::SeekFrom::Start(*spilled)))
+            .map_err(|_| crate::output::temporary_file_error(e))?;
+        *held = true;
+        return Ok(());
+    }
     *spilled += text.len() as u64;
     text.clear();
     Ok(())
@@ -468,9 +485,10 @@ mod tests {
                 text,
                 file,
                 spilled,
+                held,
             } = &mut diagnostics;
             text.push_str(&piece(c));
-            spill_past((file, spilled), text).expect("spilled");
+            spill_past((file, spilled, held), text).expect("spilled");
             expected.push_str(&piece(c));
         }
         assert!(diagnostics.spilled > 0 && !diagnostics.text.is_empty());

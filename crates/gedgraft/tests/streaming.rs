@@ -951,11 +951,15 @@ fn repairs_streamed_equal_repairs_whole() {
             "--repair=duplicate-xref,unescaped-at",
         ] {
             let sizes = (&["1", "2", "300", "700"][..], &[][..]);
-            // With other edits too: they stream when the file has nothing to repair (#17).
-            let others: [&[&str]; 3] = [
+            // With other edits too: they stream when the file has nothing to repair (#17). The first passes of
+            // `--set-xref` and `--set-pointer` read the batches repaired (`@I1_2@` is the repairs' identifier
+            // for the second `@I1@`; `@I3@` picks several structures until they are repaired).
+            let others: [&[&str]; 5] = [
                 &[],
                 &["--rename-tag", "NOTE=_NOTE"],
                 &["--eol", "crlf", "--escape-at"],
+                &["--set-xref", "@I1_2@=I99", "--set-xref", "@I3@=I98"],
+                &["--set-pointer", "@F1@.HUSB=I2_2", "--rename-tag", "NAME=_N"],
             ];
             for other in others {
                 let mut all = vec!["fix", repair, path, "-o", out_arg];
@@ -1965,4 +1969,68 @@ fn fmt_refuses_identifiers_held_twice_streamed_as_whole() {
     );
     assert_eq!(status, Some(2));
     assert!(String::from_utf8_lossy(&stderr).contains("not formatted: "));
+}
+
+/// What a stream holds in a temporary file (`fmt -o -` and `fix --repair` with other edits into a stream, the
+/// whole output; `lower`, its diagnostics past 4 MiB) is written as the whole-file path writes it when no
+/// temporary file can be made (`TMPDIR` unusable) or written (`ulimit -f`): found by a helper, the stream
+/// exited 2 with "cannot write a temporary file" where the whole-file path wrote the file.
+#[test]
+fn no_temporary_file_to_be_had_is_no_failure() {
+    let dir = temp_dir("streaming", "no-temporary-file");
+    // 74 KB, clean but for a blank line (a safe repair).
+    let mut blank =
+        "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n".to_string();
+    for i in 0..2000 {
+        blank.push_str(&format!("0 @I{i}@ INDI\n1 NAME Ann{i} /Smith/\n"));
+        if i == 1000 {
+            blank.push('\n');
+        }
+    }
+    blank.push_str("0 TRLR\n");
+    let blank = write(&dir, "blank.ged", blank.as_bytes());
+    let blank = blank.to_str().expect("UTF-8 path");
+    // 20 000 pointers that lead to no record: over 4 MiB of diagnostics' JSON.
+    let mut dangling = "0 HEAD\n1 CHAR UTF-8\n".to_string();
+    for i in 0..20_000 {
+        dangling.push_str(&format!("0 @I{i}@ INDI\n1 FAMC @Z{i}@\n"));
+    }
+    dangling.push_str("0 TRLR\n");
+    let dangling = write(&dir, "dangling.ged", dangling.as_bytes());
+    let dangling = dangling.to_str().expect("UTF-8 path");
+    let commands: [&[&str]; 3] = [
+        &["fmt", blank, "-o", "-"],
+        &["fix", "--repair", "--escape-at", blank, "-o", "-"],
+        &["lower", dangling],
+    ];
+    let no_directory = [("TMPDIR", "/nonexistent/gedgraft")];
+    let mut failures = Vec::new();
+    for all in commands {
+        failures.extend(sizes_difference(&dir, all, (&["300"], &no_directory), None));
+    }
+    // A file-size limit the temporary file meets and standard output (a device) does not.
+    for all in commands {
+        let limited = |whole: bool| {
+            let script = "ulimit -f 16; exec \"$0\" \"$@\" > /dev/null";
+            let mut command = std::process::Command::new("bash");
+            command.args(["-c", script, env!("CARGO_BIN_EXE_gedgraft")]);
+            command.args(all).env_remove("GEDGRAFT_WHOLE_FILE");
+            if whole {
+                command.env("GEDGRAFT_WHOLE_FILE", "1");
+            }
+            let output = command.output().expect("run bash");
+            (output.status.code(), output.stderr)
+        };
+        let (streamed, whole) = (limited(false), limited(true));
+        if streamed != whole {
+            failures.push(format!(
+                "{all:?} under `ulimit -f 16`: streamed {:?} {} vs whole {:?} {}",
+                streamed.0,
+                String::from_utf8_lossy(&streamed.1),
+                whole.0,
+                String::from_utf8_lossy(&whole.1)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -16,11 +16,13 @@ use gedgraft_edit::Change;
 use gedgraft_syntax::line_cursor::{count_line_breaks, last_line_break};
 use gedgraft_syntax::{LineBreak, Location, Parse, ParseOptions};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The repairs of one file, applied batch by batch ([`Repairs::batch`]).
 pub(crate) struct Repairs {
-    /// The repairs' changes of the file's octets, in file order, each with its new octets.
-    changes: Vec<(Change, Vec<u8>)>,
+    /// The repairs' changes of the file's octets, in file order, each with its new octets (shared with the
+    /// first passes that read the batches repaired: [`Repairs::rewound`]).
+    changes: Arc<Vec<(Change, Vec<u8>)>>,
     /// The first change not yet applied.
     next: usize,
     /// The file's length in octets: a change at its very end belongs to the last batch.
@@ -74,7 +76,7 @@ impl Repairs {
             None => (Vec::new(), 0),
         };
         Ok(Repairs {
-            changes,
+            changes: Arc::new(changes),
             next: 0,
             file_len: bytes.len(),
             applied,
@@ -153,6 +155,20 @@ impl Repairs {
         })
     }
 
+    /// The same repairs, to apply to the file's batches from its first again (a first pass over the batches
+    /// repaired, before the stream that writes them): none applied yet, no notes.
+    pub(crate) fn rewound(&self) -> Repairs {
+        Repairs {
+            changes: Arc::clone(&self.changes),
+            next: 0,
+            file_len: self.file_len,
+            applied: self.applied,
+            notes: Vec::new(),
+            lines: 0,
+            break_before: None,
+        }
+    }
+
     /// Whether every repair was in a batch (after the last).
     pub(crate) fn all_applied(&self) -> bool {
         self.next == self.changes.len()
@@ -179,7 +195,7 @@ mod tests {
             })
             .collect();
         Repairs {
-            changes,
+            changes: Arc::new(changes),
             next: 0,
             file_len: input.len(),
             applied: 0,

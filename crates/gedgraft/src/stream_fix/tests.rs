@@ -60,11 +60,16 @@ fn repairs_with_other_edits_stream_when_there_is_nothing_to_repair() {
     let jump = format!("{head}0 @I1@ INDI\n1 BIRT\n3 DATE 1900\n0 TRLR\n");
     assert_eq!(streams_file_with(&jump, &rename), Some(true));
     // Into a standard stream too (through a temporary file: a repair across a cut sends the file to the
-    // whole-file path); not with edits that make a first pass of their own over the file.
+    // whole-file path); with edits that make a first pass of their own too (it reads the batches repaired).
     let to_stdout = ["--repair", "--escape-at", "-o", "-"];
     assert_eq!(streams_file_with(&blank, &to_stdout), Some(true));
     let pointer = ["--repair", "--set-pointer", "@I1@.FAMS=F1"];
-    assert_eq!(streams_file_with(&blank, &pointer), None);
+    assert_eq!(streams_file_with(&blank, &pointer), Some(true));
+    let xref = ["--repair", "--set-xref", "@I1@=P1", "-o", "-"];
+    assert_eq!(streams_file_with(&blank, &xref), Some(true));
+    // Records after the trailer moved before it: the whole file's diff aligns the move.
+    let after = format!("{head}0 TRLR\n0 @I1@ INDI\n");
+    assert_eq!(streams_file_with(&after, &rename), None);
 }
 
 #[test]
