@@ -22,10 +22,11 @@
 //! pointers across the file to identifiers that change), a transcode of a file whose reading is in doubt,
 //! a `--patch` the batches cannot make, a review diff or patch where a batch's new side ends inside a line
 //! (a first batch deleted down to its byte-order mark: the whole file reads that line on into the next
-//! record), the repairs with other edits on a file with something to repair with `--set-pointer` or
-//! `--set-xref`, that moves records, or where a repair crosses a cut between batches (elsewhere the file is
-//! repaired first and the edits stream over each batch repaired: [`streams_file`], [`Repairs`]; with nothing
-//! to repair, they stream as without repairs; repairs alone stream apart, `crate::fix`), what the stream refuses (not GEDCOM), and an edit
+//! record), the repairs with other edits on a file with something to repair that moves records, or where a
+//! repair crosses a cut between batches (elsewhere the file is repaired first and the edits stream over each
+//! batch repaired, the first passes of `--set-pointer` and `--set-xref` too: [`streams_file`], [`Repairs`];
+//! with nothing to repair, they stream as without repairs; repairs alone stream apart, `crate::fix`), output
+//! to a standard stream with the repairs when no temporary file can be made or written, what the stream refuses (not GEDCOM), and an edit
 //! error in the first batch (nothing is written yet: the whole-file path gives the file's verdict, which reads
 //! the whole file before it tells, say, a missing header).
 //! Standard input streams through a copy on disk ([`input::open`]), which the whole-file path

@@ -2019,18 +2019,11 @@ fn no_temporary_file_to_be_had_is_no_failure() {
                 command.env("GEDGRAFT_WHOLE_FILE", "1");
             }
             let output = command.output().expect("run bash");
-            (output.status.code(), output.stderr)
+            (output.status.code(), output.stdout, output.stderr, None)
         };
         let (streamed, whole) = (limited(false), limited(true));
-        if streamed != whole {
-            failures.push(format!(
-                "{all:?} under `ulimit -f 16`: streamed {:?} {} vs whole {:?} {}",
-                streamed.0,
-                String::from_utf8_lossy(&streamed.1),
-                whole.0,
-                String::from_utf8_lossy(&whole.1)
-            ));
-        }
+        let name = "streamed under `ulimit -f 16`";
+        failures.extend(outcome_difference(all, (name, &streamed), &whole));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
