@@ -11,8 +11,10 @@
 //! gap costs at most [`SMALL`] steps, so a window costs about its lines × √[`SMALL`] at worst.
 
 use similar::{Algorithm, DiffOp};
-use std::collections::HashMap;
 use std::hash::Hash;
+
+/// The tables of lines: only looked up, never walked, so the operations do not depend on the hash's seed.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::quality::RandomState>;
 
 /// Windows (and gaps between anchors) of up to this many pairs of lines (old × new) go to Myers as they are.
 const SMALL: usize = 1 << 22;
@@ -76,7 +78,8 @@ pub(crate) fn line_ops<T: Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
         return from_matches(&table_matches(a, b), a.len(), b.len());
     }
     // How many times each line is on each side.
-    let mut seen: HashMap<&T, (u32, u32)> = HashMap::with_capacity(a.len() + b.len());
+    let mut seen: HashMap<&T, (u32, u32)> =
+        HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
     for x in a {
         seen.entry(x).or_default().0 += 1;
     }
