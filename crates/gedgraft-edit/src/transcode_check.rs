@@ -41,12 +41,7 @@ pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError>
 /// The line and message of the note that puts the file's reading in doubt, if any.
 fn doubt(parse: &Parse) -> Option<(usize, String)> {
     let note = parse.detection().doubt()?;
-    let line = parse
-        .diagnostics()
-        .iter()
-        .find(|d| d.code == note.code)
-        .map_or(1, |d| d.location.line);
-    Some((line, note.message.clone()))
+    Some((parse.doubt_line().unwrap_or(1), note.message.clone()))
 }
 
 /// Input octets and the octets a transcode back would write instead.

@@ -534,7 +534,11 @@ fn new_text_is_refused_in_an_edited_file_whose_reading_was_in_doubt() {
     let err = Editor::new(edited)
         .set_payload(&tagged(edited, "NAME"), "José")
         .expect_err("in doubt");
-    assert!(matches!(err, EditError::DoubtfulNewText { .. }), "{err:?}");
+    // Named by the line of the note that says why, which the deletion removed (it said line 1).
+    assert!(
+        matches!(err, EditError::DoubtfulNewText { line: 3, .. }),
+        "{err:?}"
+    );
     // A transcode is another reading: its doubt is the new file's own.
     let named = parse_as(
         b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME G\xe4rtner\n0 TRLR\n",

@@ -76,6 +76,9 @@ pub struct Parse {
     /// and `None` for a whole file.
     origin: Origin,
     dialect: Option<crate::Dialect>,
+    /// In an edited parse that carries the doubt of the parse it was made from ([`Parse::from_edited_like`]):
+    /// the line the note had there ([`Parse::doubt_line`]).
+    carried_doubt_line: Option<usize>,
 }
 
 /// Where a parsed text starts in its file: the file offset of its first octet, how many lines come before, and
@@ -171,6 +174,7 @@ fn finish<'a>(
         max_depth: parsed.max_depth,
         origin: Origin::default(),
         dialect: None,
+        carried_doubt_line: None,
     };
     let notes = std::mem::take(&mut parse.detection.notes);
     // A file that is not GEDCOM gets that one diagnostic and no other (see `not_gedcom.rs`).
@@ -247,6 +251,7 @@ impl Parse {
             max_depth,
             origin,
             dialect,
+            carried_doubt_line: None,
         };
         if !parse.diagnostics.is_empty() {
             parse.locate_diagnostics(text);
@@ -545,8 +550,31 @@ impl Parse {
                 .detection
                 .notes
                 .extend(like.detection.doubt().cloned());
+            parse.carried_doubt_line = like.doubt_line();
         }
         (parse, tree)
+    }
+
+    /// The line of the note that puts the reading in doubt ([`Detection::doubt`]), if there is one: the line
+    /// of its diagnostic, or, in an edited parse that carries the doubt of the parse it was made from
+    /// ([`Parse::from_edited_like`]) after the edit removed that line, the line the note had there.
+    ///
+    /// ```
+    /// use gedgraft_syntax::{parse, EditedTree, Parse};
+    /// let doubtful = parse(b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE M\xfcller\n0 TRLR\n");
+    /// assert_eq!(doubtful.doubt_line(), Some(3));
+    /// // The NOTE record deleted: the doubt stays, with the line it was on.
+    /// let bytes = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n";
+    /// let tree = gedgraft_syntax::parse(bytes).green().clone();
+    /// let (edited, _) = Parse::from_edited_like(tree, bytes, doubtful.encoding(), &doubtful);
+    /// assert_eq!(edited.doubt_line(), Some(3));
+    /// ```
+    pub fn doubt_line(&self) -> Option<usize> {
+        let note = self.detection.doubt()?;
+        let of_diagnostic = self.diagnostics.iter().find(|d| d.code == note.code);
+        of_diagnostic
+            .map(|d| d.location.line)
+            .or(self.carried_doubt_line)
     }
 
     fn from_edited_reading(
@@ -597,6 +625,7 @@ impl Parse {
             line_index: OnceLock::new(),
             text: OnceLock::new(),
             max_depth: usize::MAX,
+            carried_doubt_line: None,
             origin: Origin::default(),
             dialect: None,
         });
