@@ -62,7 +62,7 @@ struct Recent {
 /// Where a kept batch's last lines are.
 enum Last {
     Read(Lines),
-    InParse(Parse),
+    InParse(Box<Parse>),
 }
 
 impl std::fmt::Debug for StreamedDiff {
@@ -113,7 +113,7 @@ impl StreamedDiff {
             let wanted = self.wanted_after();
             let count = self.read_equal(old_side, (old_base, new_base), &wanted);
             self.after = (self.after + count.min(wanted.len())).min(CONTEXT);
-            self.keep_recent(old_base, new_base, Last::InParse(old.clone()));
+            self.keep_recent(old_base, new_base, Last::InParse(Box::new(old.clone())));
             return;
         };
         let first_change = batch
