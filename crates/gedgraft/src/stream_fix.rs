@@ -45,6 +45,7 @@ use gedgraft_edit::{
     compose_changes, Change, EditError, Edited, LineDiff, Scope, StreamedDiff, StreamedPatch,
     Warning,
 };
+use gedgraft_syntax::ast::AstNode;
 use gedgraft_syntax::internal::green_view::{ends_with_line_break, Node};
 use gedgraft_syntax::internal::work::{ahead, Dropper};
 use gedgraft_syntax::lexical::strip_ats;
@@ -783,6 +784,10 @@ fn renumbering(
     // Per option: (old identifier, new one) of each structure it picks, in file order.
     let mut picked: Vec<Vec<(Option<String>, Option<String>)>> = vec![Vec::new(); sets.len()];
     let mut ids = HashSet::new();
+    // Each structure picked (where its batch starts, where it starts in the batch's text): one picked by two
+    // options is an edit error the whole-file path gives before it writes anything, where the stream would
+    // have written the batches before it to a standard stream (found by a helper).
+    let (mut structures, mut twice) = (HashSet::new(), false);
     let read = first_pass(path, options, repairs, |parse| {
         add_ids(parse, &mut ids);
         let picker = Picker::new(parse.document());
@@ -792,12 +797,17 @@ fn renumbering(
             };
             for s in picker.select(path) {
                 if in_scope(plan.scope.as_ref(), &s) {
+                    let at = (
+                        parse.origin().offset,
+                        AstNode::syntax(&s).text_range().start(),
+                    );
+                    twice |= !structures.insert(at);
                     picked.push((s.xref().map(|x| x.id().to_string()), new.clone()));
                 }
             }
         }
     })?;
-    if !read {
+    if !read || twice {
         return Ok(None);
     }
     let duplicate = |id: &str| EditError::DuplicateXref { id: id.to_string() }.to_string();

@@ -2027,3 +2027,35 @@ fn no_temporary_file_to_be_had_is_no_failure() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Two `--set-xref` options that pick one structure are an edit error ("edits overlap") that the whole-file
+/// path gives before it writes anything; streamed into standard output, the batches before that structure's
+/// were written first (found by a helper). The first pass of `--set-xref` sees it and takes the whole-file
+/// path.
+#[test]
+fn two_new_identifiers_for_one_structure_write_nothing() {
+    let dir = temp_dir("streaming", "set-xref-twice");
+    let file = write(
+        &dir,
+        "f.ged",
+        b"0 HEAD\n0 @I1@ INDI\n0 @I2@ INDI\n0 @S1@ SUBM\n0 TRLR\n",
+    );
+    let path = file.to_str().expect("UTF-8 path");
+    let mut failures = Vec::new();
+    for sets in [
+        ["--set-xref", "@S1@=NEW", "--set-xref", "@S1@=X"],
+        ["--set-xref", "@S1@=NEW", "--set-xref", "SUBM=NEW"],
+    ] {
+        let mut all = vec!["fix", path, "-o", "-"];
+        all.extend_from_slice(&sets);
+        failures.extend(sizes_difference(&dir, &all, (&["1", "300"], &[]), None));
+        let streamed = run(&dir, &all, false, None);
+        assert_eq!(streamed.0, Some(2), "{all:?}");
+        assert!(
+            streamed.1.is_empty(),
+            "{all:?} wrote {:?}",
+            String::from_utf8_lossy(&streamed.1)
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
