@@ -152,8 +152,9 @@ pub struct Edited<'p> {
     new_depth: usize,
     encoding: Encoding,
     parse: OnceLock<Parse>,
-    /// The new file's source map, when needed before (or without) its parse.
-    map: OnceLock<SourceMap>,
+    /// The new file's source map, when needed before (or without) its parse; `None` when the octets do not
+    /// decode to the edited tree's text (raw octets an edit joined into a character: the parse reads them).
+    map: OnceLock<Option<SourceMap>>,
     bytes: Vec<u8>,
     /// The line break before the new text in its file, which its parse is given.
     break_before: Option<LineBreak>,
@@ -188,7 +189,7 @@ impl<'p> Edited<'p> {
         }
         let map = OnceLock::new();
         if let Some(m) = file.map {
-            let _ = map.set(m);
+            let _ = map.set(Some(m));
         }
         Edited {
             old,
@@ -303,24 +304,32 @@ impl<'p> Edited<'p> {
     /// The parse, if made, and the source map, if known, without making either.
     #[cfg(test)]
     pub(crate) fn made(&self) -> (Option<&Parse>, Option<&SourceMap>) {
-        (self.parse.get(), self.map.get())
+        (self.parse.get(), self.map.get().and_then(Option::as_ref))
     }
 
     /// The new file as one side of a diff: its parse if made, else the spliced tree and the octets' source map.
     pub(crate) fn side(&self) -> Side<'_> {
-        match self.parse.get() {
-            Some(p) => Side::of(p),
-            None => Side {
+        if let Some(p) = self.parse.get() {
+            return Side::of(p);
+        }
+        let map = self.map.get_or_init(|| {
+            let options = DetectOptions {
+                force: Some(self.encoding),
+                default_encoding: None,
+            };
+            let (_, text, map) = detect_and_decode(&self.bytes, &options);
+            // The map locates the decoded text: the edited tree's only if that is the tree's text (`caf\xC3` and
+            // `\xA9 x` joined by `--join-conc` decode as one `é`, where the tree holds two raw octets: the
+            // diff's ranges would shift onto the lines after, found by a helper).
+            is_text_of(&self.green, &text).then_some(map)
+        });
+        match map {
+            Some(map) => Side {
                 root: &self.green,
-                map: self.map.get_or_init(|| {
-                    let options = DetectOptions {
-                        force: Some(self.encoding),
-                        default_encoding: None,
-                    };
-                    detect_and_decode(&self.bytes, &options).2
-                }),
+                map,
                 encoding: self.encoding,
             },
+            None => Side::of(self.parse()),
         }
     }
 
@@ -364,6 +373,24 @@ impl<'p> Edited<'p> {
     pub fn unified_diff(&self, old_name: &str, new_name: &str) -> String {
         self.line_diff().unified(old_name, new_name)
     }
+}
+
+/// Whether `text` is the text of the tree `root` (its tokens' text, in order), without making that text.
+fn is_text_of(root: &rowan::GreenNodeData, text: &str) -> bool {
+    if usize::from(root.text_len()) != text.len() {
+        return false;
+    }
+    let mut rest = text.as_bytes();
+    gedgraft_syntax::internal::green_tokens(root).all(|t| {
+        let token = t.text().as_bytes();
+        match rest.strip_prefix(token) {
+            Some(after) => {
+                rest = after;
+                true
+            }
+            None => false,
+        }
+    })
 }
 
 impl Drop for Edited<'_> {

@@ -2059,3 +2059,34 @@ fn two_new_identifiers_for_one_structure_write_nothing() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `--join-conc` that joins raw octets into a character (`caf\xC3` and `\xA9 x` under `CHAR UTF-8`: `café x`):
+/// the new octets do not decode to the edited tree's text, and the whole-file path's diff located its changes
+/// with the octets' source map on the tree, marking the unchanged line after them as changed (`-4 +2` for
+/// `-3 +1`) and, with mixed line breaks, showing the markers the stream did not (found by a helper). The diff
+/// reads the new file as parsed, on both paths.
+#[test]
+fn raw_octets_joined_into_a_character_are_diffed_as_read() {
+    let dir = temp_dir("streaming", "joined-raw-octets");
+    let files: [(&str, &[u8]); 2] = [
+        (
+            "a.ged",
+            b"0 HEAD\n1 NOTE caf\xc3\n2 CONC \xa9 x\n0 @S1@ SOUR\n1 NOTE y\n2 CONC \n0 TRLR\n\n",
+        ),
+        (
+            "b.ged",
+            b"0 @F2@ FAM\r\n1 NOTE caf\xc3\r\n2 CONC \xa9 x\r\n0 TRLR\r\n1 NOTE bad\xffoct\r\n0 @O1@ OBJE\r\n\r",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text) in files {
+        let file = write(&dir, name, text);
+        let path = file.to_str().expect("UTF-8 path");
+        let all = ["fix", "--join-conc", path];
+        failures.extend(sizes_difference(&dir, &all, (&["1", "300"], &[]), None));
+    }
+    let whole = run(&dir, &["fix", "--join-conc", "a.ged"], true, None);
+    let said = String::from_utf8_lossy(&whole.2);
+    assert!(said.contains("2 edits, -3 +1 lines"), "{said}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
