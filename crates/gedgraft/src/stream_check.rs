@@ -7,8 +7,10 @@
 //! the batches from the first with one are read again and lowered with the index this pass made, and their
 //! part of the report written anew, until the rest is as the one pass wrote it ([`Again`]); the pass gives up
 //! for two (nothing written) on what the two passes would send to the whole-file path (below), or on a
-//! report over [`ONE_PASS_REPORT`](one_pass::ONE_PASS_REPORT). Most files are parsed once, files with dangling pointers once and the
-//! batches that hold them again.
+//! report over [`ONE_PASS_REPORT`](one_pass::ONE_PASS_REPORT); on an identifier held twice (or another
+//! diagnostic whose repair needs facts of the whole file) it indexes the rest of the file as the first of two
+//! passes would, and the second pass follows. Most files are parsed once, files with dangling pointers once
+//! and the batches that hold them again.
 //!
 //! **Two passes**: the first indexes the cross-reference identifiers ([`StreamLowering::index_identifiers`]:
 //! one entry per identifier, O(records); the batches are parsed but not lowered, except with `--strict`,
@@ -83,7 +85,11 @@ pub(crate) fn check_streamed(
             let written = again.write(*found, emit)?;
             return Ok(written.map(|(any_error, _)| any_error));
         }
-        OnePass::Cannot => {
+        found @ (OnePass::Indexed(_) | OnePass::Cannot) => {
+            let indexed = match found {
+                OnePass::Indexed(indexed) => Some(*indexed),
+                _ => index_pass(path, options, &LowerOptions::default(), args.strict),
+            };
             let Some(Indexed {
                 lowering,
                 file_wide,
@@ -91,7 +97,7 @@ pub(crate) fn check_streamed(
                 batches,
                 needs_whole_file,
                 facts,
-            }) = index_pass(path, options, &LowerOptions::default(), args.strict)
+            }) = indexed
             else {
                 return Ok(None);
             };

@@ -17,6 +17,10 @@ pub(super) enum OnePass {
     /// A pointer met before the identifier it names leads to no record (or to a substructure): the report
     /// from the first batch that has one on is written again ([`Again`]) with the index this pass made.
     Unresolved(Box<Unresolved>),
+    /// An identifier held twice (or another diagnostic whose repair needs facts gathered from the whole file):
+    /// the pass went on to the end indexing the identifiers, as the first of two passes does, so the second
+    /// pass follows at once (#17: `check` of a file with one read it four times).
+    Indexed(Box<Indexed<'static>>),
     /// What two passes (or the whole file) have to tell.
     Cannot,
 }
@@ -148,6 +152,7 @@ pub(super) fn one_pass(
     let mut lowering = StreamLowering::one_pass(&LowerOptions::default()).diagnostics_only();
     let mut file_wide = FileWide::default();
     let mut writer = Writer::new(args.format, human_options);
+    let mut facts = gedgraft_edit::FileFacts::default();
     let mut report = String::new();
     let (written, mut marks) = (std::cell::Cell::new(0), Vec::<Mark>::new());
     // Past the limit, the report "fails" to be written: the pass stops.
@@ -167,7 +172,8 @@ pub(super) fn one_pass(
         };
         needs_whole.count(batch.parse());
         file_wide.count(&batch);
-        if needs_whole.found() || needs_whole.gathered() || !file_wide.codes().is_empty() {
+        facts.gather_ends(batch.parse());
+        if needs_whole.found() || !file_wide.codes().is_empty() {
             return OnePass::Cannot;
         }
         let lowered = lowering.lower(batch.parse());
@@ -188,11 +194,23 @@ pub(super) fn one_pass(
         let run = (&batch, following);
         let written = writer.batch(path, &detection, (run, &lowering), &lowered, &mut hold);
         dropper.later((batch, lowered));
-        if written.is_err()
-            || lowering.has_duplicate_identifier()
-            || (args.strict && writer.any_error)
-        {
+        if written.is_err() || (args.strict && writer.any_error) {
             return OnePass::Cannot;
+        }
+        if lowering.has_duplicate_identifier() || needs_whole.gathered() {
+            // `--strict` looks for errors in its first pass (a file with one takes the whole-file path).
+            if args.strict {
+                return OnePass::Cannot;
+            }
+            // The rest is indexed as the first of two passes indexes it.
+            drop(dropper);
+            return index_the_rest(
+                stream,
+                (lowering, file_wide, facts),
+                needs_whole,
+                detection,
+                || open_batches(path, options),
+            );
         }
     }
     if lowering.has_unresolved() {
@@ -211,6 +229,45 @@ pub(super) fn one_pass(
         Ok(any_error) => OnePass::Checked(report, any_error),
         Err(_) => OnePass::Cannot,
     }
+}
+
+/// After [`one_pass`](fn@one_pass) met an identifier held twice (or a diagnostic whose repair needs facts of
+/// the whole file) in a batch it lowered: the batches after it indexed as [`index_pass`] indexes them, and
+/// the lowering made that of a second pass over the whole file ([`StreamLowering::into_second_pass`]); the
+/// second pass reads the file from `open`. [`OnePass::Cannot`] when a batch cannot be read or a diagnostic
+/// needs the whole file after all.
+fn index_the_rest<I: Iterator<Item = Result<Batch, StreamError>>>(
+    mut stream: Runs<I>,
+    (mut lowering, mut file_wide, mut facts): (StreamLowering, FileWide, gedgraft_edit::FileFacts),
+    mut needs_whole: crate::repair::NeedsWholeFile,
+    detection: Detection,
+    open: impl FnOnce() -> Option<Batches<'static>>,
+) -> OnePass {
+    let dropper = Dropper::new();
+    while let Some(batch) = stream.next_batch() {
+        let Ok(batch) = batch else {
+            return OnePass::Cannot;
+        };
+        needs_whole.count(batch.parse());
+        facts.gather_ends(batch.parse());
+        file_wide.count(&batch);
+        lowering.index_identifiers(batch.parse());
+        dropper.later(batch);
+    }
+    drop(dropper);
+    let needs_whole_file = needs_whole.found()
+        || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
+    let Some(batches) = open() else {
+        return OnePass::Cannot;
+    };
+    OnePass::Indexed(Box::new(Indexed {
+        lowering: lowering.into_second_pass(),
+        file_wide,
+        needs_whole_file,
+        detection,
+        batches: Box::new(batches),
+        facts,
+    }))
 }
 
 #[cfg(test)]
@@ -243,7 +300,35 @@ mod tests {
         match one_pass(&path, &args, &ParseOptions::default(), &human, 1) {
             OnePass::Checked(report, _) => Some(report),
             OnePass::Unresolved(..) => Some("unresolved".into()),
-            OnePass::Cannot => None,
+            OnePass::Indexed(..) | OnePass::Cannot => None,
+        }
+    }
+
+    /// An identifier held twice: the one pass indexes the rest of the file as a first pass would and hands over
+    /// to the second pass (it read the file four times: the one pass up to the duplicate, an index pass, the
+    /// pass that gathers the duplicates, the second pass); `--strict` still takes two passes from the start.
+    /// The reports are the whole file's (`duplicate_identifiers_are_repaired_streamed_as_whole`).
+    #[test]
+    fn a_duplicate_identifier_hands_the_index_to_the_second_pass() {
+        let file = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 @F1@ FAM\n1 HUSB @I1@\n0 @I1@ INDI\n0 @I2@ INDI\n0 TRLR\n";
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("f.ged");
+        std::fs::write(&path, file).expect("written");
+        for (args, indexed) in [(&[][..], true), (&["--strict"][..], false)] {
+            let (args, human) = check_args(&path, args);
+            let found = one_pass(&path, &args, &ParseOptions::default(), &human, 1);
+            let OnePass::Indexed(found) = found else {
+                assert!(!indexed, "not indexed");
+                continue;
+            };
+            assert!(indexed, "indexed with --strict");
+            assert!(found.lowering.has_duplicate_identifier());
+            assert_eq!(found.lowering.holder_count("I1"), 2);
+            assert_eq!(
+                found.lowering.holder_count("I2"),
+                1,
+                "the batches after the duplicate are indexed"
+            );
         }
     }
 
