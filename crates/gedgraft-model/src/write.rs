@@ -656,7 +656,10 @@ impl Lines<'_> {
                 self.line(level, xref, tag, t.text);
             }
             Some(Payload::Text(t)) => {
-                if t.text.chars().any(text::is_unwritable) {
+                // A carriage return is written `@#UD@`; without escapes (GEDCOM 7) it would read back as a line
+                // break, a LF: refused rather than changed.
+                let lost_cr = !plan.dialect.has_escapes() && t.text.contains('\r');
+                if lost_cr || t.text.chars().any(text::is_unwritable) {
                     return Err(unwritable("payload", t.text));
                 }
                 if !self.text_lines(level, xref, tag, t.text) {

@@ -179,6 +179,10 @@ fn text_strategy() -> impl Strategy<Value = String> {
             Just("@#DJULIAN@".to_string()),
             Just("@#U41@".to_string()),
             Just("\n".to_string()),
+            // A carriage return is a character of the value, not a line break: `@#UD@` (found by a helper:
+            // written as a `CONT` it came back a LF).
+            Just("\r".to_string()),
+            Just("\r\n".to_string()),
             Just("é".to_string()),
             Just("e\u{301}".to_string()),
             Just("☺".to_string()),
@@ -312,8 +316,9 @@ proptest! {
         let d = build(&structures, None);
         let options = WriteOptions::default().with_dialect(Dialect::GEDCOM_7_0);
         // GEDCOM 7 cannot escape: a line string such as `␉@x@` would read as a pointer, and is refused.
+        // Nor can it write a carriage return, which would read back as a line break: refused too.
         if let Err(WriteError::Unwritable { what: "payload", text, .. }) = write(&d, &options) {
-            prop_assert!(text.split('\n').any(|line| line.trim_start().starts_with('@') && line.trim_end().ends_with('@')), "{text:?}");
+            prop_assert!(text.contains('\r') || text.split('\n').any(|line| line.trim_start().starts_with('@') && line.trim_end().ends_with('@')), "{text:?}");
         } else {
             check("generated 7.0", &d, &options);
         }

@@ -5,7 +5,7 @@
 
 use gedgraft_encoding::{raw, Encoding};
 use gedgraft_syntax::internal::serialise::{
-    dialect_segments, split_lines, unicode_escape, value_units, writable, Unit, UnitKind,
+    dialect_segments, unicode_escape, value_units, writable, Unit, UnitKind,
 };
 use gedgraft_syntax::internal::{lex_payload_text, reads_as_pointer};
 use gedgraft_syntax::{Dialect, SyntaxKind};
@@ -48,8 +48,10 @@ pub(super) fn segments(
         return (!segments.iter().any(pointer)).then_some(segments);
     }
     let keep_d = preserves_escapes(tag);
-    split_lines(text)
-        .into_iter()
+    // Only a LF is a line break of the value (every `CONT` reads as one); a CR is a restricted character,
+    // written `@#UD@`: as a line break it would come back a LF (found by a helper: `a@#UD@b` formatted to
+    // `a` / `CONT b`).
+    text.split('\n')
         .map(|segment| escaped_units(segment, keep_d, encoding))
         .collect::<Vec<_>>()
         .into()
@@ -117,7 +119,7 @@ fn plain_ascii(text: &str, encoding: Encoding) -> bool {
     encoding.is_ascii_compatible()
         && text
             .bytes()
-            .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
+            .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n'))
 }
 
 /// Whether each line string of `text` is written exactly as it is ([`plain_pieces`](gedgraft_syntax::internal::serialise::plain_pieces)):
@@ -131,7 +133,6 @@ pub(super) fn as_is(text: &str, encoding: Encoding) -> bool {
     let ansel = encoding == Encoding::Ansel;
     text.chars().all(|c| {
         c == '\n'
-            || c == '\r'
             || (c != '@'
                 && !is_restricted(c)
                 && writable(c, encoding)
@@ -152,7 +153,7 @@ pub(super) fn first_unicode_escape(
         return None;
     }
     let plain = |c: char| writable(c, encoding) && !is_restricted(c);
-    if text.chars().all(|c| plain(c) || c == '\n' || c == '\r') {
+    if text.chars().all(|c| plain(c) || c == '\n') {
         return None;
     }
     segments(dialect, tag, text, encoding)
@@ -228,7 +229,7 @@ mod tests {
             ]),
         ) {
             if as_is(&text, encoding) {
-                let lines = split_lines(&text);
+                let lines = gedgraft_syntax::internal::serialise::split_lines(&text);
                 for dialect in [Dialect::Elf10, Dialect::GEDCOM_7_0] {
                     let segments = segments(dialect, "NOTE", &text, encoding).unwrap_or_default();
                     let written: Vec<String> = segments
