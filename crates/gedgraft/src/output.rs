@@ -205,6 +205,45 @@ pub fn temporary_file_error(e: std::io::Error) -> String {
     format!("cannot write a temporary file: {e}")
 }
 
+/// An unlinked temporary file that a stream's output is held in until the end, when the stream may still give
+/// way to the whole-file path (`fmt -o -`, `fix --repair` with other edits into a stream). No file to be had
+/// (`TMPDIR` unusable) or a write that fails (a full disk, `ulimit -f`) is no failure of the command: nothing
+/// is written yet, and the whole-file path writes the output straight to the stream.
+pub struct Spill {
+    file: std::fs::File,
+    failed: bool,
+}
+
+impl Spill {
+    /// A new temporary file; `None` when none can be made.
+    pub fn new() -> Option<Spill> {
+        let file = tempfile::tempfile().ok()?;
+        Some(Spill {
+            file,
+            failed: false,
+        })
+    }
+
+    /// Appends `octets`; a failure is remembered ([`Spill::failed`]).
+    pub fn write(&mut self, octets: &[u8]) -> Result<(), String> {
+        use std::io::Write;
+        self.file.write_all(octets).map_err(|e| {
+            self.failed = true;
+            temporary_file_error(e)
+        })
+    }
+
+    /// Whether a write failed: the caller takes the whole-file path.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// The file, to copy out ([`copy_spilled`]).
+    pub fn into_file(self) -> std::fs::File {
+        self.file
+    }
+}
+
 /// Gives `write` what a temporary file holds, from its start, a chunk at a time (output spilled to disk while
 /// it was made: `lower`'s diagnostics, `fmt -o -`).
 pub fn copy_spilled(

@@ -425,27 +425,21 @@ pub(crate) fn fix_streamed(
     let out_path = args.output.as_deref().unwrap_or(Path::new("-"));
     match output::stream_named(out_path) {
         Some(target) if spills => {
-            // No temporary file to be had (`TMPDIR` unusable, a full disk, `ulimit -f`): nothing is written
-            // yet, and the whole-file path writes the file straight to the stream.
-            let Ok(mut spill) = tempfile::tempfile() else {
+            // No temporary file to be had: the whole-file path writes the file straight to the stream.
+            let Some(mut spill) = output::Spill::new() else {
                 return Ok(None);
             };
-            let spill_failed = std::cell::Cell::new(false);
-            let mut out = |octets: &[u8]| {
-                spill.write_all(octets).map_err(|e| {
-                    spill_failed.set(true);
-                    output::temporary_file_error(e)
-                })
-            };
-            if let Err(e) = each(&mut out) {
-                if spill_failed.get() {
+            if let Err(e) = each(&mut |octets| spill.write(octets)) {
+                if spill.failed() {
                     return Ok(None);
                 }
                 return whole_file_if_first(e);
             }
             // Held until the end: nothing of a file that changed while it was read is written.
             input::unchanged(path)?;
-            output::copy_spilled(spill, |chunk| output::write_stream(target, chunk, stdout))?;
+            output::copy_spilled(spill.into_file(), |chunk| {
+                output::write_stream(target, chunk, stdout)
+            })?;
         }
         Some(target) => {
             if let Err(e) = each(&mut |octets| output::write_stream(target, octets, stdout)) {

@@ -199,21 +199,13 @@ impl File<'_> {
             outcome = Some(self.write_all(&mut writing, &mut |_| Ok(())));
             Ok(())
         } else if let Some(stream) = to_stream {
-            // No temporary file to be had (`TMPDIR` unusable, a full disk, `ulimit -f`): nothing is written
-            // yet, and the whole-file path writes the file straight to the stream.
-            let mut spill = tempfile::tempfile().map_err(|_| Stop::WholeFile)?;
-            let spill_failed = std::cell::Cell::new(false);
-            let mut out = |octets: &[u8]| {
-                std::io::Write::write_all(&mut spill, octets).map_err(|e| {
-                    spill_failed.set(true);
-                    output::temporary_file_error(e)
-                })
-            };
-            let done = self.write_all(&mut writing, &mut out);
+            // No temporary file to be had: the whole-file path writes the file straight to the stream.
+            let mut spill = output::Spill::new().ok_or(Stop::WholeFile)?;
+            let done = self.write_all(&mut writing, &mut |octets| spill.write(octets));
             outcome = Some(match done {
-                Err(_) if spill_failed.get() => Err(Stop::WholeFile),
+                Err(_) if spill.failed() => Err(Stop::WholeFile),
                 done => done.map(|mut done| {
-                    done.spilled = Some((stream, spill));
+                    done.spilled = Some((stream, spill.into_file()));
                     done
                 }),
             });
