@@ -574,24 +574,19 @@ pub(crate) fn index_pass_of<'a>(
     lower: &LowerOptions,
     errors: bool,
 ) -> Option<Indexed<'a>> {
-    let mut lowering = StreamLowering::new(lower);
-    let mut file_wide = FileWide::default();
     let stream = open()?;
     let detection = stream.detection.clone();
+    let mut gathered = Gathered {
+        lowering: StreamLowering::new(lower),
+        file_wide: FileWide::default(),
+        needs_whole: crate::repair::NeedsWholeFile::new(&detection),
+        facts: gedgraft_edit::FileFacts::default(),
+    };
     let (mut count, mut only) = (0usize, None);
-    let mut needs_whole = crate::repair::NeedsWholeFile::new(&detection);
-    let mut facts = gedgraft_edit::FileFacts::default();
     let dropper = Dropper::new();
     for batch in stream {
         let batch = batch.ok()?;
-        needs_whole.count(batch.parse());
-        facts.gather_ends(batch.parse());
-        file_wide.count(&batch);
-        if errors {
-            lowering.index(batch.parse());
-        } else {
-            lowering.index_identifiers(batch.parse());
-        }
+        gathered.index(&batch, errors);
         count += 1;
         if let Some(earlier) = only.replace(batch) {
             // A batch far past the batch size is one large record, which the next pass parses again at once:
@@ -611,16 +606,50 @@ pub(crate) fn index_pass_of<'a>(
         Some(batch) => Box::new(std::iter::once(Ok(batch))),
         None => Box::new(open()?),
     };
-    let needs_whole_file = needs_whole.found()
-        || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
-    Some(Indexed {
-        lowering,
-        file_wide,
-        needs_whole_file,
-        detection,
-        batches,
-        facts,
-    })
+    Some(gathered.into_indexed(detection, batches))
+}
+
+/// What a first pass gathers batch by batch ([`index_pass`], and the rest of a file after its one pass met an
+/// identifier held twice): the index of identifiers, the file-wide counts, whether a diagnostic's repair needs
+/// the whole file, where the trailers and the last record are.
+pub(crate) struct Gathered {
+    pub(crate) lowering: StreamLowering,
+    pub(crate) file_wide: FileWide,
+    pub(crate) needs_whole: crate::repair::NeedsWholeFile,
+    pub(crate) facts: gedgraft_edit::FileFacts,
+}
+
+impl Gathered {
+    /// Gathers one batch (batches in file order), lowering it to look for errors with `errors` (`--strict`),
+    /// else indexing its identifiers alone ([`StreamLowering::index_identifiers`]).
+    pub(crate) fn index(&mut self, batch: &Batch, errors: bool) {
+        self.needs_whole.count(batch.parse());
+        self.facts.gather_ends(batch.parse());
+        self.file_wide.count(batch);
+        if errors {
+            self.lowering.index(batch.parse());
+        } else {
+            self.lowering.index_identifiers(batch.parse());
+        }
+    }
+
+    /// The first pass done: what the second pass over `batches` needs.
+    pub(crate) fn into_indexed<'a>(
+        self,
+        detection: Detection,
+        batches: Box<dyn Iterator<Item = Result<Batch, StreamError>> + 'a>,
+    ) -> Indexed<'a> {
+        let needs_whole_file = self.needs_whole.found()
+            || (self.file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
+        Indexed {
+            lowering: self.lowering,
+            file_wide: self.file_wide,
+            needs_whole_file,
+            detection,
+            batches,
+            facts: self.facts,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -204,13 +204,13 @@ pub(super) fn one_pass(
             }
             // The rest is indexed as the first of two passes indexes it.
             drop(dropper);
-            return index_the_rest(
-                stream,
-                (lowering, file_wide, facts),
+            let gathered = Gathered {
+                lowering,
+                file_wide,
                 needs_whole,
-                detection,
-                || open_batches(path, options),
-            );
+                facts,
+            };
+            return index_the_rest(stream, gathered, detection, || open_batches(path, options));
         }
     }
     if lowering.has_unresolved() {
@@ -238,8 +238,7 @@ pub(super) fn one_pass(
 /// needs the whole file after all.
 fn index_the_rest<I: Iterator<Item = Result<Batch, StreamError>>>(
     mut stream: Runs<I>,
-    (mut lowering, mut file_wide, mut facts): (StreamLowering, FileWide, gedgraft_edit::FileFacts),
-    mut needs_whole: crate::repair::NeedsWholeFile,
+    mut gathered: Gathered,
     detection: Detection,
     open: impl FnOnce() -> Option<Batches<'static>>,
 ) -> OnePass {
@@ -248,26 +247,17 @@ fn index_the_rest<I: Iterator<Item = Result<Batch, StreamError>>>(
         let Ok(batch) = batch else {
             return OnePass::Cannot;
         };
-        needs_whole.count(batch.parse());
-        facts.gather_ends(batch.parse());
-        file_wide.count(&batch);
-        lowering.index_identifiers(batch.parse());
+        gathered.index(&batch, false);
         dropper.later(batch);
     }
     drop(dropper);
-    let needs_whole_file = needs_whole.found()
-        || (file_wide.codes().iter()).any(|c| gedgraft_edit::WHOLE_FILE_CODES.contains(c));
     let Some(batches) = open() else {
         return OnePass::Cannot;
     };
-    OnePass::Indexed(Box::new(Indexed {
-        lowering: lowering.into_second_pass(),
-        file_wide,
-        needs_whole_file,
-        detection,
-        batches: Box::new(batches),
-        facts,
-    }))
+    gathered.lowering = gathered.lowering.into_second_pass();
+    OnePass::Indexed(Box::new(
+        gathered.into_indexed(detection, Box::new(batches)),
+    ))
 }
 
 #[cfg(test)]
