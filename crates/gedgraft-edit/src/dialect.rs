@@ -76,6 +76,22 @@ pub(crate) fn refuse_rewrap(parse: &Parse, warnings: &mut Vec<Warning>) -> bool 
     true
 }
 
+/// Refuses new text the file's dialect cannot hold: a carriage return in GEDCOM 7, which has no escape for it,
+/// would end the line and read back as a line feed (elsewhere it is written `@#UD@`,
+/// [`value_units`](gedgraft_syntax::internal::serialise::value_units)).
+pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError> {
+    let dialect = parse.dialect();
+    if !dialect.has_escapes() && text.contains('\r') {
+        return Err(EditError::DialectForbids {
+            dialect,
+            what: "a carriage return in a payload: it has no escape for one, and a CONT line would read back as a \
+                   line feed (write line breaks as LF)"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// Refuses a transcode the file's dialect forbids (GEDCOM 7 is UTF-8 only, GEDCOM 5.5.5 UTF-8 or UTF-16 only).
 pub(crate) fn check_transcode(parse: &Parse, to: Encoding) -> Result<(), EditError> {
     let dialect = parse.dialect();

@@ -417,9 +417,10 @@ impl<'p> Editor<'p> {
     }
 
     /// Sets a structure's payload to the string `value` (logical text), replacing its payload and its `CONT`/`CONC`
-    /// lines. `@` is written `@@`, line breaks start `CONT` lines, long lines are split with `CONC` lines
-    /// (R-SERIALISING-STRUCTS-06 to -14), characters the file's encoding lacks become `@#U…@`. An empty value
-    /// leaves the line without a payload.
+    /// lines. `@` is written `@@`, line feeds start `CONT` lines, long lines are split with `CONC` lines
+    /// (R-SERIALISING-STRUCTS-06 to -14), characters the file's encoding lacks become `@#U…@`, and so does a carriage
+    /// return (a character of the value, not a line break: [`EditError::DialectForbids`] in GEDCOM 7, which cannot
+    /// escape it). An empty value leaves the line without a payload.
     ///
     /// Refused for the header, the trailer and `HEAD.CHAR` (use [`transcode`](Editor::transcode)).
     ///

@@ -137,7 +137,8 @@ fn r_tags_01_03_rename_validation() {
     assert_eq!(e.rename_tag("NAME", "NAME", None), Ok(0));
 }
 
-/// R-APPLICATIONS-04, R-SERIALISING-STRUCTS-06: line breaks in a value become CONT lines; the old CONT is gone.
+/// R-APPLICATIONS-04, R-SERIALISING-STRUCTS-06: line breaks (LF) in a value become CONT lines; the old CONT is
+/// gone. A CR is a character of the value (R-MERGE-CONTS-10: a CONT reads back as a LF), written `@#UD@`.
 #[test]
 fn set_payload_with_line_breaks() {
     let parse = parse(SAMPLE);
@@ -156,7 +157,7 @@ fn set_payload_with_line_breaks() {
     check(&parse, &edited);
     let text = String::from_utf8(edited.bytes().to_vec()).expect("utf8");
     assert!(
-        text.contains("1 NOTE one\n2 CONT two\n2 CONT\n2 CONT four\n2 CONT\n0 @I2@"),
+        text.contains("1 NOTE one@#UD@\n2 CONT two\n2 CONT\n2 CONT four\n2 CONT\n0 @I2@"),
         "{text}"
     );
     let note = edited
@@ -167,7 +168,7 @@ fn set_payload_with_line_breaks() {
         .substructures()
         .nth(1)
         .expect("NOTE");
-    assert_eq!(logical(&note, Encoding::Utf8), "one\ntwo\n\nfour\n");
+    assert_eq!(logical(&note, Encoding::Utf8), "one\r\ntwo\n\nfour\n");
 }
 
 fn long_value() -> String {

@@ -702,3 +702,68 @@ proptest! {
         prop_assert_eq!(set, wanted);
     }
 }
+
+/// R-MERGE-CONTS-10: a `CONT` line reads back as a line feed, the one form of inserted break. A carriage return
+/// in new text is a character of the value: `set_payload` and `insert` split it into a `CONT` line, which
+/// read back as a LF (`a\rb` became `a\nb`, silently). Where escapes exist it is written `@#UD@`, in every
+/// encoding; GEDCOM 7, which has none, refuses it.
+#[test]
+fn a_carriage_return_in_new_text_is_a_character_not_a_line_break() {
+    for (char, encoding) in [
+        ("UTF-8", Encoding::Utf8),
+        ("ANSEL", Encoding::Ansel),
+        ("ANSI", Encoding::Windows1252),
+        ("ASCII", Encoding::Ascii),
+    ] {
+        let input = format!("0 HEAD\n1 CHAR {char}\n0 @N1@ NOTE old\n0 TRLR\n");
+        let parse = parse(input.as_bytes());
+        assert_eq!(parse.encoding(), encoding);
+        for text in ["a\rb", "a\r\nb", "\r", "a\n\rb\r", "x\r\u{301}y"] {
+            let mut editor = Editor::new(&parse);
+            editor
+                .set_payload(&tagged(&parse, "NOTE"), text)
+                .expect("set");
+            let set = editor.apply().expect("applied");
+            assert_eq!(
+                note_text(set.parse()),
+                text.nfc().collect::<String>(),
+                "{char} {text:?}"
+            );
+            let mut editor = Editor::new(&parse);
+            let record = parse.document().record_by_xref("N1").expect("N1");
+            editor
+                .insert(
+                    &record,
+                    Position::Before,
+                    &NewStructure::new("NOTE").text(text),
+                )
+                .expect("insert");
+            let inserted = editor.apply().expect("applied");
+            assert_eq!(
+                note_text(inserted.parse()),
+                text.nfc().collect::<String>(),
+                "{char} {text:?}"
+            );
+        }
+    }
+    let seven = parse(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE old\n0 TRLR\n");
+    let snote = tagged(&seven, "SNOTE");
+    let mut editor = Editor::new(&seven);
+    let refused = editor.set_payload(&snote, "a\r\nb");
+    assert!(
+        matches!(&refused, Err(EditError::DialectForbids { what, .. }) if what.contains("carriage return")),
+        "{refused:?}"
+    );
+    let refused = editor.insert(
+        &snote,
+        Position::LastChild,
+        &NewStructure::new("NOTE").text("a\rb"),
+    );
+    assert!(
+        matches!(refused, Err(EditError::DialectForbids { .. })),
+        "{refused:?}"
+    );
+    editor
+        .set_payload(&snote, "a\nb")
+        .expect("a LF is a line break");
+}

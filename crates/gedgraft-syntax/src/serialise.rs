@@ -242,6 +242,16 @@ pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, CompactStr
 pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
     let mut units = Vec::new();
     for cluster in clusters(segment) {
+        // A carriage return (with any marks on it) is the restricted character `@#UD@`: written as itself it
+        // would end the line.
+        if cluster.starts_with('\r') {
+            units.push(Unit::new(
+                UnitKind::Escape,
+                unicode_escape(cluster.chars()),
+                encoding,
+            ));
+            continue;
+        }
         let mut rest = cluster;
         if let Some(marks) = cluster.strip_prefix('@') {
             units.push(Unit::new(UnitKind::EscapedAt, "@@", encoding));
@@ -255,19 +265,11 @@ pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
     units
 }
 
-/// Splits logical text at its line breaks (`CR LF`, `LF`, `CR`; LF CR is two breaks, as the 2019 draft reads it).
+/// Splits logical text at its line breaks: a line feed, the one form of break a `CONT` reads back as
+/// (R-MERGE-CONTS-10). A carriage return is a character of the value, not a break: written as a break it would
+/// read back as a LF and change the text ([`value_units`] escapes it; GEDCOM 7, with no escape, refuses it).
 pub fn split_lines(value: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let bytes = value.as_bytes();
-    let mut start = 0;
-    loop {
-        let end = crate::line_cursor::line_end(bytes, start);
-        out.push(value.get(start..end.content_end).unwrap_or(""));
-        if end.form.is_none() {
-            return out;
-        }
-        start = end.next_start;
-    }
+    value.split('\n').collect()
 }
 
 /// What the layout needs of a piece of a payload: its octets, its text (for whitespace at its ends) and
@@ -663,10 +665,16 @@ mod tests {
 
     #[test]
     fn line_breaks_split_segments() {
+        // Only a LF breaks the value: a CR is a character, escaped as `@#UD@`.
         assert_eq!(
             split_lines("a\r\nb\nc\rd\n\re"),
-            ["a", "b", "c", "d", "", "e"]
+            ["a\r", "b", "c\rd", "\re"]
         );
+        let written: String = value_units("c\rd\r\u{301}", Encoding::Utf8)
+            .iter()
+            .map(|u| u.text.as_str())
+            .collect();
+        assert_eq!(written, "c@#UD@d@#UD 301@");
         assert_eq!(split_lines(""), [""]);
         assert_eq!(split_lines("a\n"), ["a", ""]);
     }

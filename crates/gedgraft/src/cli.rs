@@ -394,8 +394,9 @@ pub struct FixArgs {
     /// refused with it.
     #[arg(long, value_name = "PATH")]
     pub select: Option<String>,
-    /// Set the payload of every structure PATH picks to VALUE: `@` is written `@@`, a line break starts a
-    /// `CONT` line, long lines are split with `CONC`. Repeatable.
+    /// Set the payload of every structure PATH picks to VALUE: `@` is written `@@`, a line feed starts a
+    /// `CONT` line, long lines are split with `CONC`. A carriage return is a character of the value, written
+    /// `@#UD@` (refused in a GEDCOM 7 file, which cannot escape it). Repeatable.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
     /// Make the payload of every structure PATH picks a pointer to ID (`F1` or `@F1@`). Repeatable.

@@ -112,9 +112,11 @@ impl Editor<'_> {
         })
     }
 
-    /// Refuses new text that is not ASCII while the file's reading is in doubt (see [`check_new_text`]).
+    /// Refuses new text that is not ASCII while the file's reading is in doubt (see [`check_new_text`]), and
+    /// text the dialect cannot hold ([`crate::dialect::check_new_text`]).
     pub(super) fn check_new_text(&self, text: &str) -> Result<(), EditError> {
-        check_new_text(self.parse, text)
+        check_new_text(self.parse, text)?;
+        crate::dialect::check_new_text(self.parse, text)
     }
 
     /// Refuses a rename (the tags `found` would get) that renames serialisation metadata or a structure inside
