@@ -252,3 +252,57 @@ fn a_change_of_normal_form_only_says_so() {
         .unwrap_or_default();
     assert_eq!(note, "~ @I1@ INDI.NOTE: \"a\" → \"b\"", "{text}");
 }
+
+/// diff compares data, and a malformed line (R-RECOVER-06: left out of the dataset) or content after the
+/// trailer is not data: files that differ only there have the same data (exit 0) but are not the same file,
+/// which is said on standard error, naming where; files whose left-out lines are alike are not warned about.
+#[test]
+fn files_that_differ_only_in_what_is_not_data_are_warned_about() {
+    let dir = temp_dir(SUITE, "left-out");
+    let clean = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Bob\n0 TRLR\n";
+    write(&dir, "clean.ged", clean.as_bytes());
+    write(
+        &dir,
+        "junk.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Bob\nthis is junk\n0 TRLR\n",
+    );
+    write(
+        &dir,
+        "junk2.ged",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Bob\nother junk\n0 TRLR\n",
+    );
+    write(
+        &dir,
+        "after.ged",
+        format!("{clean}after the end\n").as_bytes(),
+    );
+    write(&dir, "crlf.ged", clean.replace('\n', "\r\n").as_bytes());
+    for (old, new, said) in [
+        ("clean.ged", "junk.ged", "clean.ged: none; junk.ged: line 5"),
+        (
+            "junk.ged",
+            "junk2.ged",
+            "junk.ged: line 5; junk2.ged: line 5",
+        ),
+        (
+            "after.ged",
+            "clean.ged",
+            "after.ged: line 6; clean.ged: none",
+        ),
+    ] {
+        let out = gedgraft_in(&dir, &["diff", old, new]);
+        assert_eq!(exit_code(&out), 0, "{old} {new}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{old} {new}");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("warning: the files differ in what is not data"),
+            "{err}"
+        );
+        assert!(err.contains(said), "{old} {new}: {err}");
+    }
+    for (old, new) in [("junk.ged", "junk.ged"), ("clean.ged", "crlf.ged")] {
+        let out = gedgraft_in(&dir, &["diff", old, new]);
+        assert_eq!(exit_code(&out), 0, "{old} {new}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{old} {new}");
+    }
+}
