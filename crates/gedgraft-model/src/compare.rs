@@ -229,6 +229,23 @@ fn show(p: Option<Payload<'_>>, other: Option<Payload<'_>>) -> String {
     }
 }
 
+/// What a changed pointer points to, when its printed target does not say it: ` (dangling)` when no record
+/// has the identifier, and on the old side (`renamed`: the identifier map) ` (the record now @N2@)` when its
+/// record was renumbered, so that a pointer left behind by a renumbering reads `@N1@ (the record now @N2@) →
+/// @N1@ (dangling)`, not `@N1@ → @N1@`.
+fn whose(s: &StructureRef<'_>, renamed: Option<&XrefMap<'_>>) -> String {
+    let Some(pointer) = s.pointer() else {
+        return String::new();
+    };
+    if pointer.undefined {
+        return " (dangling)".to_string();
+    }
+    match renamed.and_then(|map| map.get(pointer.target)) {
+        Some(now) if *now != pointer.target => format!(" (the record now @{now}@)"),
+        _ => String::new(),
+    }
+}
+
 fn shown<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "none".to_string(), |v| v.to_string())
 }
@@ -318,8 +335,8 @@ impl<'h, 'a> Walk<'h, 'a> {
             self.out.push(Change::PayloadChanged {
                 old: o,
                 new: n,
-                from: show(old.payload(), new.payload()),
-                to: show(new.payload(), old.payload()),
+                from: show(old.payload(), new.payload()) + &whose(&old, Some(map)),
+                to: show(new.payload(), old.payload()) + &whose(&new, None),
             });
         }
         let o: Vec<StructureRef<'a>> = old.children().collect();

@@ -60,8 +60,13 @@ fn payload_hash<'a>(h: &mut FxHasher, s: &StructureRef<'a>, ids: Ids<'_, 'a>) {
             }
         }
         Some(Payload::Pointer(p)) => {
-            h.write_u8(2);
-            if let Some(t) = ids.target(p.target) {
+            // A dangling pointer (to an `UNDEF` record) is not one to a record of that name on the other side.
+            h.write_u8(if p.undefined { 3 } else { 2 });
+            let target = match ids {
+                Ids::AsWritten | Ids::Mapped(_) if p.undefined => Some(p.target),
+                _ => ids.target(p.target),
+            };
+            if let Some(t) = target {
                 text(h, t);
             }
         }
@@ -128,7 +133,9 @@ pub(super) fn same<'a>(a: StructureRef<'a>, b: StructureRef<'a>, map: &XrefMap<'
     })
 }
 
-/// Whether two payloads are the same, the old pointer's target through the map.
+/// Whether two payloads are the same, the old pointer's target through the map. A dangling pointer is the same
+/// only as a dangling pointer with the same target: `@N1@` to no record is not `@N1@` to a record renamed
+/// `N1` (nor, the other way, a pointer left behind by a renumbering).
 pub(super) fn same_payload<'a>(
     a: &StructureRef<'a>,
     b: &StructureRef<'a>,
@@ -137,6 +144,9 @@ pub(super) fn same_payload<'a>(
     match (a.payload(), b.payload()) {
         (None, None) => true,
         (Some(Payload::Text(x)), Some(Payload::Text(y))) => x == y,
+        (Some(Payload::Pointer(x)), Some(Payload::Pointer(y))) if x.undefined || y.undefined => {
+            x.undefined && y.undefined && x.target == y.target
+        }
         (Some(Payload::Pointer(x)), Some(Payload::Pointer(y))) => {
             Ids::Mapped(map).target(x.target) == Some(y.target)
         }

@@ -211,12 +211,38 @@ fn undef_records_are_not_compared_but_their_pointers_are() {
     assert_eq!(diff(old, old), "");
     assert_eq!(
         diff(old, "0 HEAD\n0 @F1@ FAM\n1 CHIL @I8@\n0 TRLR\n"),
-        "~ @F1@ FAM.CHIL: @I9@ → @I8@\n"
+        "~ @F1@ FAM.CHIL: @I9@ (dangling) → @I8@ (dangling)\n"
     );
     assert_eq!(
         diff(old, "0 HEAD\n0 @F1@ FAM\n0 TRLR\n"),
         "- @F1@ FAM.CHIL\n"
     );
+}
+
+/// R-POINTER-CONV-10: a dangling pointer points to an `UNDEF` record, not to a record of that name on the other
+/// side. A record renumbered with a pointer to it left behind changed what the pointer means, and a pointer
+/// that dangled and now finds a record too; each side says where its pointer leads (they printed
+/// `@N1@ → @N1@`, or no change at all).
+#[test]
+fn a_pointer_that_dangles_on_one_side_only_changed() {
+    let file = |xref: &str, target: &str| {
+        format!("0 HEAD\n0 @I1@ INDI\n1 NOTE @{target}@\n0 @{xref}@ NOTE hello\n0 TRLR\n")
+    };
+    let (resolved, left_behind) = (file("N1", "N1"), file("N2", "N1"));
+    assert_eq!(
+        diff(&resolved, &left_behind),
+        "~ @I1@ INDI.NOTE: @N1@ (the record now @N2@) → @N1@ (dangling)\n~ @N1@ NOTE: xref @N1@ → @N2@\n"
+    );
+    assert_eq!(
+        diff(&left_behind, &resolved),
+        "~ @I1@ INDI.NOTE: @N1@ (dangling) → @N1@\n~ @N2@ NOTE: xref @N2@ → @N1@\n"
+    );
+    // Renumbered with the pointer following: only the identifier changed.
+    assert_eq!(
+        diff(&resolved, &file("N2", "N2")),
+        "~ @N1@ NOTE: xref @N1@ → @N2@\n"
+    );
+    assert_eq!(diff(&left_behind, &left_behind), "");
 }
 
 #[test]
