@@ -113,7 +113,7 @@ pub use diff_stream::StreamedDiff;
 pub use edited::{compose_changes, Change, Edited};
 pub use editor::{Editor, LfCr, LineBreak, NewPayload, NewStructure, Position, RawOctets};
 pub use error::{EditError, Warning};
-pub use patch::{octet_line_changes, octet_patch};
+pub use patch::{octet_line_changes, octet_patch, piecewise_line_changes};
 pub use patch_stream::StreamedPatch;
 pub use repair::{
     apply_repairs, repair_kind, repair_of_run, repair_to_fixed_point,

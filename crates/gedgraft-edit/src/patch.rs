@@ -144,6 +144,72 @@ pub fn octet_line_changes(old: &[u8], new: &[u8]) -> (Vec<Change>, usize, usize)
     (changes, removed, added)
 }
 
+/// [`octet_line_changes`] piece by piece: `old` and `new` cut at `old_cuts` and `new_cuts` (octet offsets,
+/// increasing), the i-th piece of one diffed with the i-th of the other alone. A file and its rewrite cut at
+/// their records' starts give each record's changes on its own lines: linear in the records, where one diff of
+/// the whole files may take quadratic time, and the same whether the files are diffed whole or batch by batch
+/// (batches of whole records). `None` when the files have not as many pieces, or a cut does not follow a LF
+/// (the pieces would not be whole lines).
+///
+/// ```
+/// use gedgraft_edit::{piecewise_line_changes, Change};
+/// let (old, new) = (b"0 A\n1 B\n0 C\n", b"0 A\n1 b\n0 C\n1 D\n");
+/// let (changes, removed, added) = piecewise_line_changes(old, &[8], new, &[8]).unwrap();
+/// let expected = [Change { input: 4..8, output: 4..8 }, Change { input: 12..12, output: 12..16 }];
+/// assert_eq!((changes, removed, added), (expected.to_vec(), 1, 2));
+/// assert_eq!(piecewise_line_changes(old, &[8], new, &[]), None);
+/// ```
+pub fn piecewise_line_changes(
+    old: &[u8],
+    old_cuts: &[usize],
+    new: &[u8],
+    new_cuts: &[usize],
+) -> Option<(Vec<Change>, usize, usize)> {
+    let whole_lines = |octets: &[u8], cuts: &[usize]| {
+        let mut before = 0;
+        cuts.iter().all(|&cut| {
+            let ok = cut > before && cut <= octets.len() && octets[cut - 1] == b'\n';
+            before = cut;
+            ok
+        })
+    };
+    if old_cuts.len() != new_cuts.len()
+        || !whole_lines(old, old_cuts)
+        || !whole_lines(new, new_cuts)
+    {
+        return None;
+    }
+    let bounds = |cuts: &[usize], len: usize| {
+        let starts = std::iter::once(0).chain(cuts.iter().copied());
+        let ends = cuts.iter().copied().chain(std::iter::once(len));
+        starts.zip(ends).collect::<Vec<_>>()
+    };
+    let (mut changes, mut removed, mut added) = (Vec::<Change>::new(), 0, 0);
+    for ((a, b), (c, d)) in bounds(old_cuts, old.len())
+        .into_iter()
+        .zip(bounds(new_cuts, new.len()))
+    {
+        let (piece, r, n) = octet_line_changes(&old[a..b], &new[c..d]);
+        removed += r;
+        added += n;
+        for change in piece {
+            let (input, output) = (
+                change.input.start + a..change.input.end + a,
+                change.output.start + c..change.output.end + c,
+            );
+            match changes.last_mut() {
+                // A change that ends a piece and one that starts the next are one, as one diff makes them.
+                Some(last) if last.input.end == input.start && last.output.end == output.start => {
+                    last.input.end = input.end;
+                    last.output.end = output.end;
+                }
+                _ => changes.push(Change { input, output }),
+            }
+        }
+    }
+    Some((changes, removed, added))
+}
+
 /// The unified diff that turns `old` into `new` (which differ only in `changes`, octet ranges in each) with
 /// `patch -p1` or `git apply`, with the headers `--- old_name` and `+++ new_name` (give them as `a/PATH` and
 /// `b/PATH`). Empty when the files are the same; `None` when either encoding is UTF-16 (see the module

@@ -78,6 +78,9 @@ fn fmt_file(
         for line in &done.told {
             crate::output::say(line);
         }
+        if let Some(review) = done.review.take().filter(|_| done.changed) {
+            output::write_stdout(stdout, review_diff(&name, &review).as_bytes())?;
+        }
         if let Some((stream, file)) = done.spilled.take() {
             // Held until the end: nothing of a file that changed while it was read is written.
             input::unchanged(path)?;
@@ -97,6 +100,7 @@ fn fmt_file(
     let encoding = to.unwrap_or(parse.encoding());
     let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
+    let cuts = record_cuts(parse);
     let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
     // Only the review diff needs the tree again: otherwise its memory goes to the output.
     let review = args.reviews();
@@ -115,7 +119,7 @@ fn fmt_file(
     }
     drop(lowered);
     let changed = octets != original;
-    let (changes, removed, added) = line_changes(&original, &octets, utf16);
+    let (changes, removed, added) = line_changes(&original, &cuts, &octets, utf16);
     if let Some(out) = &args.output {
         write_out((out, path), &octets, None, stdout)?;
     } else if args.in_place {
@@ -123,9 +127,7 @@ fn fmt_file(
             write_out((path, path), &octets, args.backup.as_deref(), stdout)?;
         }
     } else if let Some(loaded) = loaded.as_ref().filter(|_| changed) {
-        let mut force = ParseOptions::default();
-        force.detect.force = Some(encoding);
-        let new: Parse = parse_with(&octets, &force);
+        let new = parse_written(&octets, encoding);
         let diff = LineDiff::new(&loaded.parse, &new, &changes);
         output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
     }
@@ -180,11 +182,51 @@ pub(crate) fn line_ending_of(text: &str) -> LineEnding {
     }
 }
 
-/// The changed octet ranges between two files, line by line (lines end at LF), and how many lines they
-/// remove and add. In UTF-16 an octet `0A` is not a line end: the whole file is one change there.
-fn line_changes(old: &[u8], new: &[u8], utf16: bool) -> (Vec<Change>, usize, usize) {
+/// The octets `fmt` wrote, parsed in the encoding they were written in (for the review diff's lines).
+pub(crate) fn parse_written(octets: &[u8], encoding: Encoding) -> Parse {
+    let mut force = ParseOptions::default();
+    force.detect.force = Some(encoding);
+    parse_with(octets, &force)
+}
+
+/// Where each record after the first starts in the octets of `parse` (a file, or a batch of whole records).
+pub(crate) fn record_cuts(parse: &Parse) -> Vec<usize> {
+    use gedgraft_syntax::ast::AstNode;
+    let map = parse.source_map();
+    (parse.document().records().skip(1))
+        .map(|r| map.file_offset(usize::from(r.syntax().text_range().start())))
+        .collect()
+}
+
+/// The changed octet ranges between a file (`old`, its records after the first starting at `cuts`) and what
+/// `fmt` wrote of it, record by record ([`gedgraft_edit::piecewise_line_changes`]: the writer writes a record
+/// as a line `0 …` after a line feed, with no blank line or indentation), and how many lines they remove and
+/// add; `None` when the records do not pair. The same for the whole file and for each batch of whole records,
+/// so the streamed review diff is the whole file's.
+pub(crate) fn record_line_changes(
+    old: &[u8],
+    cuts: &[usize],
+    new: &[u8],
+) -> Option<(Vec<Change>, usize, usize)> {
+    let written: Vec<usize> = (1..new.len())
+        .filter(|&i| new[i - 1] == b'\n' && new[i..].starts_with(b"0 "))
+        .collect();
+    gedgraft_edit::piecewise_line_changes(old, cuts, new, &written)
+}
+
+/// The changed octet ranges between a file (its records after the first starting at `cuts`) and what `fmt`
+/// wrote, line by line (lines end at LF): record by record where they pair ([`record_line_changes`]), else
+/// one diff of the files; and how many lines they remove and add. In UTF-16 an octet `0A` is not a line end:
+/// the whole file is one change there.
+fn line_changes(
+    old: &[u8],
+    cuts: &[usize],
+    new: &[u8],
+    utf16: bool,
+) -> (Vec<Change>, usize, usize) {
     if !utf16 || old == new {
-        return gedgraft_edit::octet_line_changes(old, new);
+        return record_line_changes(old, cuts, new)
+            .unwrap_or_else(|| gedgraft_edit::octet_line_changes(old, new));
     }
     let count = |o: &[u8]| o.split_inclusive(|&x| x == b'\n').count();
     let change = Change {
@@ -200,7 +242,7 @@ mod tests {
 
     #[test]
     fn changes_are_the_lines_that_differ() {
-        let (changes, removed, added) = line_changes(b"a\nb\nc\n", b"a\nB\nc\nd\n", false);
+        let (changes, removed, added) = line_changes(b"a\nb\nc\n", &[], b"a\nB\nc\nd\n", false);
         assert_eq!(
             changes,
             [
@@ -215,7 +257,7 @@ mod tests {
             ]
         );
         assert_eq!((removed, added), (1, 2));
-        assert_eq!(line_changes(b"x\n", b"x\n", false), (Vec::new(), 0, 0));
+        assert_eq!(line_changes(b"x\n", &[], b"x\n", false), (Vec::new(), 0, 0));
     }
 
     #[test]

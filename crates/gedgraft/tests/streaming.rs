@@ -1736,8 +1736,8 @@ const FMTS: &[&[&str]] = &[
     &["--to-encoding", "UTF-16LE"],
 ];
 
-/// `fmt FILE -o OUT ARGS…`, `fmt --check FILE ARGS…` and `fmt FILE -o - ARGS…` streamed (in batches of 300
-/// octets and of 64 KiB) and whole: how they differ, if they do.
+/// `fmt FILE -o OUT ARGS…`, `fmt --check FILE ARGS…`, `fmt FILE -o - ARGS…` and the review diff (`fmt FILE
+/// ARGS…`) streamed (in batches of 300 octets and of 64 KiB) and whole: how they differ, if they do.
 fn fmt_difference(dir: &Path, file: &Path, args: &[&str]) -> Vec<String> {
     let out = dir.join("fmt.ged");
     let (Some(file), Some(out_name)) = (file.to_str(), out.to_str()) else {
@@ -1750,9 +1750,12 @@ fn fmt_difference(dir: &Path, file: &Path, args: &[&str]) -> Vec<String> {
     checked.extend_from_slice(args);
     let mut to_stdout = vec!["fmt", file, "-o", "-"];
     to_stdout.extend_from_slice(args);
+    let mut reviewed = vec!["fmt", file];
+    reviewed.extend_from_slice(args);
     let mut found = sizes_difference(dir, &written, sizes, Some(&out));
     found.extend(sizes_difference(dir, &checked, sizes, None));
     found.extend(sizes_difference(dir, &to_stdout, sizes, None));
+    found.extend(sizes_difference(dir, &reviewed, sizes, None));
     found
 }
 
