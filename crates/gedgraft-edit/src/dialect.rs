@@ -18,14 +18,23 @@
 use crate::error::{EditError, Warning};
 use crate::render::{token, Unit};
 use gedgraft_encoding::Encoding;
-pub(crate) use gedgraft_syntax::internal::serialise::{dialect_segments, line_limit};
+pub(crate) use gedgraft_syntax::internal::serialise::{
+    dialect_segments, is_unwritable, line_limit,
+};
 use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Dialect, Parse, SyntaxKind};
 use rowan::{GreenToken, GreenTokenData};
 
-/// The units of each line string (the first line's, then one per `CONT` line) of a new payload `value`.
-pub(crate) fn segments(parse: &Parse, value: &str, encoding: Encoding) -> Vec<Vec<Unit>> {
-    dialect_segments(parse.dialect(), value, encoding)
+/// The units of each line string (the first line's, then one per `CONT` line) of a new payload `value` of a
+/// structure tagged `tag`: as the writer writes it, `@#D…@` escapes kept in a `DATE` (R-ESCAPE-PRES-02: the
+/// value `@#DJULIAN@ 1700` is a Julian date, not text to double) and restricted characters escaped.
+pub(crate) fn segments(
+    parse: &Parse,
+    tag: &str,
+    value: &str,
+    encoding: Encoding,
+) -> Vec<Vec<Unit>> {
+    dialect_segments(parse.dialect(), tag, value, encoding)
 }
 
 /// The token `escape_at_signs` writes for the payload token `t`, if it changes it, and how many `@`s it doubles:
@@ -76,10 +85,14 @@ pub(crate) fn refuse_rewrap(parse: &Parse, warnings: &mut Vec<Warning>) -> bool 
     true
 }
 
-/// Refuses new text the file's dialect cannot hold: a carriage return in GEDCOM 7, which has no escape for it,
+/// Refuses new text no file can hold (U+0000, U+FFFE, U+FFFF: [`EditError::NotACharacter`]), and text the
+/// file's dialect cannot hold: a carriage return in GEDCOM 7, which has no escape for it,
 /// would end the line and read back as a line feed (elsewhere it is written `@#UD@`,
 /// [`value_units`](gedgraft_syntax::internal::serialise::value_units)).
 pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError> {
+    if let Some(character) = text.chars().find(|&c| is_unwritable(c)) {
+        return Err(EditError::NotACharacter { character });
+    }
     let dialect = parse.dialect();
     if !dialect.has_escapes() && text.contains('\r') {
         return Err(EditError::DialectForbids {
@@ -90,6 +103,19 @@ pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError>
         });
     }
     Ok(())
+}
+
+/// Refuses a new identifier the file's dialect does not allow ([`Dialect::xref_refusal`]: in GEDCOM 7, only
+/// upper-case letters, digits and `_`, and not `VOID`, its null pointer, which every `@VOID@` pointer would
+/// then lead to).
+pub(crate) fn check_xref(parse: &Parse, id: &str) -> Result<(), EditError> {
+    match parse.dialect().xref_refusal(id) {
+        Some(reason) => Err(EditError::InvalidXref {
+            id: id.to_string(),
+            reason: reason.to_string(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Refuses a transcode the file's dialect forbids (GEDCOM 7 is UTF-8 only, GEDCOM 5.5.5 UTF-8 or UTF-16 only).

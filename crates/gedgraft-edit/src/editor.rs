@@ -468,7 +468,10 @@ impl<'p> Editor<'p> {
         let edit = self.new_edit(what);
         self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Pointer(id), edit, self.parse.encoding());
-        self.pointed.push(id.to_string());
+        // GEDCOM 7's `@VOID@` points nowhere by design: no dangling pointer.
+        if Some(id) != self.parse.dialect().null_pointer() {
+            self.pointed.push(id.to_string());
+        }
         self.count += 1;
         Ok(())
     }
@@ -512,7 +515,8 @@ impl<'p> Editor<'p> {
         let laid = match value {
             Value::Text(v) => {
                 let head = concat(&info.tokens[..=ti]);
-                let segments = dialect::segments(self.parse, v, encoding);
+                let tag = info.tokens[ti].text();
+                let segments = dialect::segments(self.parse, tag, v, encoding);
                 let budget = self.budget(&head, &style, info.level, encoding);
                 Some(lay_out_payload(segments, budget))
             }
@@ -602,7 +606,10 @@ impl<'p> Editor<'p> {
     ///
     /// The identifier must be unique and valid under both of the draft's grammars: first character
     /// `[0-9A-Za-z_]`, then ASCII letters, digits and `?$&'*+,;=._~-` (R-POINTER-CONV-02, R-XREF-IDS-03/04).
-    /// Refused for the header and the trailer (R-POINTER-CONV: metadata MUST NOT have an identifier).
+    /// Refused for the header and the trailer, and (a new identifier) for serialisation metadata and what lies
+    /// in it (`HEAD.CHAR`, its `VERS`, `GEDC`, `ELF`, `SCHMA`, …) and for `PLANG` and `DTYPE` lines: an
+    /// identifier makes them non-conformant structures (R-PARSING-METADATA-02), and `HEAD.CHAR` with one no
+    /// longer decides how the file is decoded.
     ///
     /// ```
     /// let parse = gedgraft_syntax::parse(b"0 HEAD\n0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n");
@@ -619,6 +626,9 @@ impl<'p> Editor<'p> {
                 what: "the header and the trailer cannot have a cross-reference identifier".into(),
             });
         }
+        if id.is_some() {
+            self.check_identifiable(&node)?;
+        }
         let info = line_info(&node);
         let old = info
             .xref
@@ -633,6 +643,7 @@ impl<'p> Editor<'p> {
         match id {
             Some(id) => {
                 check_xref(id)?;
+                dialect::check_xref(self.parse, id)?;
                 if old.as_deref() == Some(id) {
                     return Ok(());
                 }

@@ -109,6 +109,12 @@ pub enum EditError {
         /// What went wrong.
         what: String,
     },
+    /// New text holding U+0000, U+FFFE or U+FFFF, which are not characters: no file may hold them, neither as
+    /// themselves (R-LINES-01) nor as a Unicode escape (R-UNICODE-ESCAPE-02).
+    NotACharacter {
+        /// The character.
+        character: char,
+    },
     /// New non-ASCII text for a file whose decoding is in doubt (see [`EditError::DoubtfulDecoding`]): it would
     /// be written in the encoding the file was misread with (`José` as windows-1252 octets into a UTF-8 file
     /// labelled `ANSI`). Name the reading first (`--encoding NAME`).
@@ -191,6 +197,12 @@ impl fmt::Display for EditError {
                  would write the text as misread in {encoding}; name the encoding the file is really in \
                  (`--encoding NAME`) and the transcode writes the right `CHAR`"
             ),
+            EditError::NotACharacter { character } => write!(
+                f,
+                "U+{:04X} is not a character: no file may hold it, neither as itself nor as a Unicode escape \
+                 (R-LINES-01, R-UNICODE-ESCAPE-02)",
+                u32::from(*character)
+            ),
             EditError::DoubtfulNewText {
                 encoding,
                 line,
@@ -233,6 +245,26 @@ pub enum Warning {
         /// The identifier (without `@`s).
         id: String,
         /// How many pointers.
+        count: usize,
+    },
+    /// Pointers to an identifier a structure was given that named no structure before, or one deleted or
+    /// renumbered by the same edits: they do not follow a renumbering, so they now lead to the structure given
+    /// that identifier (`HUSB @I7@` pointing nowhere, then `@I2@` renumbered `@I7@`: the husband is now `@I2@`).
+    /// Said, since a pointer's meaning changed; it may be what was meant (a dangling pointer repaired).
+    PointersTakenOver {
+        /// The identifier (without `@`s).
+        id: String,
+        /// How many pointers.
+        count: usize,
+    },
+    /// Characters written as ELF's Unicode escapes (`@#U…@`: a character the encoding lacks, a control
+    /// character) into a file of a dialect without them (GEDCOM 5.5.x): its readers show the escape as text.
+    /// gedgraft reads it back as the character; `gedgraft fmt` writes the file as ELF, which has them.
+    UnicodeEscapesNotInDialect {
+        /// The file's dialect.
+        dialect: gedgraft_syntax::Dialect,
+        /// How many escapes the edits wrote beyond those of the text they replaced (a transcode: beyond those
+        /// of the file).
         count: usize,
     },
     /// Structures whose lines were not re-wrapped, and why (one warning per reason).
@@ -334,6 +366,13 @@ impl Warning {
                 *all += more + 1;
                 true
             }
+            (
+                Warning::UnicodeEscapesNotInDialect { count: all, .. },
+                Warning::UnicodeEscapesNotInDialect { count, .. },
+            ) => {
+                *all += count;
+                true
+            }
             _ => false,
         }
     }
@@ -343,7 +382,9 @@ impl Warning {
     pub fn is_file_wide(&self) -> bool {
         matches!(
             self,
-            Warning::NotReversible { .. } | Warning::NotRewrapped { .. }
+            Warning::NotReversible { .. }
+                | Warning::NotRewrapped { .. }
+                | Warning::UnicodeEscapesNotInDialect { .. }
         )
     }
 }
@@ -354,6 +395,21 @@ impl fmt::Display for Warning {
             Warning::SelectorMatchedNothing { path } => {
                 write!(f, "selector `{path}` matched nothing")
             }
+            Warning::UnicodeEscapesNotInDialect { dialect, count } => write!(
+                f,
+                "{count} character{} written as a Unicode escape (`@#U…@`), which {dialect} does not have: its \
+                 readers show {} as text (`gedgraft fmt` writes the file as ELF, which has them)",
+                if *count == 1 { "" } else { "s" },
+                if *count == 1 { "it" } else { "them" }
+            ),
+            Warning::PointersTakenOver { id, count } => write!(
+                f,
+                "{count} pointer{} to `@{id}@` now lead{} to the structure given that identifier (before, {} to \
+                 no structure, or to one deleted or renumbered)",
+                if *count == 1 { "" } else { "s" },
+                if *count == 1 { "s" } else { "" },
+                if *count == 1 { "it led" } else { "they led" }
+            ),
             Warning::DanglingPointers { id, count } => write!(
                 f,
                 "{count} pointer{} to `@{id}@` point{} at no structure",

@@ -85,3 +85,49 @@ fn transcode_in_gedcom7_only_to_utf8() {
     let out = edit(SEVEN, |e| e.transcode(Encoding::Utf8, RawOctets::Refuse));
     assert_eq!(out, SEVEN);
 }
+
+/// GEDCOM 7.0 § Lines: `Xref = atsign 1*tagchar atsign ; but not "@VOID@"`, `tagchar = ucletter / DIGIT /
+/// underscore`, and `@VOID@` is the null pointer. A structure renumbered `VOID` took over every null pointer
+/// (`HEAD.SUBM @VOID@` led to it, found by a helper), and `x2` or `a.b` made identifiers 7.0 forbids: refused,
+/// by `set_xref` and `insert` alike, and allowed in 5.5.1. A new pointer to `@VOID@` is no dangling pointer.
+#[test]
+fn gedcom7_identifiers_are_upper_case_and_never_void() {
+    let seven = parse(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SUBM @VOID@\n0 @X1@ SNOTE a\n0 @I1@ INDI\n1 SNOTE @X1@\n0 TRLR\n");
+    let five =
+        parse(b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 @X1@ NOTE a\n0 @I1@ INDI\n1 NOTE @X1@\n0 TRLR\n");
+    for (parse, gedcom7) in [(&seven, true), (&five, false)] {
+        let x1 = parse.document().record_by_xref("X1").expect("X1");
+        let indi = parse.document().record_by_xref("I1").expect("I1");
+        for id in ["VOID", "x2", "a.b"] {
+            let mut editor = Editor::new(parse);
+            let set = editor.set_xref(&x1, Some(id));
+            assert_eq!(
+                matches!(set, Err(EditError::InvalidXref { .. })),
+                gedcom7,
+                "{id}: {set:?}"
+            );
+            let mut editor = Editor::new(parse);
+            let new = NewStructure::new("_X").xref(id);
+            let inserted = editor.insert(&indi, Position::After, &new);
+            assert_eq!(
+                matches!(inserted, Err(EditError::InvalidXref { .. })),
+                gedcom7,
+                "{id}: {inserted:?}"
+            );
+        }
+        let mut editor = Editor::new(parse);
+        editor
+            .set_xref(&x1, Some("X_9"))
+            .expect("upper case, digits and `_`");
+        editor.apply().expect("applied");
+        let mut editor = Editor::new(parse);
+        let pointer = indi.substructures().next().expect("pointer");
+        editor.set_pointer(&pointer, "VOID").expect("set");
+        let edited = editor.apply().expect("applied");
+        let dangles = edited
+            .warnings()
+            .iter()
+            .any(|w| matches!(w, Warning::DanglingPointers { .. }));
+        assert_eq!(dangles, !gedcom7, "{:?}", edited.warnings());
+    }
+}

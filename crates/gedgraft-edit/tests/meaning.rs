@@ -767,3 +767,144 @@ fn a_carriage_return_in_new_text_is_a_character_not_a_line_break() {
         .set_payload(&snote, "a\nb")
         .expect("a LF is a line break");
 }
+
+/// R-ESCAPE-PRES-02: `DATE` preserves escapes of type `D`, so a date's value `@#DJULIAN@ 1 JAN 1700` holds
+/// the calendar escape: `set_payload` and `insert` write it as it is, as the writer does (they doubled its
+/// `@`s, turning the Julian date into text no reader takes for a date, found by a helper), and double the
+/// `@`s of the same text anywhere else (R-ESCAPE-PRES-03). Restricted characters take a Unicode escape, and
+/// what is not a character (U+0000, U+FFFE, U+FFFF) is refused: they were written raw.
+#[test]
+fn new_text_keeps_a_dates_calendar_escape_and_escapes_what_it_must() {
+    let input =
+        b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n\
+2 DATE 1 JAN 1700\n1 NOTE n\n0 TRLR\n";
+    let parse = parse(input);
+    let mut editor = Editor::new(&parse);
+    let date = "@#DJULIAN@ 1 JAN 1700";
+    editor
+        .set_payload(&tagged(&parse, "DATE"), date)
+        .expect("date");
+    editor
+        .set_payload(&tagged(&parse, "NOTE"), &format!("{date}\u{8}"))
+        .expect("note");
+    let birt = tagged(&parse, "BIRT");
+    let new = NewStructure::new("DATE").text("@#DGREGORIAN@ 2 FEB 1702");
+    editor
+        .insert(
+            &birt,
+            Position::After,
+            &NewStructure::new("DEAT").child(new),
+        )
+        .expect("insert");
+    let edited = editor.apply().expect("applied");
+    let text = String::from_utf8(edited.bytes().to_vec()).expect("UTF-8");
+    assert!(text.contains("\n2 DATE @#DJULIAN@ 1 JAN 1700\n"), "{text}");
+    assert!(
+        text.contains("\n1 NOTE @@#DJULIAN@@ 1 JAN 1700@#U8@\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n1 DEAT\n2 DATE @#DGREGORIAN@ 2 FEB 1702\n"),
+        "{text}"
+    );
+    let payloads = payloads(edited.parse());
+    for (tag, want) in [("DATE", date), ("NOTE", &format!("{date}\u{8}"))] {
+        let got = payloads
+            .iter()
+            .find(|(t, _)| t == tag)
+            .and_then(|(_, p)| p.clone());
+        assert_eq!(got.as_deref(), Some(want), "{tag}");
+    }
+    for bad in ['\0', '\u{fffe}', '\u{ffff}'] {
+        let mut editor = Editor::new(&parse);
+        let refused = editor.set_payload(&tagged(&parse, "NOTE"), &format!("a{bad}"));
+        assert_eq!(refused, Err(EditError::NotACharacter { character: bad }));
+    }
+}
+
+/// R-PARSING-METADATA-02: serialisation metadata and what lies in it have no identifier, and `PLANG` and
+/// `DTYPE` lines (R-TAGS-03) none either. `set_xref` gave one to `HEAD.CHAR.VERS` (the file then decoded as
+/// windows-1252 instead of windows-1250: `Łukasz` read `£ukasz`), to `HEAD.CHAR` (read as UTF-8) and to a
+/// `DTYPE` (the payload lost its datatype), found by a helper; now refused, and removing none is refused.
+#[test]
+fn r_parsing_metadata_02_metadata_is_given_no_identifier() {
+    let input = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR ANSI\n2 VERS 1250\n1 ELF 1.0\n\
+0 @I1@ INDI\n1 NAME x\n2 DTYPE y\n0 TRLR\n";
+    let parse = parse(input);
+    let all: Vec<_> = parse.document().all_structures().collect();
+    for (i, structure) in all.iter().enumerate() {
+        let tag = structure
+            .tag()
+            .map(|t| gedgraft_syntax::ast::AstToken::text(&t).to_string());
+        let mut editor = Editor::new(&parse);
+        let done = editor.set_xref(structure, Some("X1"));
+        match tag.as_deref() {
+            Some("INDI" | "NAME") => assert_eq!(done, Ok(()), "{i}"),
+            _ => assert!(
+                matches!(done, Err(EditError::Protected { .. })),
+                "{i} {tag:?}: {done:?}"
+            ),
+        }
+    }
+}
+
+/// A pointer that names the new identifier of `set_xref` without following a renumbering (it led nowhere, or
+/// to a record deleted by the same edits) now leads to the renumbered structure: said, as the pointer's meaning
+/// changed (a helper's `HUSB @I7@` pointing nowhere became the child's husband with no word); pointers that
+/// follow a renumbering (a swap) are not counted.
+#[test]
+fn pointers_a_new_identifier_takes_over_are_warned_about() {
+    let input = b"0 HEAD\n0 @I2@ INDI\n0 @I3@ INDI\n0 @F1@ FAM\n1 HUSB @I7@\n1 WIFE @I7@\n1 CHIL @I2@\n0 TRLR\n";
+    let parse = parse(input);
+    let record = |id: &str| parse.document().record_by_xref(id).expect("record");
+    let mut editor = Editor::new(&parse);
+    editor.set_xref(&record("I2"), Some("I7")).expect("set");
+    let edited = editor.apply().expect("applied");
+    assert_eq!(
+        edited.warnings(),
+        [Warning::PointersTakenOver {
+            id: "I7".into(),
+            count: 2
+        }]
+    );
+    assert!(edited.warnings()[0]
+        .to_string()
+        .starts_with("2 pointers to `@I7@` now lead to"));
+    let mut editor = Editor::new(&parse);
+    editor.set_xref(&record("I2"), Some("I3")).expect("set");
+    editor.set_xref(&record("I3"), Some("I2")).expect("set");
+    let swapped = editor.apply().expect("applied");
+    assert_eq!(swapped.warnings(), []);
+}
+
+/// R-SERIALISATION-VERSION-01: a Unicode escape (`@#U…@`) is ELF's; a GEDCOM 5.5.1 reader shows it as text.
+/// A transcode to an encoding that lacks a character, or new text it lacks, writes one into a 5.5.1 file:
+/// said, with how many (it was silent, found by a helper), and not in an ELF file, which has them.
+#[test]
+fn unicode_escapes_in_a_dialect_without_them_are_warned_about() {
+    let five = parse(b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xc3\xa9 \xc3\xa9\n0 TRLR\n");
+    let elf = parse(
+        b"0 HEAD\n1 ELF 1.0\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Jos\xc3\xa9 \xc3\xa9\n0 TRLR\n",
+    );
+    let said = |edited: &gedgraft_edit::Edited<'_>| {
+        edited.warnings().iter().find_map(|w| match w {
+            Warning::UnicodeEscapesNotInDialect { count, .. } => Some(*count),
+            _ => None,
+        })
+    };
+    for (parse, warned) in [(&five, Some(2)), (&elf, None)] {
+        let edited = transcode(parse, Encoding::Ascii).expect("transcoded");
+        assert_eq!(said(&edited), warned);
+        let mut editor = Editor::new(edited.parse());
+        editor
+            .set_payload(&tagged(edited.parse(), "NAME"), "€€€ and @#U20AC@")
+            .expect("set");
+        let set = editor.apply().expect("applied");
+        assert_eq!(
+            said(&set),
+            warned.map(|_| 1),
+            "{}",
+            String::from_utf8_lossy(set.bytes())
+        );
+    }
+}

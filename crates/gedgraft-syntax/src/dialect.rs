@@ -133,6 +133,37 @@ impl Dialect {
         !self.is_gedcom7()
     }
 
+    /// The identifier of the null pointer, if the dialect has one: GEDCOM 7's `@VOID@` (7.0 `voidPtr`), which
+    /// points nowhere (no `UNDEF` record) and is no structure's identifier.
+    pub fn null_pointer(self) -> Option<&'static str> {
+        self.is_gedcom7().then_some("VOID")
+    }
+
+    /// Why `id` (without `@`s) cannot be a cross-reference identifier in a file of this dialect, beyond the
+    /// grammar all dialects share: in GEDCOM 7 only upper-case letters, digits and `_` (7.0 `Xref = atsign
+    /// 1*tagchar atsign`), and not the null pointer's `VOID`.
+    pub fn xref_refusal(self, id: &str) -> Option<&'static str> {
+        if !self.is_gedcom7() {
+            return None;
+        }
+        if Some(id) == self.null_pointer() {
+            return Some("it is GEDCOM 7's null pointer, no structure's identifier");
+        }
+        let tagchar = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
+        (!id.chars().all(tagchar)).then_some(
+            "a GEDCOM 7 identifier is upper-case letters, digits and `_` only (7.0 Xref)",
+        )
+    }
+
+    /// Whether ELF's Unicode escapes (`@#U…@`) exist: not in a file that says it is GEDCOM 5.5, 5.5.1, 5.5.5 or
+    /// 7, whose readers show one as text (a file with one declares ELF, R-SERIALISATION-VERSION-01).
+    pub fn has_unicode_escapes(self) -> bool {
+        !matches!(
+            self,
+            Dialect::Gedcom55 | Dialect::Gedcom551 | Dialect::Gedcom555 | Dialect::Gedcom7 { .. }
+        )
+    }
+
     /// Whether `@#…@` escape sequences exist (not in GEDCOM 7).
     pub fn has_escapes(self) -> bool {
         !self.is_gedcom7()

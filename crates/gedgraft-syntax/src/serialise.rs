@@ -135,6 +135,12 @@ pub fn octets(text: &str, encoding: Encoding) -> usize {
     }
 }
 
+/// Whether a character cannot be written at all: U+0000, U+FFFE and U+FFFF are not characters, neither as
+/// themselves (R-LINES-01) nor as a Unicode escape (R-UNICODE-ESCAPE-02).
+pub fn is_unwritable(c: char) -> bool {
+    matches!(c, '\0' | '\u{fffe}' | '\u{ffff}')
+}
+
 /// Whether `c` can be written as itself in `encoding` (raw-range characters never can: they would read back
 /// as raw octets).
 pub fn writable(c: char, encoding: Encoding) -> bool {
@@ -540,12 +546,93 @@ pub fn line_limit(dialect: Dialect, limit: usize) -> usize {
     }
 }
 
-/// The units of each line string (the first line's, then one per `CONT` line) of a payload `value` in
-/// `dialect`.
-pub fn dialect_segments(dialect: Dialect, value: &str, encoding: Encoding) -> Vec<Vec<Unit>> {
+/// Whether the escapes of type `D` in a payload of `tag` are written as they are: `DATE` is the only
+/// escape-preserving tag, `D` its only type (the redux default schema, `ESC DATE D`; R-ESCAPE-PRES-02). Every
+/// other escape-like text has its `@`s doubled (R-ESCAPE-PRES-03).
+pub fn preserves_escapes(tag: &str) -> bool {
+    tag == "DATE"
+}
+
+/// Whether `c` is written as a Unicode escape although the encoding could write it: C0 controls other than
+/// tab, and DEL, are restricted characters (ELF Basic Concepts § 2.3; backspace is an error when read,
+/// R-ENCODINGS-08).
+pub fn is_restricted(c: char) -> bool {
+    (c < ' ' && c != '\t') || c == '\u{7f}'
+}
+
+/// One line string's units where escapes exist: kept `D` escapes, restricted characters escaped, and the rest
+/// by the shared rules (every `@` doubled).
+pub fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let mut run = 0;
+    let flush = |units: &mut Vec<Unit>, piece: &str| {
+        if !piece.is_empty() {
+            units.extend(value_units(piece, encoding));
+        }
+    };
+    // The escapes the lexer would read in the text as it is: those of type `D` are kept in a DATE.
+    let kept: Vec<(usize, usize)> = if keep_d && segment.contains("@#D") {
+        let mut start = 0;
+        lex_payload_text(segment)
+            .into_iter()
+            .filter_map(|(kind, end)| {
+                let span = (start, end);
+                start = end;
+                let piece = segment.get(span.0..span.1)?;
+                (kind == SyntaxKind::Escape
+                    && piece.starts_with("@#D")
+                    && piece
+                        .chars()
+                        .all(|c| writable(c, encoding) && !is_restricted(c)))
+                .then_some(span)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut kept = kept.into_iter().peekable();
+    let mut chars = segment.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if let Some(&(from, to)) = kept.peek() {
+            if i == from {
+                flush(&mut units, segment.get(run..i).unwrap_or(""));
+                let piece = segment.get(from..to).unwrap_or("");
+                units.push(Unit::new(UnitKind::Escape, piece, encoding));
+                kept.next();
+                while chars.peek().is_some_and(|&(j, _)| j < to) {
+                    chars.next();
+                }
+                run = to;
+                continue;
+            }
+        }
+        if is_restricted(c) || raw::is_raw(c) {
+            flush(&mut units, segment.get(run..i).unwrap_or(""));
+            units.push(Unit::new(UnitKind::Escape, unicode_escape([c]), encoding));
+            run = i + c.len_utf8();
+        }
+    }
+    flush(&mut units, segment.get(run..).unwrap_or(""));
+    units
+}
+
+/// The units of each line string (the first line's, then one per `CONT` line) of a payload `value` of a
+/// structure tagged `tag` in `dialect`: where escapes exist, `D` escapes kept in a `DATE` and restricted
+/// characters escaped ([`escaped_units`]); in GEDCOM 7, by its rules ([`payload_units`]). The editor's new
+/// payloads and the writer's alike.
+pub fn dialect_segments(
+    dialect: Dialect,
+    tag: &str,
+    value: &str,
+    encoding: Encoding,
+) -> Vec<Vec<Unit>> {
+    let keep_d = preserves_escapes(tag);
     split_lines(value)
         .into_iter()
-        .map(|segment| payload_units(dialect, segment, encoding))
+        .map(|segment| match dialect.has_escapes() {
+            true => escaped_units(segment, keep_d, encoding),
+            false => payload_units(dialect, segment, encoding),
+        })
         .collect()
 }
 

@@ -210,6 +210,9 @@ struct Totals {
     /// Whether the last batch edited ends inside a line on its new side ([`ends_inside_a_line`]).
     inside_a_line: bool,
     unnamed: HashMap<String, usize>,
+    /// Identifiers `--set-xref` gives that no structure loses to a renumbering, with how many pointers name
+    /// each (they lead to its structure now: [`Warning::PointersTakenOver`]).
+    taken: HashMap<String, usize>,
     /// Per stage but the last: how many lines it added (less those it removed) in the batches so far.
     stage_lines: Vec<isize>,
     /// The repairs, applied to each batch ahead of the stages ([`Repairs`]), and whether one crossed a cut
@@ -298,7 +301,12 @@ pub(crate) fn fix_streamed(
         let Some(renumbering) = renumbering else {
             return Ok(None);
         };
-        let (renumbered, removed) = renumbering.map_err(|e| format!("{name}: {e}"))?;
+        let (renumbered, removed, given) = renumbering.map_err(|e| format!("{name}: {e}"))?;
+        // Pointers to a given identifier that follow no renumbering lead to its structure now.
+        totals.taken = (given.into_iter())
+            .filter(|id| !renumbered.contains_key(id))
+            .map(|id| (id, 0))
+            .collect();
         totals.renumbered = renumbered;
         totals.unnamed = removed.into_iter().map(|id| (id, 0)).collect();
     }
@@ -490,14 +498,16 @@ fn edit_batch(
     let read = repaired.parse.as_ref().unwrap_or(batch);
     // The batch's pointers to identifiers that change (in this batch or another), which follow them.
     let mut follow: Vec<(String, String)> = Vec::new();
-    if !totals.renumbered.is_empty() || !totals.unnamed.is_empty() {
+    if !totals.renumbered.is_empty() || !totals.unnamed.is_empty() || !totals.taken.is_empty() {
         let (renumbered, removed) = (&totals.renumbered, &mut totals.unnamed);
+        let taken = &mut totals.taken;
         first_line_tokens(read.green(), SyntaxKind::Pointer, |target| {
             let target = strip_ats(target);
             if let Some((old, new)) = renumbered.get_key_value(target) {
                 follow.push((old.clone(), new.clone()));
-            }
-            if let Some(count) = removed.get_mut(target) {
+            } else if let Some(count) = taken.get_mut(target) {
+                *count += 1;
+            } else if let Some(count) = removed.get_mut(target) {
                 *count += 1;
             }
         });
@@ -646,7 +656,9 @@ fn tally(edited: &Edited, (k, stage): (usize, &Stage), totals: &mut Totals) {
     for w in edited.warnings() {
         let gathered = matches!(
             w,
-            Warning::SelectorMatchedNothing { .. } | Warning::DanglingPointers { .. }
+            Warning::SelectorMatchedNothing { .. }
+                | Warning::DanglingPointers { .. }
+                | Warning::PointersTakenOver { .. }
         );
         if add_summed(&mut totals.warnings, k, w) {
             continue;
@@ -815,6 +827,15 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Warnings {
             dangling.sort();
             for (id, &count) in dangling {
                 warn(Warning::DanglingPointers {
+                    id: id.clone(),
+                    count,
+                });
+            }
+            let mut taken: Vec<(&String, &usize)> =
+                totals.taken.iter().filter(|(_, n)| **n > 0).collect();
+            taken.sort();
+            for (id, &count) in taken {
+                warn(Warning::PointersTakenOver {
                     id: id.clone(),
                     count,
                 });

@@ -1,6 +1,7 @@
 //! Applying a batch: overlap checks, the one-pass rebuild, new identifiers, pointers that follow, and the written octets.
 
 use super::*;
+use rowan::TextRange;
 
 impl<'p> Editor<'p> {
     /// Applies every edit in one pass and gives the new file, its changed ranges and warnings.
@@ -90,6 +91,34 @@ impl<'p> Editor<'p> {
             drop_bom: bom_encoding.is_none() && parse.detection().bom.is_some(),
         };
         let active = transform.eol.is_some() || transform.transcode.is_some() || transform.drop_bom;
+        // New Unicode escapes, in a dialect without them, are said: those of new text, and those a transcode
+        // adds (counted once the tree is rebuilt).
+        let no_escapes = !parse.dialect().has_unicode_escapes();
+        // The splices' new escapes beyond those of the text they replace (a re-wrapped line keeps its escapes,
+        // moved to its new CONC lines).
+        let written = match no_escapes {
+            true => {
+                let new: usize = (self.splices.iter())
+                    .flat_map(|s| s.with.iter())
+                    .map(|e| match e {
+                        NodeOrToken::Token(t) => usize::from(is_unicode_escape(t.kind(), t.text())),
+                        NodeOrToken::Node(n) => {
+                            unicode_escapes(&SyntaxNode::new_root(n.clone()), None)
+                        }
+                    })
+                    .sum();
+                let old = |s: &Splice| {
+                    let range = TextRange::new(s.text.start.into(), s.text.end.into());
+                    unicode_escapes(&parse.syntax(), Some(range))
+                };
+                match new {
+                    0 => 0,
+                    _ => new.saturating_sub(self.splices.iter().map(old).sum()),
+                }
+            }
+            false => 0,
+        };
+        let transcoded = no_escapes && transform.transcode.is_some();
         let splices = std::mem::take(&mut self.splices);
         let rebuilt = splice::rebuild(
             parse.green(),
@@ -97,6 +126,17 @@ impl<'p> Editor<'p> {
             if active { Some(&mut transform) } else { None },
         )?;
         let green = rebuilt.green;
+        let added = match transcoded {
+            true => unicode_escapes(&SyntaxNode::new_root(green.clone()), None)
+                .saturating_sub(unicode_escapes(&parse.syntax(), None)),
+            false => 0,
+        };
+        if written.max(added) > 0 {
+            self.warnings.push(Warning::UnicodeEscapesNotInDialect {
+                dialect: parse.dialect(),
+                count: written.max(added),
+            });
+        }
         let mut bytes = Vec::with_capacity(map.file_len());
         if let Err(e) = write_green(&green, encoding, bom_encoding, &mut bytes) {
             // Every new element was written above and a transcode checks every old token: this cannot fail.
@@ -236,7 +276,11 @@ impl<'p> Editor<'p> {
 
     /// Retargets pointers to changed identifiers and warns about dangling ones, in one walk.
     fn resolve_pointers(&mut self) {
-        if self.retarget.is_empty() && self.removed_ids.is_empty() && self.pointed.is_empty() {
+        if self.retarget.is_empty()
+            && self.removed_ids.is_empty()
+            && self.pointed.is_empty()
+            && self.added_ids.is_empty()
+        {
             return;
         }
         let mut deleted: Vec<(u32, u32)> = self
@@ -252,6 +296,11 @@ impl<'p> Editor<'p> {
         };
         let removed: HashSet<String> = self.removed_ids.iter().cloned().collect();
         let mut dangling: HashMap<String, usize> = HashMap::new();
+        // Pointers that do not follow a renumbering but name a new identifier: they lead to its structure now.
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        let new_ids: HashSet<&str> = (self.retarget.values().map(|(n, _)| n.as_str()))
+            .chain(self.added_ids.iter().map(String::as_str))
+            .collect();
         let mut new_splices = Vec::new();
         let retarget = &self.retarget;
         splice::walk_nodes(self.parse.green(), 0, |n, at| {
@@ -267,12 +316,15 @@ impl<'p> Editor<'p> {
                     // Only identifiers that change are retargeted.
                     let new = token(SyntaxKind::Pointer, &format!("@{new}@"));
                     new_splices.push(Splice::replace_token(at, index, t, t_at, new, *edit));
+                } else if new_ids.contains(target) {
+                    *taken.entry(target.to_string()).or_default() += 1;
                 } else if removed.contains(target) {
                     *dangling.entry(target.to_string()).or_default() += 1;
                 }
             }
             true
         });
+        drop(new_ids);
         self.splices.extend(new_splices);
         let mut ids: Vec<_> = dangling.into_iter().collect();
         let pointed = std::mem::take(&mut self.pointed);
@@ -289,7 +341,36 @@ impl<'p> Editor<'p> {
         for (id, count) in ids {
             self.warnings.push(Warning::DanglingPointers { id, count });
         }
+        let mut taken: Vec<_> = taken.into_iter().collect();
+        taken.sort();
+        for (id, count) in taken {
+            self.warnings.push(Warning::PointersTakenOver { id, count });
+        }
     }
+}
+
+/// Whether a token is a Unicode escape (`@#U…@`).
+fn is_unicode_escape(kind: rowan::SyntaxKind, text: &str) -> bool {
+    kind == SyntaxKind::Escape.into() && text.starts_with("@#U")
+}
+
+/// How many Unicode escapes a tree holds (within `range` of its text, if given).
+fn unicode_escapes(root: &SyntaxNode, range: Option<TextRange>) -> usize {
+    let top = match range {
+        Some(range) if range.is_empty() => return 0,
+        Some(range) => match root.covering_element(range) {
+            NodeOrToken::Node(n) => n,
+            NodeOrToken::Token(t) => {
+                return usize::from(is_unicode_escape(t.kind().into(), t.text()))
+            }
+        },
+        None => root.clone(),
+    };
+    (top.descendants_with_tokens())
+        .filter_map(|e| e.into_token())
+        .filter(|t| range.is_none_or(|r| r.contains_range(t.text_range())))
+        .filter(|t| is_unicode_escape(t.kind().into(), t.text()))
+        .count()
 }
 
 /// Which splices change nothing: their new elements spell the very text of the children they replace. Lengths

@@ -157,6 +157,7 @@ impl Editor<'_> {
             }
             if let Some(id) = &s.xref {
                 check_xref(id)?;
+                crate::dialect::check_xref(self.parse, id)?;
                 if !self.added_ids.insert(id.clone()) {
                     return Err(EditError::DuplicateXref { id: id.clone() });
                 }
@@ -164,7 +165,9 @@ impl Editor<'_> {
             }
             if let NewPayload::Pointer(id) = &s.payload {
                 check_xref(id)?;
-                self.pointed.push(id.clone());
+                if Some(id.as_str()) != self.parse.dialect().null_pointer() {
+                    self.pointed.push(id.clone());
+                }
             }
             stack.extend(s.children.iter());
         }
@@ -200,7 +203,7 @@ impl Editor<'_> {
                     out.push(NodeOrToken::Token(token(SyntaxKind::LineBreak, b)));
                 }
                 NewPayload::Text(v) => {
-                    let segments = dialect::segments(self.parse, v, encoding);
+                    let segments = dialect::segments(self.parse, &s.tag, v, encoding);
                     let budget = self.budget(&head_text, style, level, encoding);
                     let laid = render::lay_out_payload(segments, budget);
                     render::push_first_payload(&mut out, &style.sep, &laid.first);

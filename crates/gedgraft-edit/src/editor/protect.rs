@@ -112,6 +112,25 @@ impl Editor<'_> {
         })
     }
 
+    /// Refuses a new identifier for a structure that may not have one: serialisation metadata or a structure in
+    /// it (R-PARSING-METADATA-02: `HEAD.CHAR` with an identifier no longer says how the file is decoded), and
+    /// the payload metadata lines `PLANG` and `DTYPE` (R-TAGS-03: an identifier makes `DTYPE` a structure,
+    /// and the payload loses its datatype).
+    pub(super) fn check_identifiable(&self, node: &SyntaxNode) -> Result<(), EditError> {
+        let tag = Self::tag_of(node);
+        let in_metadata =
+            (node.ancestors().filter_map(Structure::cast)).any(|s| s.is_serialisation_metadata());
+        if in_metadata || matches!(tag.as_str(), "PLANG" | "DTYPE") {
+            return Err(EditError::Protected {
+                what: format!(
+                    "cannot give an identifier to `{tag}`: serialisation and payload metadata have none \
+                     (R-PARSING-METADATA-02, R-TAGS-03)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Refuses new text that is not ASCII while the file's reading is in doubt (see [`check_new_text`]), and
     /// text the dialect cannot hold ([`crate::dialect::check_new_text`]).
     pub(super) fn check_new_text(&self, text: &str) -> Result<(), EditError> {

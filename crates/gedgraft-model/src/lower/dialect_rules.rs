@@ -146,10 +146,9 @@ impl<'p> Builder<'p> {
     }
 }
 
-/// The identifier of the null pointer, if the dialect has one: GEDCOM 7's `@VOID@` (7.0 `voidPtr`), which
-/// points nowhere rather than to an `UNDEF` record.
+/// The identifier of the null pointer, if the dialect has one ([`Dialect::null_pointer`]).
 pub(super) fn null_pointer(dialect: Dialect) -> Option<&'static str> {
-    dialect.is_gedcom7().then_some("VOID")
+    dialect.null_pointer()
 }
 
 /// `CONC` lines one after the other in a dialect that has none, reported as one run.

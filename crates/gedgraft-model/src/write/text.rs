@@ -3,33 +3,15 @@
 //! plus what only a writer of whole datasets meets: escapes kept in `DATE` payloads (R-ESCAPE-PRES-02, -03,
 //! R-ENCODING-AT-02) and restricted control characters written as Unicode escapes.
 
-use gedgraft_encoding::{raw, Encoding};
+use gedgraft_encoding::Encoding;
+use gedgraft_syntax::internal::reads_as_pointer;
 use gedgraft_syntax::internal::serialise::{
-    dialect_segments, unicode_escape, value_units, writable, Unit, UnitKind,
+    dialect_segments, is_restricted, writable, Unit, UnitKind,
 };
-use gedgraft_syntax::internal::{lex_payload_text, reads_as_pointer};
-use gedgraft_syntax::{Dialect, SyntaxKind};
+use gedgraft_syntax::Dialect;
 use unicode_normalization::char::is_combining_mark;
 
-/// Whether the escapes of type `D` in a payload of `tag` are written as they are: `DATE` is the only
-/// escape-preserving tag, `D` its only type (the redux default schema, `ESC DATE D`; R-ESCAPE-PRES-02). Every
-/// other escape-like text has its `@`s doubled (R-ESCAPE-PRES-03).
-pub(super) fn preserves_escapes(tag: &str) -> bool {
-    tag == "DATE"
-}
-
-/// Whether `c` is written as a Unicode escape although the encoding could write it: C0 controls other than
-/// tab, and DEL, are restricted characters (ELF Basic Concepts § 2.3; backspace is an error when read,
-/// R-ENCODINGS-08).
-fn is_restricted(c: char) -> bool {
-    (c < ' ' && c != '\t') || c == '\u{7f}'
-}
-
-/// Whether a character cannot be written at all: U+0000, U+FFFE and U+FFFF are not characters, neither as
-/// themselves (R-LINES-01) nor as a Unicode escape (R-UNICODE-ESCAPE-02).
-pub(super) fn is_unwritable(c: char) -> bool {
-    matches!(c, '\0' | '\u{fffe}' | '\u{ffff}')
-}
+pub(super) use gedgraft_syntax::internal::serialise::is_unwritable;
 
 /// The units of each line string of a string payload (the first line's, then one per `CONT` line); `None` if
 /// the dialect cannot write it: in GEDCOM 7 (no escapes, no `CONC`) a line string such as `␉@X@` would read
@@ -40,77 +22,14 @@ pub(super) fn segments(
     text: &str,
     encoding: Encoding,
 ) -> Option<Vec<Vec<Unit>>> {
+    let segments = dialect_segments(dialect, tag, text, encoding);
     if !dialect.has_escapes() {
-        let segments = dialect_segments(dialect, text, encoding);
         let pointer = |units: &Vec<Unit>| {
             reads_as_pointer(&units.iter().map(|u| u.text.as_str()).collect::<String>())
         };
         return (!segments.iter().any(pointer)).then_some(segments);
     }
-    let keep_d = preserves_escapes(tag);
-    // Only a LF is a line break of the value (every `CONT` reads as one); a CR is a restricted character,
-    // written `@#UD@`: as a line break it would come back a LF (found by a helper: `a@#UD@b` formatted to
-    // `a` / `CONT b`).
-    text.split('\n')
-        .map(|segment| escaped_units(segment, keep_d, encoding))
-        .collect::<Vec<_>>()
-        .into()
-}
-
-/// One line string's units where escapes exist: kept `D` escapes, restricted characters escaped, and the rest
-/// by the shared rules (every `@` doubled).
-fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
-    let mut units = Vec::new();
-    let mut run = 0;
-    let flush = |units: &mut Vec<Unit>, piece: &str| {
-        if !piece.is_empty() {
-            units.extend(value_units(piece, encoding));
-        }
-    };
-    // The escapes the lexer would read in the text as it is: those of type `D` are kept in a DATE.
-    let kept: Vec<(usize, usize)> = if keep_d && segment.contains("@#D") {
-        let mut start = 0;
-        lex_payload_text(segment)
-            .into_iter()
-            .filter_map(|(kind, end)| {
-                let span = (start, end);
-                start = end;
-                let piece = segment.get(span.0..span.1)?;
-                (kind == SyntaxKind::Escape
-                    && piece.starts_with("@#D")
-                    && piece
-                        .chars()
-                        .all(|c| writable(c, encoding) && !is_restricted(c)))
-                .then_some(span)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut kept = kept.into_iter().peekable();
-    let mut chars = segment.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if let Some(&(from, to)) = kept.peek() {
-            if i == from {
-                flush(&mut units, segment.get(run..i).unwrap_or(""));
-                let piece = segment.get(from..to).unwrap_or("");
-                units.push(Unit::new(UnitKind::Escape, piece, encoding));
-                kept.next();
-                while chars.peek().is_some_and(|&(j, _)| j < to) {
-                    chars.next();
-                }
-                run = to;
-                continue;
-            }
-        }
-        if is_restricted(c) || raw::is_raw(c) {
-            flush(&mut units, segment.get(run..i).unwrap_or(""));
-            units.push(Unit::new(UnitKind::Escape, unicode_escape([c]), encoding));
-            run = i + c.len_utf8();
-        }
-    }
-    flush(&mut units, segment.get(run..).unwrap_or(""));
-    units
+    Some(segments)
 }
 
 /// Whether `text` is printable ASCII, tabs and line breaks, in an encoding that writes ASCII as it is: every

@@ -48,7 +48,11 @@ pub(super) fn file_ids(
     repairs: Option<&Repairs>,
 ) -> Result<Option<HashSet<String>>, StreamError> {
     let mut ids = HashSet::new();
-    let read = first_pass(path, options, repairs, |batch| add_ids(batch, &mut ids))?;
+    let read = first_pass(path, options, repairs, |batch| {
+        add_ids(batch, &mut ids);
+        // GEDCOM 7's `@VOID@` is no structure's, and a new pointer to it does not dangle: it points nowhere.
+        ids.extend(batch.dialect().null_pointer().map(str::to_string));
+    })?;
     Ok(read.then_some(ids))
 }
 
@@ -59,8 +63,9 @@ pub(super) fn add_ids(batch: &Parse, ids: &mut HashSet<String>) {
     });
 }
 
-/// What a file's structures get from `--set-xref`: identifiers old → new, and the identifiers removed.
-pub(super) type Renumbering = (HashMap<String, String>, HashSet<String>);
+/// What a file's structures get from `--set-xref`: identifiers old → new, the identifiers removed, and every
+/// identifier given (to structures with an old one or without).
+pub(super) type Renumbering = (HashMap<String, String>, HashSet<String>, HashSet<String>);
 
 /// The first pass of `--set-xref`: the identifiers the file's structures get, old → new, and those removed,
 /// checked as the whole-file path checks them (`Err`: the edit error): in the order of the `--set-xref`
@@ -133,5 +138,5 @@ pub(super) fn renumbering(
     {
         return Ok(Some(Err(duplicate(id))));
     }
-    Ok(Some(Ok((renumbered, removed))))
+    Ok(Some(Ok((renumbered, removed, added))))
 }
