@@ -39,6 +39,8 @@ const TO_CRLF: &str = "fix --eol crlf -o";
 const SET_NOTE: &str = "fix --set @N1@=hello -o";
 const SET_NOTE_CHECK: &str = "fix --set @N1@=hello --check";
 const FMT_O: &str = "fmt -o";
+/// `diff` of the file with itself (`SAME`: the file, twice).
+const DIFF_SELF: &str = "diff -q SAME";
 
 /// One pathological input: a name, a generator for about `n` octets and the commands to run on it.
 struct Case {
@@ -153,6 +155,12 @@ const CASES: &[Case] = &[
         what: "one note of empty `CONT` lines, set to one word (the summary's line counts)",
         generate: long_note,
         commands: &[SET_NOTE, SET_NOTE_CHECK, FMT_O],
+    },
+    Case {
+        name: "malformed-lines",
+        what: "a malformed line in every record, left out of the data (`diff` compares what is left out)",
+        generate: malformed_lines,
+        commands: &[CHECK, LOWER, DIFF_SELF],
     },
     Case {
         name: "one-record-codes",
@@ -391,6 +399,10 @@ fn conc_splits(n: usize) -> Vec<u8> {
     })
 }
 
+fn malformed_lines(n: usize) -> Vec<u8> {
+    records(n, |i| format!("0 @I{i}@ INDI\n1 NAME J{i}\n1 N@ME bad\n"))
+}
+
 fn one_record_codes(n: usize) -> Vec<u8> {
     records(n, |i| match i {
         0 => "0 @I1@ INDI\n".to_string(),
@@ -598,6 +610,9 @@ fn measure(
     if args.last().is_some_and(|a| a == "-o") {
         args.pop();
         args.extend([file, "-o".into(), out.display().to_string()]);
+    } else if args.last().is_some_and(|a| a == "SAME") {
+        args.pop();
+        args.extend([file.clone(), file]);
     } else {
         args.push(file);
     }

@@ -26,7 +26,8 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
         // same file" (a repair that dropped a malformed line, a fix that lost text after the trailer).
         crate::output::say(&format!(
             "warning: the files differ in what is not data (lines the lowering leaves out, content after the \
-             trailer), which diff does not compare: {}; {} (`gedgraft check` shows them)",
+             trailer, octets the encoding cannot decode), which diff does not compare: {}; {} (`gedgraft \
+             check` shows them)",
             old_left_out.describe(&old.0),
             new_left_out.describe(&new.0)
         ));
@@ -49,13 +50,26 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, String> {
 fn load(path: &Path, args: &InputArgs) -> Result<((String, Dataset), LeftOut), String> {
     let name = path.display().to_string();
     let bytes = input::read_octets(path)?;
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+    // A dataset document: its first character other than white space (and a UTF-8 byte-order mark) is `{`.
+    let json = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    if json.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{name}: JSON that is not UTF-8"))?;
         let dataset = from_json(&text).map_err(|e| format!("{name}: {e}"))?;
         return Ok(((name, dataset), LeftOut::default()));
     }
     let parse = input::parse_octets(path, &bytes, &input::options(args)?)?.parse;
+    // Not GEDCOM (an HTML page, an image): no data to compare, which is trouble, not "the same" (diff(1): 2).
+    if parse
+        .diagnostics()
+        .iter()
+        .any(|d| d.code == syntax_codes::NOT_GEDCOM)
+    {
+        return Err(format!(
+            "{}: not a GEDCOM file (`gedgraft check` says why)",
+            crate::output::shown(&name)
+        ));
+    }
     let lowered = lower(&parse, &LowerOptions::default());
     let left_out = LeftOut::of(&parse, &lowered.diagnostics);
     // The tree goes before the next file is read: only the datasets are compared (peak memory on two 100 MB
@@ -64,8 +78,10 @@ fn load(path: &Path, args: &InputArgs) -> Result<((String, Dataset), LeftOut), S
     Ok(((name, lowered.dataset), left_out))
 }
 
-/// What of a file the dataset does not hold: the runs of lines the lenient lowering left out (malformed lines
-/// and what nests in them, [`codes::LINES_LEFT_OUT`]) and content after the trailer, with their text.
+/// What of a file the dataset does not hold, or holds as something else: the runs of lines the lenient lowering
+/// left out (malformed lines and what nests in them, [`codes::LINES_LEFT_OUT`]), content after the trailer, and
+/// octets the encoding could not decode (the dataset has U+FFFD for any of them: `E9` and `E8` read alike),
+/// with their text as read.
 #[derive(Debug, Default)]
 struct LeftOut {
     /// Each run's text, in file order.
@@ -76,25 +92,44 @@ struct LeftOut {
 
 impl LeftOut {
     fn of(parse: &Parse, lowering: &[Diagnostic]) -> LeftOut {
-        let after_trailer = parse
-            .diagnostics()
-            .iter()
-            .filter(|d| d.code == syntax_codes::CONTENT_AFTER_TRAILER);
-        let mut runs: Vec<&Diagnostic> = lowering
-            .iter()
+        let syntax = (parse.diagnostics().iter()).filter(|d| {
+            d.code == syntax_codes::CONTENT_AFTER_TRAILER
+                || d.code == syntax_codes::UNDECODABLE_OCTETS
+        });
+        let mut runs: Vec<&Diagnostic> = (lowering.iter())
             .filter(|d| d.code == codes::LINES_LEFT_OUT)
-            .chain(after_trailer)
+            .chain(syntax)
             .collect();
         runs.sort_by_key(|d| d.range.start());
-        let root = parse.syntax();
-        let text = root.text();
-        let mut left_out = LeftOut::default();
-        for d in runs {
-            let range = d.range.intersect(root.text_range()).unwrap_or_default();
-            left_out.text.push(text.slice(range).to_string());
-            left_out.lines.push(d.location.line);
+        // Each run's text, in one walk of the tokens (a slice of the tree's text per run would walk the tree
+        // from its start for each: quadratic in the runs, found by a helper).
+        let mut text = vec![String::new(); runs.len()];
+        let mut first = 0;
+        for token in parse
+            .syntax()
+            .descendants_with_tokens()
+            .filter_map(|e| e.into_token())
+        {
+            let at = token.text_range();
+            while runs.get(first).is_some_and(|d| d.range.end() <= at.start()) {
+                first += 1;
+            }
+            let mut i = first;
+            while let Some(d) = runs.get(i).filter(|d| d.range.start() < at.end()) {
+                if let Some(common) = at.intersect(d.range) {
+                    let piece = common - at.start();
+                    text[i].push_str(
+                        token
+                            .text()
+                            .get(std::ops::Range::<usize>::from(piece))
+                            .unwrap_or(""),
+                    );
+                }
+                i += 1;
+            }
         }
-        left_out
+        let lines = runs.iter().map(|d| d.location.line).collect();
+        LeftOut { text, lines }
     }
 
     /// How `name` stands: "a.ged: none", "b.ged: line 5", "c.ged: 7 runs, from lines 5, 9, 12, 20, 31, …".

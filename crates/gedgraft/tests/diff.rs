@@ -306,3 +306,72 @@ fn files_that_differ_only_in_what_is_not_data_are_warned_about() {
         assert_eq!(stderr(&out), "", "{old} {new}");
     }
 }
+
+/// Octets the encoding cannot decode read as U+FFFD in the data (`E9` and `E8` alike): files that differ only
+/// there are warned about, as files that differ in malformed lines (diff said nothing, found by a helper).
+#[test]
+fn files_that_differ_only_in_undecodable_octets_are_warned_about() {
+    let dir = temp_dir(SUITE, "undecodable");
+    let head = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n0 @I1@ INDI\n1 NAME ";
+    write(
+        &dir,
+        "e9.ged",
+        &[head.as_bytes(), b"Jos\xe9\n0 TRLR\n"].concat(),
+    );
+    write(
+        &dir,
+        "e8.ged",
+        &[head.as_bytes(), b"Jos\xe8\n0 TRLR\n"].concat(),
+    );
+    let out = gedgraft_in(&dir, &["diff", "e9.ged", "e8.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("e9.ged: line 6; e8.ged: line 6"),
+        "{}",
+        stderr(&out)
+    );
+    let same = gedgraft_in(&dir, &["diff", "e9.ged", "e9.ged"]);
+    assert_eq!((exit_code(&same), stderr(&same)), (0, String::new()));
+}
+
+/// A file that is not GEDCOM has no data to compare: trouble (diff(1): exit 2), not "the same" (two HTML
+/// pages compared equal, found by a helper).
+#[test]
+fn a_file_that_is_not_gedcom_is_trouble() {
+    let dir = files("not-gedcom");
+    write(&dir, "a.html", b"<html><body>A</body></html>\n");
+    write(&dir, "b.html", b"<html>B</html>\n");
+    for (old, new) in [
+        ("a.html", "b.html"),
+        ("a.html", "old.ged"),
+        ("old.ged", "b.html"),
+    ] {
+        let out = gedgraft_in(&dir, &["diff", old, new]);
+        assert_eq!(exit_code(&out), 2, "{old} {new}");
+        assert!(
+            stderr(&out).contains(": not a GEDCOM file"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A dataset document may start with a UTF-8 byte-order mark, as `write` and `fix --from-dataset` read it:
+/// `diff` read it as a GEDCOM file with every record removed.
+#[test]
+fn a_dataset_with_a_byte_order_mark_is_read_as_one() {
+    let dir = files("bom-json");
+    let lowered = gedgraft_in(&dir, &["lower", "old.ged"]);
+    write(
+        &dir,
+        "old.json",
+        &[&b"\xef\xbb\xbf"[..], &lowered.stdout].concat(),
+    );
+    let out = gedgraft_in(&dir, &["diff", "old.ged", "old.json"]);
+    assert_eq!(
+        (exit_code(&out), stdout(&out)),
+        (0, String::new()),
+        "{}",
+        stderr(&out)
+    );
+}
