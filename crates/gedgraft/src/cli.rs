@@ -67,7 +67,8 @@ pub enum Command {
     /// The result means the same (the same dataset) with one line break form, single spaces, every `@`
     /// doubled, CONC splits within the line limit and the header's serialisation metadata in order; when the
     /// file's dialect cannot hold the result (a Unicode escape, a schema need ELF 1.0) it warns. Like
-    /// `fix`, it shows a diff by default; --in-place, -o and --check as there. A file with errors is refused:
+    /// `fix`, it shows a diff by default, record by record (each record against the one written for it);
+    /// --in-place, -o and --check as there. A file with errors is refused:
     /// the dataset leaves malformed lines out, and formatting must not drop them silently.
     Fmt(Box<FmtArgs>),
     /// Compare the data of two files: what changed in the records, not in the lines.
@@ -77,6 +78,12 @@ pub enum Command {
     /// position. Each change names a structure path (`@I1@ INDI.NAME[2]`). Formatting is not data: line
     /// breaks, encoding, CONC splits, indentation and escapes give no change. Either file may also be a
     /// dataset JSON document as `gedgraft lower` prints it (to preview `fix --from-dataset`).
+    ///
+    /// What the data does not hold is not compared: lines the lowering leaves out (malformed lines and what
+    /// nests in them), content after the trailer, octets the encoding cannot decode (read as U+FFFD). When the
+    /// files differ there, a warning on standard error says where; the exit status is the data's. A file that
+    /// is not GEDCOM has no data to compare: exit 2. A changed pointer says where it leads when its text does
+    /// not: `@N1@ (the record now @N2@) → @N1@ (dangling)`.
     Diff(DiffArgs),
 }
 
