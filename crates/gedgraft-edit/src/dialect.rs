@@ -19,7 +19,7 @@ use crate::error::{EditError, Warning};
 use crate::render::{token, Unit};
 use gedgraft_encoding::Encoding;
 pub(crate) use gedgraft_syntax::internal::serialise::{
-    dialect_segments, is_unwritable, line_limit,
+    dialect_segments, is_restricted, is_unwritable, line_limit,
 };
 use gedgraft_syntax::internal::text_pieces;
 use gedgraft_syntax::{Dialect, Parse, SyntaxKind};
@@ -94,6 +94,23 @@ pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError>
         return Err(EditError::NotACharacter { character });
     }
     let dialect = parse.dialect();
+    // A control character other than a tab or a line feed: GEDCOM 7 forbids it (7.0 § Characters) and has
+    // no escape to write it with (elsewhere it is written `@#U…@`).
+    let banned = |c: char| c != '\r' && c != '\n' && is_restricted(c);
+    if let Some(c) = text
+        .chars()
+        .find(|&c| banned(c))
+        .filter(|_| !dialect.has_escapes())
+    {
+        return Err(EditError::DialectForbids {
+            dialect,
+            what: format!(
+                "the control character U+{:04X} in a payload: it forbids it (7.0 § Characters) and has no escape \
+                 for it",
+                u32::from(c)
+            ),
+        });
+    }
     if !dialect.has_escapes() && text.contains('\r') {
         return Err(EditError::DialectForbids {
             dialect,
@@ -115,6 +132,15 @@ pub(crate) fn check_xref(parse: &Parse, id: &str) -> Result<(), EditError> {
             reason: reason.to_string(),
         }),
         None => Ok(()),
+    }
+}
+
+/// Refuses a new pointer to an identifier the file's dialect does not allow (GEDCOM 7: upper case, digits and
+/// `_`), but not to its null pointer (`@VOID@`).
+pub(crate) fn check_pointer(parse: &Parse, id: &str) -> Result<(), EditError> {
+    match Some(id) == parse.dialect().null_pointer() {
+        true => Ok(()),
+        false => check_xref(parse, id),
     }
 }
 

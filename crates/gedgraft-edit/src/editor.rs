@@ -460,6 +460,7 @@ impl<'p> Editor<'p> {
     /// ```
     pub fn set_pointer(&mut self, structure: &Structure, id: &str) -> Result<(), EditError> {
         check_xref(id)?;
+        dialect::check_pointer(self.parse, id)?;
         let node = self.own(structure)?;
         self.protect(&node, "set a pointer in")?;
         let line = self.line_of(u32::from(node.text_range().start()));

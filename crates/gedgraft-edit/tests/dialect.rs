@@ -131,3 +131,38 @@ fn gedcom7_identifiers_are_upper_case_and_never_void() {
         assert_eq!(dangles, !gedcom7, "{:?}", edited.warnings());
     }
 }
+
+/// GEDCOM 7.0 § Characters: the C0 controls but tab and line endings, and DEL, must not appear, and 7.0 has
+/// no escape to write one: new text holding one is refused (`--set` wrote a raw ESC, found by a helper), as a
+/// CR is; a new pointer's identifier follows `Xref` as a new identifier does, `@VOID@` aside.
+#[test]
+fn gedcom7_refuses_control_characters_and_lower_case_pointers() {
+    let seven = parse(
+        b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME x\n1 FAMC @F1@\n0 @F1@ FAM\n0 TRLR\n",
+    );
+    let indi = seven.document().record_by_xref("I1").expect("I1");
+    let mut children = indi.substructures();
+    let (name, famc) = (
+        children.next().expect("NAME"),
+        children.next().expect("FAMC"),
+    );
+    for c in ['\u{1b}', '\u{1}', '\u{7f}', '\u{b}'] {
+        let mut editor = Editor::new(&seven);
+        let refused = editor.set_payload(&name, &format!("a{c}b"));
+        assert!(
+            matches!(refused, Err(EditError::DialectForbids { .. })),
+            "{c:?}: {refused:?}"
+        );
+    }
+    let mut editor = Editor::new(&seven);
+    editor
+        .set_payload(&name, "a\tb\nc")
+        .expect("a tab and a line feed");
+    let mut editor = Editor::new(&seven);
+    let refused = editor.set_pointer(&famc, "f2");
+    assert!(
+        matches!(refused, Err(EditError::InvalidXref { .. })),
+        "{refused:?}"
+    );
+    editor.set_pointer(&famc, "VOID").expect("the null pointer");
+}

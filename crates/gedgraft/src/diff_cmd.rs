@@ -8,7 +8,7 @@ use gedgraft_model::{
 };
 use gedgraft_syntax::codes as syntax_codes;
 use gedgraft_syntax::internal::{json_string, printable};
-use gedgraft_syntax::{Diagnostic, Parse};
+use gedgraft_syntax::{Class, Diagnostic, Parse};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -79,7 +79,8 @@ fn load(path: &Path, args: &InputArgs) -> Result<((String, Dataset), LeftOut), S
 }
 
 /// What of a file the dataset does not hold, or holds as something else: the runs of lines the lenient lowering
-/// left out (malformed lines and what nests in them, [`codes::LINES_LEFT_OUT`]), content after the trailer, and
+/// left out (malformed lines and what nests in them, [`codes::LINES_LEFT_OUT`]), other malformed lines (before
+/// the header), content after the trailer, and
 /// octets the encoding could not decode (the dataset has U+FFFD for any of them: `E9` and `E8` read alike),
 /// with their text as read.
 #[derive(Debug, Default)]
@@ -92,14 +93,20 @@ struct LeftOut {
 
 impl LeftOut {
     fn of(parse: &Parse, lowering: &[Diagnostic]) -> LeftOut {
+        let left_out: Vec<&Diagnostic> = (lowering.iter())
+            .filter(|d| d.code == codes::LINES_LEFT_OUT)
+            .collect();
+        // A malformed line outside the runs left out (before the header, where nothing is lowered).
+        let outside = |d: &Diagnostic| {
+            let i = left_out.partition_point(|r| r.range.start() <= d.range.start());
+            i == 0 || !left_out[i - 1].range.contains(d.range.start())
+        };
         let syntax = (parse.diagnostics().iter()).filter(|d| {
             d.code == syntax_codes::CONTENT_AFTER_TRAILER
                 || d.code == syntax_codes::UNDECODABLE_OCTETS
+                || (d.class == Class::MalformedLine && outside(d))
         });
-        let mut runs: Vec<&Diagnostic> = (lowering.iter())
-            .filter(|d| d.code == codes::LINES_LEFT_OUT)
-            .chain(syntax)
-            .collect();
+        let mut runs: Vec<&Diagnostic> = left_out.iter().copied().chain(syntax).collect();
         runs.sort_by_key(|d| d.range.start());
         // Each run's text, in one walk of the tokens (a slice of the tree's text per run would walk the tree
         // from its start for each: quadratic in the runs, found by a helper).

@@ -821,24 +821,21 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Warnings {
                     count: 1,
                 });
             }
-            // Pointers to an identifier `--set-xref PATH=` removed, in every batch.
-            let mut dangling: Vec<(&String, &usize)> =
-                totals.unnamed.iter().filter(|(_, n)| **n > 0).collect();
-            dangling.sort();
-            for (id, &count) in dangling {
-                warn(Warning::DanglingPointers {
-                    id: id.clone(),
-                    count,
-                });
+            // Pointers to an identifier `--set-xref PATH=` removed, in every batch; then those to an identifier
+            // it gives that follow no renumbering (each by identifier, as the whole-file path lists them).
+            let counted = |counts: &HashMap<String, usize>| {
+                let mut some: Vec<(String, usize)> = (counts.iter())
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(id, n)| (id.clone(), *n))
+                    .collect();
+                some.sort();
+                some
+            };
+            for (id, count) in counted(&totals.unnamed) {
+                warn(Warning::DanglingPointers { id, count });
             }
-            let mut taken: Vec<(&String, &usize)> =
-                totals.taken.iter().filter(|(_, n)| **n > 0).collect();
-            taken.sort();
-            for (id, &count) in taken {
-                warn(Warning::PointersTakenOver {
-                    id: id.clone(),
-                    count,
-                });
+            for (id, count) in counted(&totals.taken) {
+                warn(Warning::PointersTakenOver { id, count });
             }
         }
         if let Stage::Delete(paths) = stage {

@@ -286,6 +286,11 @@ impl File<'_> {
                     let (Some(diff), Some(batch)) = (diff.as_mut(), done.batch) else {
                         return Ok(());
                     };
+                    // The batch's end is a cut too: after a LF on both sides, or the whole file decides.
+                    let ends_line = |o: &[u8]| last || o.last() == Some(&b'\n');
+                    if !ends_line(&done.old) || !ends_line(&done.new) {
+                        return Err(Stop::WholeFile);
+                    }
                     let changes = crate::fmt::record_line_changes(&done.old, &done.cuts, &done.new)
                         .ok_or(Stop::WholeFile)?
                         .0;

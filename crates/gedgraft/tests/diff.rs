@@ -375,3 +375,24 @@ fn a_dataset_with_a_byte_order_mark_is_read_as_one() {
         stderr(&out)
     );
 }
+
+/// A malformed line before the header is not data either (nothing before `0 HEAD` is lowered): files that
+/// differ there are warned about (a helper's `garbage` line before `0 HEAD` went unsaid).
+#[test]
+fn a_malformed_line_before_the_header_is_warned_about() {
+    let dir = temp_dir(SUITE, "before-head");
+    let file = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 TRLR\n";
+    write(&dir, "a.ged", file.as_bytes());
+    write(&dir, "b.ged", format!("garbage\n{file}").as_bytes());
+    write(&dir, "c.ged", format!("other\n{file}").as_bytes());
+    for (old, new, said) in [
+        ("a.ged", "b.ged", "a.ged: none; b.ged: line 1"),
+        ("b.ged", "c.ged", "b.ged: line 1; c.ged: line 1"),
+    ] {
+        let out = gedgraft_in(&dir, &["diff", old, new]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{old} {new}: {}", stderr(&out));
+    }
+    let same = gedgraft_in(&dir, &["diff", "b.ged", "b.ged"]);
+    assert_eq!(stderr(&same), "");
+}

@@ -2093,3 +2093,29 @@ fn raw_octets_joined_into_a_character_are_diffed_as_read() {
     assert!(said.contains("2 edits, -3 +1 lines"), "{said}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The review diff of `fmt` streams only where every record, and every batch, starts after a LF: with LF CR
+/// breaks a batch of one record ends in CR, and its own diff aligned the header's lines otherwise than the
+/// whole file's (found by a helper at `GEDGRAFT_BATCH_SIZE=1`).
+#[test]
+fn fmt_review_of_lf_cr_lines_is_the_whole_files_in_batches_of_one_record() {
+    let dir = temp_dir("streaming", "fmt_lf_cr");
+    let text =
+        b"0 HEAD\n\r1 SOUR X\n\r1 GEDC\n\r2 VERS 5.5.1\n\r2 FORM LINEAGE-LINKED\n\r1 NOE @#DJULIAN@ 1 TE a@b line\n\r\
+2 CONT second\n\r1 BIRT\n\r2 DATE @#DJULIAN@ 1 JAN 1700\n\r1 FAMS @F1@\n\r0 @F1@ FAM\n\r1 WIFE @I2@\n\r1 HUSB @I1@\n\r0 TRLR\n\r";
+    let file = write(&dir, "lfcr.ged", text);
+    let path = file.to_str().expect("UTF-8 path");
+    let mut failures = Vec::new();
+    for args in [
+        &["fmt", path][..],
+        &["fmt", "--dialect", "gedcom-7.0", path][..],
+    ] {
+        failures.extend(sizes_difference(
+            &dir,
+            args,
+            (&["1", "50", "300"], &[]),
+            None,
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
