@@ -86,22 +86,21 @@ pub(crate) fn refuse_rewrap(parse: &Parse, warnings: &mut Vec<Warning>) -> bool 
 }
 
 /// Refuses new text no file can hold (U+0000, U+FFFE, U+FFFF: [`EditError::NotACharacter`]), and text the
-/// file's dialect cannot hold: a carriage return in GEDCOM 7, which has no escape for it,
-/// would end the line and read back as a line feed (elsewhere it is written `@#UD@`,
-/// [`value_units`](gedgraft_syntax::internal::serialise::value_units)).
+/// file's dialect cannot hold: in GEDCOM 7, which has no escape, a control character, and a carriage return,
+/// which would end the line and read back as a line feed (elsewhere both are written `@#U…@`,
+/// [`escaped_units`](gedgraft_syntax::internal::serialise::escaped_units)).
 pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError> {
     if let Some(character) = text.chars().find(|&c| is_unwritable(c)) {
         return Err(EditError::NotACharacter { character });
     }
     let dialect = parse.dialect();
+    if dialect.has_escapes() {
+        return Ok(());
+    }
     // A control character other than a tab or a line feed: GEDCOM 7 forbids it (7.0 § Characters) and has
     // no escape to write it with (elsewhere it is written `@#U…@`).
     let banned = |c: char| c != '\r' && c != '\n' && is_restricted(c);
-    if let Some(c) = text
-        .chars()
-        .find(|&c| banned(c))
-        .filter(|_| !dialect.has_escapes())
-    {
+    if let Some(c) = text.chars().find(|&c| banned(c)) {
         return Err(EditError::DialectForbids {
             dialect,
             what: format!(
@@ -111,7 +110,7 @@ pub(crate) fn check_new_text(parse: &Parse, text: &str) -> Result<(), EditError>
             ),
         });
     }
-    if !dialect.has_escapes() && text.contains('\r') {
+    if text.contains('\r') {
         return Err(EditError::DialectForbids {
             dialect,
             what: "a carriage return in a payload: it has no escape for one, and a CONT line would read back as a \

@@ -469,10 +469,7 @@ impl<'p> Editor<'p> {
         let edit = self.new_edit(what);
         self.record_claim(&node, Claim::Change, edit);
         self.replace_payload(&node, Value::Pointer(id), edit, self.parse.encoding());
-        // GEDCOM 7's `@VOID@` points nowhere by design: no dangling pointer.
-        if Some(id) != self.parse.dialect().null_pointer() {
-            self.pointed.push(id.to_string());
-        }
+        self.pointed.push(id.to_string());
         self.count += 1;
         Ok(())
     }

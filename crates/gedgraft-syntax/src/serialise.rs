@@ -248,16 +248,6 @@ pub fn write_cluster(cluster: &str, encoding: Encoding) -> (UnitKind, CompactStr
 pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
     let mut units = Vec::new();
     for cluster in clusters(segment) {
-        // A carriage return (with any marks on it) is the restricted character `@#UD@`: written as itself it
-        // would end the line.
-        if cluster.starts_with('\r') {
-            units.push(Unit::new(
-                UnitKind::Escape,
-                unicode_escape(cluster.chars()),
-                encoding,
-            ));
-            continue;
-        }
         let mut rest = cluster;
         if let Some(marks) = cluster.strip_prefix('@') {
             units.push(Unit::new(UnitKind::EscapedAt, "@@", encoding));
@@ -273,7 +263,7 @@ pub fn value_units(segment: &str, encoding: Encoding) -> Vec<Unit> {
 
 /// Splits logical text at its line breaks: a line feed, the one form of break a `CONT` reads back as
 /// (R-MERGE-CONTS-10). A carriage return is a character of the value, not a break: written as a break it would
-/// read back as a LF and change the text ([`value_units`] escapes it; GEDCOM 7, with no escape, refuses it).
+/// read back as a LF and change the text ([`escaped_units`] escapes it; GEDCOM 7, with no escape, refuses it).
 pub fn split_lines(value: &str) -> Vec<&str> {
     value.split('\n').collect()
 }
@@ -757,11 +747,13 @@ mod tests {
             split_lines("a\r\nb\nc\rd\n\re"),
             ["a\r", "b", "c\rd", "\re"]
         );
-        let written: String = value_units("c\rd\r\u{301}", Encoding::Utf8)
-            .iter()
-            .map(|u| u.text.as_str())
-            .collect();
-        assert_eq!(written, "c@#UD@d@#UD 301@");
+        let written: String =
+            dialect_segments(Dialect::Gedcom551, "NOTE", "c\rd\r\u{301}", Encoding::Utf8)
+                .concat()
+                .iter()
+                .map(|u| u.text.as_str())
+                .collect();
+        assert_eq!(written, "c@#UD@d@#UD@\u{301}");
         assert_eq!(split_lines(""), [""]);
         assert_eq!(split_lines("a\n"), ["a", ""]);
     }

@@ -32,7 +32,7 @@ use crate::output;
 use crate::stream_check::{index_pass, open_batches, second_pass};
 use crate::stream_fix::whole_file_forced;
 use crate::write_cmd::{what_write_changes, write_options};
-use gedgraft_edit::StreamedDiff;
+use gedgraft_edit::{Change, StreamedDiff};
 use gedgraft_model::{LowerOptions, StreamLowering, StreamPlanner, StreamWriter, WriteOptions};
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::stream::{Batch, StreamError};
@@ -282,18 +282,13 @@ impl File<'_> {
                 // The last batch, counted once the next shows it is not the last.
                 let mut pending: Option<Pending> = None;
                 let mut count = |counts: &mut Formatted, done: Pending, last: bool| {
-                    counts.count(&done.old, &done.cuts, &done.new, last);
+                    let by_record = counts.count(&done.old, &done.cuts, &done.new, last);
                     let (Some(diff), Some(batch)) = (diff.as_mut(), done.batch) else {
                         return Ok(());
                     };
-                    // The batch's end is a cut too: after a LF on both sides, or the whole file decides.
-                    let ends_line = |o: &[u8]| last || o.last() == Some(&b'\n');
-                    if !ends_line(&done.old) || !ends_line(&done.new) {
-                        return Err(Stop::WholeFile);
-                    }
-                    let changes = crate::fmt::record_line_changes(&done.old, &done.cuts, &done.new)
-                        .ok_or(Stop::WholeFile)?
-                        .0;
+                    // A batch not diffed record by record (a record or its end not after a LF on both
+                    // sides): the whole file decides.
+                    let changes = by_record.ok_or(Stop::WholeFile)?;
                     let new = crate::fmt::parse_written(&done.new, encoding);
                     diff.push(batch.parse(), &new, &changes);
                     Ok(())
@@ -519,7 +514,9 @@ impl Formatted {
     /// Counts the lines a batch changes (its `old` and `new` octets; `last`: the file's last batch), as the
     /// whole-file path counts the file's: lines of octets ending in LF, so a batch's octets after its last LF
     /// (a line that ends in CR alone, or none) are counted with the next batch's.
-    fn count(&mut self, old: &[u8], cuts: &[usize], new: &[u8], last: bool) {
+    /// The batch's changes when it was diffed record by record (its records and its end after a LF on both
+    /// sides, and none of an earlier batch's line left over), which the review diff joins.
+    fn count(&mut self, old: &[u8], cuts: &[usize], new: &[u8], last: bool) -> Option<Vec<Change>> {
         self.changed |= old != new;
         if let Some(octets) = self.octets_0a.as_mut() {
             OctetLines::add(&mut octets.old, old);
@@ -528,7 +525,7 @@ impl Formatted {
                 self.removed = OctetLines::pieces(octets.old);
                 self.added = OctetLines::pieces(octets.new);
             }
-            return;
+            return None;
         }
         // Whole lines on both sides: counted record by record, as the whole-file path counts them.
         let whole_lines = |o: &[u8]| last || o.last() == Some(&b'\n');
@@ -537,10 +534,11 @@ impl Formatted {
             && whole_lines(old)
             && whole_lines(new)
         {
-            if let Some((_, removed, added)) = crate::fmt::record_line_changes(old, cuts, new) {
+            if let Some((changes, removed, added)) = crate::fmt::record_line_changes(old, cuts, new)
+            {
                 self.removed += removed;
                 self.added += added;
-                return;
+                return Some(changes);
             }
         }
         let mut old_lines = std::mem::take(&mut self.old_tail);
@@ -557,6 +555,7 @@ impl Formatted {
             self.removed += removed;
             self.added += added;
         }
+        None
     }
 }
 

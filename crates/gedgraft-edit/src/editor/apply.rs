@@ -107,13 +107,16 @@ impl<'p> Editor<'p> {
                         }
                     })
                     .sum();
-                let old = |s: &Splice| {
-                    let range = TextRange::new(s.text.start.into(), s.text.end.into());
-                    unicode_escapes(&parse.syntax(), Some(range))
-                };
                 match new {
                     0 => 0,
-                    _ => new.saturating_sub(self.splices.iter().map(old).sum()),
+                    _ => {
+                        let root = parse.syntax();
+                        let old = |s: &Splice| {
+                            let range = TextRange::new(s.text.start.into(), s.text.end.into());
+                            unicode_escapes(&root, Some(range))
+                        };
+                        new.saturating_sub(self.splices.iter().map(old).sum())
+                    }
                 }
             }
             false => 0,
@@ -329,9 +332,11 @@ impl<'p> Editor<'p> {
         let mut ids: Vec<_> = dangling.into_iter().collect();
         let pointed = std::mem::take(&mut self.pointed);
         for id in pointed {
+            // GEDCOM 7's `@VOID@` points nowhere by design: no dangling pointer.
             let exists = (self.xrefs().contains_key(&id) && !removed.contains(&id))
                 || self.added_ids.contains(&id)
-                || self.retarget.values().any(|(n, _)| *n == id);
+                || self.retarget.values().any(|(n, _)| *n == id)
+                || Some(id.as_str()) == self.parse.dialect().null_pointer();
             let gone = self.retarget.contains_key(&id);
             if (!exists || gone) && !ids.iter().any(|(i, _)| *i == id) {
                 ids.push((id, 1));

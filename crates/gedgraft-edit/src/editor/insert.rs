@@ -166,9 +166,7 @@ impl Editor<'_> {
             if let NewPayload::Pointer(id) = &s.payload {
                 check_xref(id)?;
                 crate::dialect::check_pointer(self.parse, id)?;
-                if Some(id.as_str()) != self.parse.dialect().null_pointer() {
-                    self.pointed.push(id.clone());
-                }
+                self.pointed.push(id.clone());
             }
             stack.extend(s.children.iter());
         }
