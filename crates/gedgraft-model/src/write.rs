@@ -25,6 +25,7 @@ pub use report::{write_report, write_with_report, ElfNeed, Rename, WriteReport};
 
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use gedgraft_encoding::{declaration, Encoding};
+use gedgraft_syntax::internal::calendar::calendars_as;
 use gedgraft_syntax::internal::serialise::{
     lay_out, lay_out_segments, line_limit, octets, plain_pieces, split_lines, writable, Budget,
     Laid, Unit,
@@ -32,6 +33,7 @@ use gedgraft_syntax::internal::serialise::{
 use gedgraft_syntax::internal::work::{in_order, workers_for};
 use gedgraft_syntax::Dialect;
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The line break the writer puts after every line (one form per file, R-SERIALISING-LINE-STRINGS-02).
@@ -160,6 +162,26 @@ pub enum WriteError {
         what: &'static str,
         /// The text.
         text: String,
+        /// The structure's path (`@I1@ INDI.NOTE`).
+        path: String,
+        /// Its line in the file it was read from, if known.
+        line: Option<usize>,
+    },
+    /// A `DATE` whose calendar the dialect written has no name for (GEDCOM 5.5.1's `@#DROMAN@` or
+    /// `@#DUNKNOWN@` in GEDCOM 7, a GEDCOM 7 extension calendar `_MAYA` in 5.5.1 or ELF), or whose text would
+    /// read as a calendar escape there: written as it is, the date would change meaning. The calendars both
+    /// name are converted (`@#DJULIAN@ 1700` ↔ `JULIAN 1700`).
+    Calendar {
+        /// The structure.
+        id: StructureId,
+        /// The calendar as written (or the date, when its text would read as an escape).
+        calendar: String,
+        /// The dialect written.
+        dialect: Dialect,
+        /// The structure's path (`@I1@ INDI.BIRT.DATE`).
+        path: String,
+        /// Its line in the file it was read from, if known.
+        line: Option<usize>,
     },
     /// The dialect does not allow the encoding (GEDCOM 7 is UTF-8 only, 5.5.5 UTF-8 or UTF-16).
     EncodingNotInDialect {
@@ -188,10 +210,28 @@ impl fmt::Display for WriteError {
                 "metadata structure {} is tagged {tag}, which would read as serialisation metadata",
                 id.index()
             ),
-            WriteError::Unwritable { id, what, text } => write!(
+            WriteError::Unwritable {
+                what,
+                text,
+                path,
+                line,
+                ..
+            } => write!(
                 f,
-                "the {what} {text:?} of structure {} cannot be written in this encoding and dialect",
-                id.index()
+                "the {what} {text:?} of `{path}`{} cannot be written in this encoding and dialect",
+                at_line(*line)
+            ),
+            WriteError::Calendar {
+                calendar,
+                dialect,
+                path,
+                line,
+                ..
+            } => write!(
+                f,
+                "the date of `{path}`{} names a calendar, `{calendar}`, that {dialect} has no name for: \
+                 written as it is, it would read as another date or as text",
+                at_line(*line)
             ),
             WriteError::EncodingNotInDialect { dialect, encoding } => {
                 write!(f, "{dialect} files cannot be written in {}", encoding.name())
@@ -204,6 +244,11 @@ impl fmt::Display for WriteError {
 }
 
 impl std::error::Error for WriteError {}
+
+/// ` (line N)` when the line is known.
+fn at_line(line: Option<usize>) -> String {
+    line.map(|l| format!(" (line {l})")).unwrap_or_default()
+}
 
 /// The serialisation metadata tags of the header (R-HEADER-02).
 const METADATA_TAGS: [&str; 5] = ["CHAR", "ELF", "GEDC", "PLANG", "SCHMA"];
@@ -309,6 +354,8 @@ struct Plan {
     dialect: Dialect,
     /// The dialect asked for, or the dataset's: the one whose rules the payloads are checked by.
     asked: Dialect,
+    /// The dataset's dialect, as read: how its dates name their calendars.
+    read: Dialect,
     encoding: Encoding,
     eol: &'static str,
     limit: usize,
@@ -376,6 +423,7 @@ impl Plan {
         Ok(Plan {
             dialect,
             asked: dialect,
+            read: given.dialect,
             encoding,
             eol: options.line_ending.as_str(),
             limit: line_limit(dialect, limit),
@@ -632,6 +680,8 @@ impl Lines<'_> {
             id,
             what,
             text: text.to_string(),
+            path: report::path_of(&s),
+            line: s.line(),
         };
         let fits = |text: &str| text.chars().all(|c| writable(c, plan.encoding));
         let xref = plan.renamed.get(&id).map(String::as_str).or(s.xref());
@@ -656,14 +706,29 @@ impl Lines<'_> {
                 self.line(level, xref, tag, t.text);
             }
             Some(Payload::Text(t)) => {
+                let date = match tag {
+                    "DATE" => {
+                        calendars_as(plan.read, plan.dialect, t.text).map_err(|calendar| {
+                            WriteError::Calendar {
+                                id,
+                                calendar,
+                                dialect: plan.dialect,
+                                path: report::path_of(&s),
+                                line: s.line(),
+                            }
+                        })?
+                    }
+                    _ => Cow::Borrowed(t.text),
+                };
+                let value = date.as_ref();
                 // A carriage return is written `@#UD@`; without escapes (GEDCOM 7) it would read back as a line
                 // break, a LF: refused rather than changed.
-                let lost_cr = !plan.dialect.has_escapes() && t.text.contains('\r');
-                if lost_cr || t.text.chars().any(text::is_unwritable) {
-                    return Err(unwritable("payload", t.text));
+                let lost_cr = !plan.dialect.has_escapes() && value.contains('\r');
+                if lost_cr || value.chars().any(text::is_unwritable) {
+                    return Err(unwritable("payload", value));
                 }
-                if !self.text_lines(level, xref, tag, t.text) {
-                    return Err(unwritable("payload", t.text));
+                if !self.text_lines(level, xref, tag, value) {
+                    return Err(unwritable("payload", value));
                 }
                 if t.lang != plan.default_language || t.text.is_empty() {
                     self.line(level + 1, None, "PLANG", t.lang);

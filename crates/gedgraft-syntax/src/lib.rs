@@ -20,6 +20,7 @@
 
 mod after_trailer;
 pub mod ast;
+pub(crate) mod calendar;
 pub mod codes;
 mod diagnostic;
 mod dialect;
@@ -77,6 +78,9 @@ pub mod internal {
         pub use crate::green_view::*;
     }
     pub use crate::diagnostic::{printable, push_printable};
+    pub mod calendar {
+        pub use crate::calendar::calendars_as;
+    }
 
     /// Sorts diagnostics by where they start, stably and in place: no copy of them, and no work beyond a look
     /// when they are in order already, as they nearly always are (the lowering's, as the parser's).

@@ -125,7 +125,9 @@ pub struct LayoutArgs {
     pub no_bom: bool,
     /// The dialect to write (default: the dataset's, from its header). When the output would need another
     /// (an `@#U…@` escape, a payload language or datatype, a schema need ELF 1.0), nothing is written and the
-    /// message names the first structure that needs it.
+    /// message names the first structure that needs it. A date's calendar is written as the dialect names it
+    /// (`@#DJULIAN@ 1700` in 5.5.x and ELF, `JULIAN 1700` in GEDCOM 7); one it has no name for (`@#DROMAN@`
+    /// in GEDCOM 7, an extension `_MAYA` in 5.5.1) is refused with its line.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 }

@@ -255,3 +255,105 @@ fn r_serialising_line_strings_03_diff_tells_of_ansel_decomposition() {
         stdout(&diff)
     );
 }
+
+/// A date's calendar keeps its meaning across dialects: 5.5.1's calendar escape (`@#DJULIAN@`,
+/// `DATE_CALENDAR_ESCAPE`) is GEDCOM 7's keyword (`JULIAN`, 7.0 `calendar`) and back, in `fmt` (streamed and
+/// whole) and `write`; a calendar the other dialect has no name for (`@#DROMAN@`, an extension `_MAYA`) is
+/// refused with its line, not written as text (`@@#DJULIAN@` was: no reader takes it for a Julian date).
+#[test]
+fn a_dates_calendar_is_converted_between_dialects_or_refused() {
+    let dir = temp_dir(SUITE, "calendar");
+    let dates = "0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n1 DEAT\n2 DATE BET @#DFRENCH R@ 1 VEND 1 AND @#DGREGORIAN@ 1800\n";
+    lowered(&dir, "five", H, dates);
+    let seven = "0 HEAD\n1 GEDC\n2 VERS 7.0\n";
+    let seven_dates = "0 @I1@ INDI\n1 BIRT\n2 DATE JULIAN 1 JAN 1700\n1 DEAT\n2 DATE BET FRENCH_R 1 VEND 1 AND GREGORIAN 1800\n";
+    let runs: [(&[&str], &str); 4] = [
+        (
+            &["fmt", "five.ged", "--dialect", "gedcom-7.0", "-o", "-"],
+            seven_dates,
+        ),
+        (
+            &["write", "five.json", "--dialect", "gedcom-7.0"],
+            seven_dates,
+        ),
+        (
+            &["fmt", "seven.ged", "--dialect", "gedcom-5.5.1", "-o", "-"],
+            dates,
+        ),
+        (
+            &["fmt", "seven.ged", "--dialect", "elf-1.0", "-o", "-"],
+            dates,
+        ),
+    ];
+    lowered(&dir, "seven", seven, seven_dates);
+    // Streamed, and the whole file (`GEDGRAFT_WHOLE_FILE`).
+    let run = |args: &[&str], whole: bool| {
+        let mut command = common::gedgraft_command(&dir, args);
+        match whole {
+            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+        };
+        command.output().expect("runs")
+    };
+    for (args, expected) in runs {
+        for whole in [false, true] {
+            let out = run(args, whole);
+            assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+            let text = stdout(&out);
+            assert!(text.contains(expected), "{args:?} whole={whole}:\n{text}");
+        }
+    }
+    // Calendars with no name in the other dialect: refused, with the structure and its line, nothing written.
+    lowered(
+        &dir,
+        "roman",
+        H,
+        "0 @I1@ INDI\n1 BIRT\n2 DATE ABT @#DROMAN@ 12\n",
+    );
+    lowered(
+        &dir,
+        "maya",
+        seven,
+        "0 @I1@ INDI\n1 BIRT\n2 DATE BEF _MAYA 13 BAKTUN\n",
+    );
+    let refusals: [(&[&str], &str); 3] = [
+        (
+            &["fmt", "roman.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],
+            "`@#DROMAN@`",
+        ),
+        (
+            &[
+                "write",
+                "roman.json",
+                "--dialect",
+                "gedcom-7.0",
+                "-o",
+                "o.ged",
+            ],
+            "`@#DROMAN@`",
+        ),
+        (
+            &[
+                "fmt",
+                "maya.ged",
+                "--dialect",
+                "gedcom-5.5.1",
+                "-o",
+                "o.ged",
+            ],
+            "`_MAYA`",
+        ),
+    ];
+    for (args, calendar) in refusals {
+        for whole in [false, true] {
+            let out = run(args, whole);
+            assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains(calendar) && err.contains("`@I1@ INDI.BIRT.DATE` (line "),
+                "{args:?}: {err}"
+            );
+            assert!(!dir.join("o.ged").exists(), "{args:?} wrote its output");
+        }
+    }
+}

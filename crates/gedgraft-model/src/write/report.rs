@@ -192,7 +192,7 @@ pub(super) fn decomposed_in(dataset: &Dataset, encoding: Encoding) -> usize {
 }
 
 /// A structure's path: its record's identifier and tag, then the tags down to it (`@I1@ INDI.BIRT.DATE`).
-fn path_of(s: &StructureRef<'_>) -> String {
+pub(super) fn path_of(s: &StructureRef<'_>) -> String {
     let mut steps = vec![*s];
     while let Some(parent) = steps.last().and_then(|s| s.parent()) {
         steps.push(parent);
