@@ -709,6 +709,29 @@ fn rewrap_leaves_needed_splits_and_warns_about_bare_at_signs() {
     ));
 }
 
+/// A join never puts undecodable octets side by side: `c\xC3` / `CONC \xA9 d` joined is `c\xC3\xA9 d`, which
+/// reads `cé d` (found by a helper: `--join-conc` repaired the encoding under another name). Refused with a
+/// reason; a split whose junction has text on one side is joined as before.
+#[test]
+fn join_conc_never_joins_undecodable_octets_into_a_character() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE c\xC3\n1 CONC \xA9 d\n0 @N2@ NOTE e\xC3\n1 CONC f\n0 TRLR\n";
+    let parse = parse(&input[..]);
+    let mut editor = Editor::new(&parse);
+    assert_eq!(editor.join_conc(None, None).expect("join"), 1);
+    let edited = editor.apply().expect("apply");
+    check(&parse, &edited);
+    assert_eq!(
+        edited.bytes(),
+        &b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE c\xC3\n1 CONC \xA9 d\n0 @N2@ NOTE e\xC3f\n0 TRLR\n"[..]
+    );
+    assert!(
+        matches!(edited.warnings(), [Warning::NotRewrapped { line: 3, more: 0, reason, joining: true }]
+            if reason.starts_with("undecodable octets end a line and start the next")),
+        "{:?}",
+        edited.warnings()
+    );
+}
+
 #[test]
 fn rewrap_leaves_serialisation_metadata_whole() {
     // R-HEADER-02: CHAR, ELF, GEDC, PLANG and SCHMA (with their substructures) cannot have continuation lines;

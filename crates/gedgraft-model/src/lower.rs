@@ -671,6 +671,7 @@ impl<'p> Builder<'p> {
                 // A pointer (R-SECOND-PASS-04). CONT/CONC lines after it are the syntax layer's
                 // `continuation-of-pointer`; ignored here.
                 let target = strip_ats(pointer.text());
+                self.gedcom7_identifier(target, pointer.range(), true);
                 self.pointers.push((id, target, pointer.range()));
                 Stored::Pointer {
                     target: self.part.push(target),
@@ -689,6 +690,7 @@ impl<'p> Builder<'p> {
         let tag = self.tag(line.tag);
         let xref = match (line.xref_id(), line.xref) {
             (Some(x), Some(token)) => {
+                self.gedcom7_identifier(x, token.range(), false);
                 self.holders
                     .push((x, id, is_record, token.range(), line_u32(self.line)));
                 self.part.push(x)

@@ -57,6 +57,41 @@ fn gedcom7_leading_single_at_is_non_conformant_and_kept() {
     assert_eq!(record_text(&l.dataset, "SNOTE"), "@me\n@#DJULIAN@ 1700");
 }
 
+/// 7.0 § Lines: `Xref = atsign 1*tagchar atsign ; but not "@VOID@"` (tagchar: upper-case letters, digits, `_`)
+/// and `pointer = voidPtr / Xref`: a lower-case or punctuated identifier or pointer, and a structure identified
+/// `@VOID@`, are non-conformant and kept as written; `@VOID@` as a pointer is the null pointer. In 5.5.1 the
+/// same identifiers are fine (R-XREF-IDS-01).
+#[test]
+fn gedcom7_identifiers_outside_xref_are_non_conformant() {
+    let body =
+        "0 @i1@ INDI\n1 FAMC @F-1@\n1 NOTE @VOID@\n0 @VOID@ SNOTE v\n0 @F-1@ FAM\n0 @I_2@ INDI";
+    let (p, l) = seven(body);
+    let found: Vec<(&str, usize)> = (l.all_diagnostics(&p).iter())
+        .map(|d| (d.code, d.location.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (c::XREF_NOT_ALLOWED, 4),
+            (c::XREF_NOT_ALLOWED, 5),
+            (c::XREF_NOT_ALLOWED, 7),
+            (c::XREF_NOT_ALLOWED, 8)
+        ]
+    );
+    // Kept: the family is still the child's.
+    let indi = record(&l.dataset, "INDI");
+    assert!(
+        matches!(indi.child("FAMC").and_then(|f| f.payload()), Some(Payload::Pointer(p)) if p.target == "F-1" && p.record.is_some())
+    );
+    let (p, l) = lowered(
+        format!("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n{body}\n0 TRLR\n").as_bytes(),
+    );
+    assert!(!l
+        .all_diagnostics(&p)
+        .iter()
+        .any(|d| d.code == c::XREF_NOT_ALLOWED));
+}
+
 /// 7.0 § Lines: `CONC` does not appear in version 7. Reported, and merged as 5.5.1 would.
 #[test]
 fn gedcom7_conc_is_non_conformant_and_merged() {

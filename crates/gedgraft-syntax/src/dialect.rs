@@ -147,7 +147,7 @@ impl Dialect {
             return None;
         }
         if Some(id) == self.null_pointer() {
-            return Some("it is GEDCOM 7's null pointer, no structure's identifier");
+            return Some("`VOID` is GEDCOM 7's null pointer, no structure's identifier");
         }
         let tagchar = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
         (!id.chars().all(tagchar)).then_some(

@@ -720,6 +720,17 @@ pub static ENTRIES: &[Entry] = &[
         help: "double the leading `@` (`fix --escape-at` does it)",
     },
     Entry {
+        code: "xref-not-allowed",
+        class: NonConformant,
+        rules: &["GEDCOM 7.0 Xref"],
+        summary: "a GEDCOM 7 identifier or pointer that is not upper-case letters, digits and `_`, or `@VOID@` on a structure",
+        detail: "GEDCOM 7 identifiers are upper-case letters, digits and `_` (`@I1@`, `@F_2@`); `@VOID@` is the \
+                 null pointer, which leads nowhere, never a structure's identifier. GEDCOM 5.5.1 allowed more \
+                 (`@i-1@`): a file relabelled `VERS 7.0` shows this. The line is kept as written.",
+        example: b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @i1@ INDI\n0 TRLR\n",
+        help: "renumber the identifier and its pointers (`fix --set-xref @i1@=I1`), or fix the version",
+    },
+    Entry {
         code: "lines-left-out",
         class: Warning,
         rules: &["R-RECOVER-06", "R-RECOVER-07", "R-RECOVER-09"],

@@ -2063,13 +2063,12 @@ fn two_new_identifiers_for_one_structure_write_nothing() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// `--join-conc` that joins raw octets into a character (`caf\xC3` and `\xA9 x` under `CHAR UTF-8`: `café x`):
-/// the new octets do not decode to the edited tree's text, and the whole-file path's diff located its changes
-/// with the octets' source map on the tree, marking the unchanged line after them as changed (`-4 +2` for
-/// `-3 +1`) and, with mixed line breaks, showing the markers the stream did not (found by a helper). The diff
-/// reads the new file as parsed, on both paths.
+/// `--join-conc` where raw octets end a line and start the next (`caf\xC3` and `\xA9 x` under `CHAR UTF-8`):
+/// joined they would read as a character (`café x`), so the join is refused with a warning, streamed as whole,
+/// and the other needless split (`NOTE y` / `CONC `) is joined. (Before the refusal this case found that the
+/// whole-file path's diff marked an unchanged line after such a join as changed.)
 #[test]
-fn raw_octets_joined_into_a_character_are_diffed_as_read() {
+fn raw_octets_are_not_joined_into_a_character_streamed_or_whole() {
     let dir = temp_dir("streaming", "joined-raw-octets");
     let files: [(&str, &[u8]); 2] = [
         (
@@ -2090,7 +2089,11 @@ fn raw_octets_joined_into_a_character_are_diffed_as_read() {
     }
     let whole = run(&dir, &["fix", "--join-conc", "a.ged"], true, None);
     let said = String::from_utf8_lossy(&whole.2);
-    assert!(said.contains("2 edits, -3 +1 lines"), "{said}");
+    assert!(said.contains("1 edit, -1 +0 lines"), "{said}");
+    assert!(
+        said.contains("line 2: not re-wrapped: undecodable octets"),
+        "{said}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

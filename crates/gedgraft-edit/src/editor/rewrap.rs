@@ -16,6 +16,11 @@ use gedgraft_syntax::{Elf, SyntaxKind, SyntaxNode};
 use rowan::{GreenToken, GreenTokenData, Language, NodeOrToken};
 use std::ops::Range;
 
+/// Why a join is refused where undecodable octets end one line and start the next.
+const RAW_MEETS: &str =
+    "undecodable octets end a line and start the next: joined, they could read as \
+     a character; repair the encoding first";
+
 /// What a re-wrap does to a structure's lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -130,7 +135,9 @@ impl Editor<'_> {
     ///
     /// Skipped, with a warning, when the structure has a bare `@` (escape it first: a split next to one could
     /// make a new escape), a blank or malformed line between its continuation lines, or is serialisation
-    /// metadata. Returns how many structures will be rewritten. Running it twice changes nothing the second time.
+    /// metadata; a join also when undecodable octets end a line and start the next (joined, they could read as a
+    /// character). Returns how many structures will be rewritten. Running it twice changes nothing the second
+    /// time.
     ///
     /// ```
     /// let long = format!("0 HEAD\n0 @N1@ NOTE {}\n1 CONC cd\n0 TRLR\n", "x".repeat(40));
@@ -390,6 +397,14 @@ impl Editor<'_> {
             }
             if let Some(reason) = refuse {
                 return Err(reason);
+            }
+            // Undecodable octets on both sides of a split (`c\xC3` / `CONC \xA9 d`) would meet on one line and
+            // could read as a character (`cé d`): a repair of the encoding, not a join.
+            let raw = |t: Option<&GreenToken>| t.is_some_and(|t| kind_of(t) == SyntaxKind::Raw);
+            if (seg_lines.windows(2))
+                .any(|w| raw(w[0].payload().last()) && raw(w[1].payload().first()))
+            {
+                return Err(RAW_MEETS);
             }
             let head = &seg_lines[0];
             let ti = head.tag_index()?;

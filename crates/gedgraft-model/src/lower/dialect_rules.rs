@@ -144,6 +144,23 @@ impl<'p> Builder<'p> {
             );
         }
     }
+
+    /// A GEDCOM 7 identifier, of a structure or in a pointer (`pointer`), outside 7.0 `Xref`: upper-case
+    /// letters, digits and `_`, and no structure's `VOID` (the null pointer's). Non-conformant, kept as written.
+    pub(super) fn gedcom7_identifier(&mut self, id: &str, range: TextRange, pointer: bool) {
+        let dialect = self.finishing.dialect;
+        if !dialect.is_gedcom7() || (pointer && Some(id) == dialect.null_pointer()) {
+            return;
+        }
+        if let Some(why) = dialect.xref_refusal(id) {
+            self.report(
+                codes::XREF_NOT_ALLOWED,
+                Class::NonConformant,
+                why.into(),
+                range,
+            );
+        }
+    }
 }
 
 /// The identifier of the null pointer, if the dialect has one ([`Dialect::null_pointer`]).
