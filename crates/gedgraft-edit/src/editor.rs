@@ -459,8 +459,7 @@ impl<'p> Editor<'p> {
     /// assert!(edited.warnings().is_empty());
     /// ```
     pub fn set_pointer(&mut self, structure: &Structure, id: &str) -> Result<(), EditError> {
-        check_xref(id)?;
-        dialect::check_pointer(self.parse, id)?;
+        self.check_new(&NewPayload::Pointer(id.to_string()), None)?;
         let node = self.own(structure)?;
         self.protect(&node, "set a pointer in")?;
         let line = self.line_of(u32::from(node.text_range().start()));
@@ -640,8 +639,7 @@ impl<'p> Editor<'p> {
         )?;
         match id {
             Some(id) => {
-                check_xref(id)?;
-                dialect::check_xref(self.parse, id)?;
+                self.check_new(&NewPayload::None, Some(id))?;
                 if old.as_deref() == Some(id) {
                     return Ok(());
                 }

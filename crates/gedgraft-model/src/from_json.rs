@@ -138,10 +138,16 @@ impl<'t> Reader<'t> {
     fn make_error(&self, at: usize, message: String) -> FromJsonError {
         let before = self.text.get(..at).unwrap_or(self.text);
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        // A byte-order mark before the document takes no column (editors show none).
+        let line = before.get(line_start..).unwrap_or("");
+        let line = line
+            .strip_prefix('\u{feff}')
+            .filter(|_| line_start == 0)
+            .unwrap_or(line);
         FromJsonError {
             path: self.path(),
             line: before.matches('\n').count() + 1,
-            column: before.get(line_start..).map_or(0, |l| l.chars().count()) + 1,
+            column: line.chars().count() + 1,
             message,
         }
     }

@@ -25,7 +25,7 @@ pub use report::{write_report, write_with_report, ElfNeed, Rename, WriteReport};
 
 use crate::dataset::{Dataset, Metadata, Payload, StructureId, StructureRef, Version};
 use gedgraft_encoding::{declaration, Encoding};
-use gedgraft_syntax::internal::calendar::calendars_as;
+use gedgraft_syntax::internal::calendar::{calendars_as, Refused};
 use gedgraft_syntax::internal::serialise::{
     lay_out, lay_out_segments, line_limit, octets, plain_pieces, split_lines, writable, Budget,
     Laid, Unit,
@@ -168,17 +168,40 @@ pub enum WriteError {
         line: Option<usize>,
     },
     /// A `DATE` whose calendar the dialect written has no name for (GEDCOM 5.5.1's `@#DROMAN@` or
-    /// `@#DUNKNOWN@` in GEDCOM 7, a GEDCOM 7 extension calendar `_MAYA` in 5.5.1 or ELF), or whose text would
-    /// read as a calendar escape there: written as it is, the date would change meaning. The calendars both
-    /// name are converted (`@#DJULIAN@ 1700` ↔ `JULIAN 1700`).
+    /// `@#DUNKNOWN@` in GEDCOM 7, a GEDCOM 7 extension calendar `_MAYA` in 5.5.1 or ELF), or with text where a
+    /// date starts that it would read as a calendar (5.5.1's text `JULIAN 1700` in GEDCOM 7): written as it
+    /// is, the date would change meaning. The calendars both name are converted (`@#DJULIAN@ 1700` ↔
+    /// `JULIAN 1700`).
     Calendar {
         /// The structure.
         id: StructureId,
-        /// The calendar as written (or the date, when its text would read as an escape).
+        /// The calendar as written, or the text that would read as one.
         calendar: String,
+        /// Whether `calendar` is text the dialect written would read as a calendar (else a calendar it has no
+        /// name for).
+        reads_as_calendar: bool,
         /// The dialect written.
         dialect: Dialect,
         /// The structure's path (`@I1@ INDI.BIRT.DATE`).
+        path: String,
+        /// Its line in the file it was read from, if known.
+        line: Option<usize>,
+    },
+    /// An identifier or pointer the dialect written does not allow: in GEDCOM 7 one outside 7.0 `Xref`
+    /// (upper-case letters, digits and `_`: `@f-1@`), a structure identified `@VOID@`, or a pointer to `@VOID@`
+    /// from a dialect where it names a record (in GEDCOM 7 it would be the null pointer, which leads nowhere).
+    NotInDialect {
+        /// The structure.
+        id: StructureId,
+        /// `identifier` or `pointer`.
+        what: &'static str,
+        /// The identifier, without `@`s.
+        text: String,
+        /// Why the dialect refuses it.
+        why: &'static str,
+        /// The dialect written.
+        dialect: Dialect,
+        /// The structure's path (`@f-1@ FAM`).
         path: String,
         /// Its line in the file it was read from, if known.
         line: Option<usize>,
@@ -223,6 +246,7 @@ impl fmt::Display for WriteError {
             ),
             WriteError::Calendar {
                 calendar,
+                reads_as_calendar: false,
                 dialect,
                 path,
                 line,
@@ -231,6 +255,33 @@ impl fmt::Display for WriteError {
                 f,
                 "the date of `{path}`{} names a calendar, `{calendar}`, that {dialect} has no name for: \
                  written as it is, it would read as another date or as text",
+                at_line(*line)
+            ),
+            WriteError::Calendar {
+                calendar,
+                dialect,
+                path,
+                line,
+                ..
+            } => write!(
+                f,
+                "the date of `{path}`{} has `{calendar}` where a date starts, which {dialect} would read as \
+                 a calendar and the file's dialect reads as text: write it as the file's dialect names that \
+                 calendar (`@#DJULIAN@`, `JULIAN`) if one is meant, else as a date phrase",
+                at_line(*line)
+            ),
+            WriteError::NotInDialect {
+                what,
+                text,
+                why,
+                dialect,
+                path,
+                line,
+                ..
+            } => write!(
+                f,
+                "the {what} `@{text}@` of `{path}`{} cannot be written in {dialect}: {why}; renumber it first \
+                 (`gedgraft fix --set-xref`)",
                 at_line(*line)
             ),
             WriteError::EncodingNotInDialect { dialect, encoding } => {
@@ -688,11 +739,32 @@ impl Lines<'_> {
         if let Some(x) = xref.filter(|x| !fits(x)) {
             return Err(unwritable("identifier", x));
         }
+        let not_in_dialect = |what, text: &str, why| WriteError::NotInDialect {
+            id,
+            what,
+            text: text.to_string(),
+            why,
+            dialect: plan.dialect,
+            path: report::path_of(&s),
+            line: s.line(),
+        };
+        if let Some(why) = xref.and_then(|x| plan.dialect.xref_refusal(x)) {
+            return Err(not_in_dialect("identifier", xref.unwrap_or(""), why));
+        }
         match s.payload() {
             None => self.line(level, xref, tag, ""),
             Some(Payload::Pointer(p)) => {
                 if !fits(p.target) {
                     return Err(unwritable("pointer", p.target));
+                }
+                let null = plan.dialect.null_pointer();
+                let why = match Some(p.target) == null {
+                    true => (plan.read.null_pointer() != null)
+                        .then_some("it would read as the null pointer, which leads nowhere"),
+                    false => plan.dialect.xref_refusal(p.target),
+                };
+                if let Some(why) = why {
+                    return Err(not_in_dialect("pointer", p.target, why));
                 }
                 self.line(level, xref, tag, &format!("@{}@", p.target));
             }
@@ -707,17 +779,20 @@ impl Lines<'_> {
             }
             Some(Payload::Text(t)) => {
                 let date = match tag {
-                    "DATE" => {
-                        calendars_as(plan.read, plan.dialect, t.text).map_err(|calendar| {
-                            WriteError::Calendar {
-                                id,
-                                calendar,
-                                dialect: plan.dialect,
-                                path: report::path_of(&s),
-                                line: s.line(),
-                            }
-                        })?
-                    }
+                    "DATE" => calendars_as(plan.read, plan.dialect, t.text).map_err(|refused| {
+                        let (calendar, reads_as_calendar) = match refused {
+                            Refused::NoName(c) => (c, false),
+                            Refused::ReadsAsCalendar(c) => (c, true),
+                        };
+                        WriteError::Calendar {
+                            id,
+                            calendar,
+                            reads_as_calendar,
+                            dialect: plan.dialect,
+                            path: report::path_of(&s),
+                            line: s.line(),
+                        }
+                    })?,
                     _ => Cow::Borrowed(t.text),
                 };
                 let value = date.as_ref();

@@ -208,6 +208,13 @@ fn errors_give_the_json_path_line_and_column() {
             "expected a string, found a number".to_string()
         )
     );
+    // A byte-order mark (which editors write and show nothing of) takes no column; on a later line it is text.
+    for bom in ["", "\u{feff}"] {
+        let (_, line, column, _) = error(&format!("{bom}  {{\"x\" 1}}"));
+        assert_eq!((line, column), (1, 8), "{bom:?}");
+        let (_, line, column, _) = error(&format!("{bom}{{\"records\": [],\n \"x\" 1}}"));
+        assert_eq!((line, column), (2, 6), "{bom:?}");
+    }
     let bad_tag = r#"{"records": [{"tag": "NA ME"}]}"#;
     assert_eq!(error(bad_tag).0, "records[0].tag");
     assert!(error(bad_tag).3.contains("`NA ME` is not a tag"));

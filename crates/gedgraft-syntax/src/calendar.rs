@@ -19,26 +19,47 @@ const CALENDARS: [(&str, &str); 4] = [
     ("HEBREW", "HEBREW"),
 ];
 
-/// The GEDCOM 7 words after which a date, and so its calendar, starts (7.0 `DatePeriod`, `dateRange`,
-/// `dateApprox`).
-const DATE_STARTS: [&str; 9] = [
-    "FROM", "TO", "BET", "AND", "BEF", "AFT", "ABT", "CAL", "EST",
+/// The words after which a date, and so its calendar, starts (5.5.1 `DATE_PERIOD`, `DATE_RANGE`,
+/// `DATE_APPROXIMATED`, `INT`; 7.0 `DatePeriod`, `dateRange`, `dateApprox`).
+const DATE_STARTS: [&str; 10] = [
+    "FROM", "TO", "BET", "AND", "BEF", "AFT", "ABT", "CAL", "EST", "INT",
 ];
 
-/// The text of a `DATE` payload written by `from` as `to` writes the same calendars; `Err` with the calendar
-/// (as written) that `to` has no name for, or with text `to` would read as a calendar escape. Unchanged when
-/// both dialects name calendars alike.
+/// Why a date cannot be written in another dialect with the same meaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// A calendar (as written) that the other dialect has no name for (`@#DROMAN@` in GEDCOM 7).
+    NoName(String),
+    /// Text (as written) that the other dialect would read as a calendar where this one does not (`JULIAN` in
+    /// a 5.5.1 file, `@#DJULIAN@` as text in a GEDCOM 7 file).
+    ReadsAsCalendar(String),
+}
+
+/// The text of a `DATE` payload written by `from` as `to` writes the same calendars, or why it cannot be.
+/// Unchanged when both dialects name calendars alike.
+///
+/// A calendar is where a date starts: the payload's first word, or the word after `FROM`, `BET`, `ABT`, `INT`…
+/// Elsewhere (a date phrase in parentheses, after a year) an escape is text and stays as it is.
 ///
 /// ```
-/// use gedgraft_syntax::internal::calendar::calendars_as;
+/// use gedgraft_syntax::internal::calendar::{calendars_as, Refused};
 /// use gedgraft_syntax::Dialect;
 /// let seven = Dialect::from_gedcom_version("7.0");
 /// assert_eq!(calendars_as(Dialect::Gedcom551, seven, "BET @#DJULIAN@ 1700 AND @#DFRENCH R@ 1 VEND 1"),
 ///            Ok("BET JULIAN 1700 AND FRENCH_R 1 VEND 1".into()));
 /// assert_eq!(calendars_as(seven, Dialect::Gedcom551, "ABT HEBREW 5500"), Ok("ABT @#DHEBREW@ 5500".into()));
-/// assert_eq!(calendars_as(Dialect::Gedcom551, seven, "@#DROMAN@ 12"), Err("@#DROMAN@".to_string()));
+/// assert_eq!(calendars_as(Dialect::Gedcom551, seven, "@#DROMAN@ 12"), Err(Refused::NoName("@#DROMAN@".into())));
+/// // In 5.5.1 `JULIAN 1700` is text; in GEDCOM 7 it would be a Julian date.
+/// assert_eq!(
+///     calendars_as(Dialect::Gedcom551, seven, "JULIAN 1700"),
+///     Err(Refused::ReadsAsCalendar("JULIAN".into()))
+/// );
 /// ```
-pub fn calendars_as<'a>(from: Dialect, to: Dialect, date: &'a str) -> Result<Cow<'a, str>, String> {
+pub fn calendars_as<'a>(
+    from: Dialect,
+    to: Dialect,
+    date: &'a str,
+) -> Result<Cow<'a, str>, Refused> {
     match (from.has_escapes(), to.has_escapes()) {
         (true, false) => escapes_to_keywords(date),
         (false, true) => keywords_to_escapes(date),
@@ -46,66 +67,100 @@ pub fn calendars_as<'a>(from: Dialect, to: Dialect, date: &'a str) -> Result<Cow
     }
 }
 
-/// `@#DJULIAN@ 1700` → `JULIAN 1700`: each calendar escape the lexer reads in the text (as the writer keeps
-/// them in a `DATE`) becomes its keyword, followed by a space.
-fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, String> {
+/// The words of `date` (separated by spaces) with their offsets, and whether a date starts at each.
+fn words(date: &str) -> impl Iterator<Item = (usize, &str, bool)> {
+    let mut starts = true;
+    let mut at = 0;
+    date.split(' ').filter_map(move |word| {
+        let offset = at;
+        at += word.len() + 1;
+        if word.is_empty() {
+            return None;
+        }
+        let here = starts;
+        starts = DATE_STARTS.contains(&word);
+        Some((offset, word, here))
+    })
+}
+
+/// Whether `word`, where a date starts, names a calendar in GEDCOM 7: a calendar of both (`JULIAN`) or an
+/// extension calendar (`_MAYA`).
+fn is_keyword(word: &str) -> bool {
+    word.starts_with('_') || CALENDARS.iter().any(|(_, keyword)| *keyword == word)
+}
+
+/// `@#DJULIAN@ 1700` → `JULIAN 1700`: each calendar escape the lexer reads where a date starts (as the writer
+/// keeps them in a `DATE`) becomes its keyword, followed by a space. A word there that GEDCOM 7 would read as
+/// a calendar is refused.
+fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, Refused> {
+    let mut calendars = Vec::new();
+    for (_, word, starts) in words(date) {
+        if starts && is_keyword(word) {
+            return Err(Refused::ReadsAsCalendar(word.to_string()));
+        }
+    }
     if !date.contains("@#") {
         return Ok(Cow::Borrowed(date));
     }
-    let mut out = String::with_capacity(date.len());
-    let mut start = 0;
+    let starts: Vec<usize> = (words(date).filter(|w| w.2)).map(|w| w.0).collect();
+    let mut at = 0;
     for (kind, end) in lex_payload_text(date) {
-        let piece = date.get(start..end).unwrap_or("");
-        start = end;
-        match piece.strip_prefix("@#D").and_then(|p| p.strip_suffix('@')) {
-            Some(value) if kind == SyntaxKind::Escape => {
-                let (_, keyword) = CALENDARS
-                    .iter()
-                    .find(|(escape, _)| *escape == value)
-                    .ok_or_else(|| piece.to_string())?;
-                out.push_str(keyword);
-                if !date.get(end..).unwrap_or("").starts_with(' ') && end < date.len() {
-                    out.push(' ');
-                }
-            }
-            _ => out.push_str(piece),
+        let piece = date.get(at..end).unwrap_or("");
+        let value = piece.strip_prefix("@#D").and_then(|p| p.strip_suffix('@'));
+        if let Some(value) = value.filter(|_| kind == SyntaxKind::Escape && starts.contains(&at)) {
+            let (_, keyword) = CALENDARS
+                .iter()
+                .find(|(escape, _)| *escape == value)
+                .ok_or_else(|| Refused::NoName(piece.to_string()))?;
+            calendars.push((at..end, *keyword));
         }
+        at = end;
     }
+    if calendars.is_empty() {
+        return Ok(Cow::Borrowed(date));
+    }
+    let mut out = String::with_capacity(date.len());
+    let mut copied = 0;
+    for (range, keyword) in calendars {
+        out.push_str(date.get(copied..range.start).unwrap_or(""));
+        out.push_str(keyword);
+        if range.end < date.len() && !date.get(range.end..).unwrap_or("").starts_with(' ') {
+            out.push(' ');
+        }
+        copied = range.end;
+    }
+    out.push_str(date.get(copied..).unwrap_or(""));
     Ok(Cow::Owned(out))
 }
 
-/// `JULIAN 1700` → `@#DJULIAN@ 1700`: a keyword where a date starts (the payload's first word, or the word
-/// after `FROM`, `BET`, `ABT`…) becomes its escape; an extension calendar (`_` first) there has none.
-fn keywords_to_escapes(date: &str) -> Result<Cow<'_, str>, String> {
+/// `JULIAN 1700` → `@#DJULIAN@ 1700`: a keyword where a date starts becomes its escape; an extension calendar
+/// (`_` first) there has none.
+fn keywords_to_escapes(date: &str) -> Result<Cow<'_, str>, Refused> {
     if date.contains("@#") {
-        // Written as it is, it would read as an escape: what was text would become a calendar.
-        return Err(date.to_string());
+        // Written as it is, it would read as an escape: what was text could become a calendar.
+        return Err(Refused::ReadsAsCalendar(date.to_string()));
     }
-    let mut out = String::with_capacity(date.len() + 8);
-    let mut starts = true;
-    let mut changed = false;
-    for (i, word) in date.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
+    let mut out = String::new();
+    let mut copied = 0;
+    for (offset, word, starts) in words(date) {
+        if !starts || !is_keyword(word) {
+            continue;
         }
-        let escape = CALENDARS.iter().find(|(_, keyword)| *keyword == word);
-        match escape {
-            Some((escape, _)) if starts => {
-                out.push_str("@#D");
-                out.push_str(escape);
-                out.push('@');
-                changed = true;
-            }
-            _ if starts && word.starts_with('_') => return Err(word.to_string()),
-            _ => out.push_str(word),
-        }
-        starts = DATE_STARTS.contains(&word);
+        let (escape, _) = CALENDARS
+            .iter()
+            .find(|(_, keyword)| *keyword == word)
+            .ok_or_else(|| Refused::NoName(word.to_string()))?;
+        out.push_str(date.get(copied..offset).unwrap_or(""));
+        out.push_str("@#D");
+        out.push_str(escape);
+        out.push('@');
+        copied = offset + word.len();
     }
-    Ok(if changed {
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(date)
-    })
+    if copied == 0 {
+        return Ok(Cow::Borrowed(date));
+    }
+    out.push_str(date.get(copied..).unwrap_or(""));
+    Ok(Cow::Owned(out))
 }
 
 #[cfg(test)]
@@ -155,21 +210,57 @@ mod tests {
             let date = format!("ABT {escape} 1700");
             assert_eq!(
                 calendars_as(Dialect::Gedcom551, seven(), &date),
-                Err(escape.to_string())
+                Err(Refused::NoName(escape.to_string()))
             );
         }
         assert_eq!(
             calendars_as(seven(), Dialect::Gedcom551, "_MAYA 13"),
-            Err("_MAYA".to_string())
+            Err(Refused::NoName("_MAYA".to_string()))
         );
         assert_eq!(
             calendars_as(seven(), Dialect::Gedcom551, "BET 1700 AND _MAYA 13"),
-            Err("_MAYA".to_string())
+            Err(Refused::NoName("_MAYA".to_string()))
         );
         assert!(calendars_as(seven(), Dialect::Gedcom551, "@#DJULIAN@ 1700").is_err());
         // A keyword that is no calendar's position is a word like any other.
         assert_eq!(
             calendars_as(seven(), Dialect::Gedcom551, "1 JULIAN 1700").as_deref(),
+            Ok("1 JULIAN 1700")
+        );
+        // Where no date starts, an escape is text, in both dialects: left as it is (found by a helper).
+        for text in [
+            "(born @#DJULIAN@)",
+            "INT 1700 (@#DJULIAN@ old style)",
+            "1700 @#DJULIAN@",
+            "1700\n@#DJULIAN@ x",
+        ] {
+            assert_eq!(
+                calendars_as(Dialect::Gedcom551, seven(), text).as_deref(),
+                Ok(text)
+            );
+        }
+        // `INT` starts a date: its calendar converts both ways (found by a helper).
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "INT @#DHEBREW@ 2 TVT 5758 (x)").as_deref(),
+            Ok("INT HEBREW 2 TVT 5758 (x)")
+        );
+        assert_eq!(
+            calendars_as(seven(), Dialect::Gedcom551, "INT HEBREW 2 TVT 5758 (x)").as_deref(),
+            Ok("INT @#DHEBREW@ 2 TVT 5758 (x)")
+        );
+        // 5.5.1 text that GEDCOM 7 would read as a calendar is refused (found by a helper).
+        for (text, word) in [
+            ("JULIAN 1700", "JULIAN"),
+            ("_MAYA 5", "_MAYA"),
+            ("BET 1700 AND HEBREW 5600", "HEBREW"),
+        ] {
+            assert_eq!(
+                calendars_as(Dialect::Gedcom551, seven(), text),
+                Err(Refused::ReadsAsCalendar(word.to_string()))
+            );
+        }
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "1 JULIAN 1700").as_deref(),
             Ok("1 JULIAN 1700")
         );
         // Doubled `@`s are text, not escapes.

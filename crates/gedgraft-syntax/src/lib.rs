@@ -79,7 +79,7 @@ pub mod internal {
     }
     pub use crate::diagnostic::{printable, push_printable};
     pub mod calendar {
-        pub use crate::calendar::calendars_as;
+        pub use crate::calendar::{calendars_as, Refused};
     }
 
     /// Sorts diagnostics by where they start, stably and in place: no copy of them, and no work beyond a look

@@ -127,7 +127,10 @@ pub struct LayoutArgs {
     /// (an `@#U…@` escape, a payload language or datatype, a schema need ELF 1.0), nothing is written and the
     /// message names the first structure that needs it. A date's calendar is written as the dialect names it
     /// (`@#DJULIAN@ 1700` in 5.5.x and ELF, `JULIAN 1700` in GEDCOM 7); one it has no name for (`@#DROMAN@`
-    /// in GEDCOM 7, an extension `_MAYA` in 5.5.1) is refused with its line.
+    /// in GEDCOM 7, an extension `_MAYA` in 5.5.1) is refused with its line, as is an identifier GEDCOM 7 does
+    /// not allow (`@f-1@`: renumber it with `fix --set-xref`). Only the serialisation is converted: structures
+    /// the two define differently (NOTE and SNOTE records, B.C. and BCE, date phrases) are written as they are,
+    /// with a note.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 }

@@ -15,7 +15,7 @@ use crate::stream_fix::Reading;
 use crate::{input, output};
 use gedgraft_edit::{
     check_replaceable, compose_changes, quote_path, Change, EditError, Edited, Editor, LineBreak,
-    LineDiff, RawOctets, Scope, StreamedPatch,
+    LineDiff, NewPayload, RawOctets, Scope, StreamedPatch,
 };
 use gedgraft_syntax::encoding::Encoding;
 use gedgraft_syntax::lexical::strip_ats;
@@ -244,6 +244,18 @@ pub(crate) fn in_scope(scope: Option<&Scope>, s: &gedgraft_syntax::ast::Structur
 
 /// Adds one stage's edits to an editor.
 fn add_stage(editor: &mut Editor, stage: &Stage, scope: Option<&Scope>) -> Result<(), String> {
+    // Values no structure of the file can take are refused whether anything is picked or not: streamed, in
+    // the first batch, before any output (a `-o -` printed the batches before the one that picked).
+    if let Stage::Set(sets) = stage {
+        for (_, value) in sets {
+            match value {
+                SetValue::Text(text) => editor.check_new(&NewPayload::Text(text.clone()), None),
+                SetValue::Pointer(id) => editor.check_new(&NewPayload::Pointer(id.clone()), None),
+                SetValue::Xref(id) => editor.check_new(&NewPayload::None, id.as_deref()),
+            }
+            .map_err(edit_error)?;
+        }
+    }
     if let Some(s) = scope {
         if editor.select(s).is_empty() {
             return Ok(());

@@ -162,12 +162,29 @@ pub(crate) fn what_write_changes(
         )),
         None => {}
     }
+    // Between 5.5.x (or ELF) and GEDCOM 7 the writer converts the serialisation, not the data model.
+    if read != Dialect::Unknown && read.is_gedcom7() != written.is_gedcom7() {
+        lines.push(format!(
+            "{name}: note: {read} → {written}: the serialisation is converted (`@` doubling, CONC, escapes, \
+             the header, dates' calendars), not the structures: what the two define differently (NOTE and SNOTE \
+             records, B.C. and BCE, dual years, INT and date phrases, embedded OBJE) is written as it is"
+        ));
+    }
     for r in &report.renames {
         let line = r.line.map_or(String::new(), |l| format!("line {l}: "));
         lines.push(format!(
             "{name}: warning: {line}`{}`: identifier @{}@ is held by an earlier structure: written as @{}@ \
              (R-POINTER-CONV-03); pointers to @{}@ name the first",
             r.path, r.old, r.new, r.old
+        ));
+    }
+    if report.null_pointers > 0 {
+        let n = report.null_pointers;
+        lines.push(format!(
+            "{name}: warning: {n} null pointer{} (`@VOID@`) written as {}: {written} has no null pointer and \
+             reads each as a pointer to no record (`undefined-pointer`)",
+            crate::words::s(n),
+            if n == 1 { "it is" } else { "they are" }
         ));
     }
     if report.decomposed > 0 {

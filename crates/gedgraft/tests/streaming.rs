@@ -2031,6 +2031,44 @@ fn no_temporary_file_to_be_had_is_no_failure() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A value no structure of the file can take (a GEDCOM 7 identifier or pointer in lower case, a carriage return
+/// in 7.0 text, U+FFFE anywhere) is refused before the first batch is written: streamed into standard output,
+/// the batches before the one that picked it were printed first (found by a helper), where the whole-file path
+/// prints nothing. Both now print nothing and exit 2, whether the selector picks anything or not.
+#[test]
+fn a_value_the_file_cannot_take_is_refused_before_any_output() {
+    let dir = temp_dir("streaming", "refused-values");
+    let mut seven = String::from("0 HEAD\n1 GEDC\n2 VERS 7.0\n");
+    for i in 0..200 {
+        seven.push_str(&format!(
+            "0 @N{i}@ SNOTE a note of some length, number {i}\n"
+        ));
+    }
+    seven.push_str("0 @I1@ INDI\n1 NOTE x\n0 TRLR\n");
+    let file = write(&dir, "seven.ged", seven.as_bytes());
+    let path = file.to_str().expect("UTF-8 path");
+    let values: [[&str; 2]; 5] = [
+        ["--set-xref", "@I1@=i9"],
+        ["--set-pointer", "@N3@=f2"],
+        ["--set", "@I1@.NOTE=a\rb"],
+        ["--set", "@I1@.NOTE=a\u{fffe}b"],
+        ["--set-xref", "@NOBODY@=i9"],
+    ];
+    for value in values {
+        let mut all = vec!["fix", path, "-o", "-"];
+        all.extend_from_slice(&value);
+        for whole in [false, true] {
+            let out = run(&dir, &all, whole, None);
+            assert_eq!(out.0, Some(2), "{all:?} whole={whole}");
+            assert!(
+                out.1.is_empty(),
+                "{all:?} whole={whole} wrote {} octets",
+                out.1.len()
+            );
+        }
+    }
+}
+
 /// Two `--set-xref` options that pick one structure are an edit error ("edits overlap") that the whole-file
 /// path gives before it writes anything; streamed into standard output, the batches before that structure's
 /// were written first (found by a helper). The first pass of `--set-xref` sees it and takes the whole-file

@@ -303,6 +303,25 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
             assert!(text.contains(expected), "{args:?} whole={whole}:\n{text}");
         }
     }
+    // Where no date starts (a phrase), an escape is text and stays (found by a helper); `INT` starts a date.
+    lowered(
+        &dir,
+        "phrase",
+        H,
+        "0 @I1@ INDI\n1 BIRT\n2 DATE INT @#DJULIAN@ 1700 (born @#DJULIAN@)\n",
+    );
+    for whole in [false, true] {
+        let out = run(
+            &["fmt", "phrase.ged", "--dialect", "gedcom-7.0", "-o", "-"],
+            whole,
+        );
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains("2 DATE INT JULIAN 1700 (born @#DJULIAN@)\n"),
+            "{}",
+            stdout(&out)
+        );
+    }
     // Calendars with no name in the other dialect: refused, with the structure and its line, nothing written.
     lowered(
         &dir,
@@ -316,7 +335,12 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
         seven,
         "0 @I1@ INDI\n1 BIRT\n2 DATE BEF _MAYA 13 BAKTUN\n",
     );
-    let refusals: [(&[&str], &str); 3] = [
+    lowered(&dir, "text", H, "0 @I1@ INDI\n1 BIRT\n2 DATE JULIAN 1700\n");
+    let refusals: [(&[&str], &str); 4] = [
+        (
+            &["fmt", "text.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],
+            "`JULIAN` where a date starts, which GEDCOM 7.0 would read as a calendar",
+        ),
         (
             &["fmt", "roman.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],
             "`@#DROMAN@`",
@@ -354,6 +378,108 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
                 "{args:?}: {err}"
             );
             assert!(!dir.join("o.ged").exists(), "{args:?} wrote its output");
+        }
+    }
+}
+
+/// 7.0 `Xref = atsign 1*tagchar atsign ; but not "@VOID@"`: `fmt` and `write` into GEDCOM 7 refuse an identifier
+/// or pointer outside it (`@f-1@`), a record identified `@VOID@` and a 5.5.1 pointer to `@VOID@` (which would
+/// become the null pointer), naming the structure and its line; they wrote them as they were, a file their own
+/// `check` rejected, and `1 FAMS @VOID@` lost its family (found by a helper). Streamed and whole alike.
+#[test]
+fn identifiers_gedcom_7_does_not_allow_are_refused_when_written_in_it() {
+    let dir = temp_dir(SUITE, "identifiers-7");
+    let cases = [
+        (
+            "lower",
+            "0 @f-1@ FAM\n0 @I1@ INDI\n1 FAMC @f-1@\n",
+            "the identifier `@f-1@` of `@f-1@ FAM` (line 6)",
+        ),
+        (
+            "record-void",
+            "0 @I1@ INDI\n0 @VOID@ FAM\n",
+            "the identifier `@VOID@` of `@VOID@ FAM` (line 7)",
+        ),
+        (
+            "pointer-void",
+            "0 @I1@ INDI\n1 FAMS @VOID@\n",
+            "the pointer `@VOID@` of `@I1@ INDI.FAMS` (line 7)",
+        ),
+    ];
+    for (name, body, said) in cases {
+        lowered(&dir, name, H, body);
+        for args in [
+            [
+                "fmt",
+                &format!("{name}.ged"),
+                "--dialect",
+                "gedcom-7.0",
+                "-o",
+                "o.ged",
+            ],
+            [
+                "write",
+                &format!("{name}.json"),
+                "--dialect",
+                "gedcom-7.0",
+                "-o",
+                "o.ged",
+            ],
+        ] {
+            for whole in ["0", "1"] {
+                let mut command = common::gedgraft_command(&dir, &args);
+                match whole {
+                    "1" => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+                    _ => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+                };
+                let out = command.output().expect("runs");
+                assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+                assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+                assert!(!dir.join("o.ged").exists(), "{args:?} wrote its output");
+            }
+        }
+    }
+    // The same file in GEDCOM 5.5.1 and ELF: written.
+    let out = gedgraft_in(
+        &dir,
+        &["fmt", "lower.ged", "--dialect", "elf-1.0", "-o", "-"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("0 @f-1@ FAM"));
+}
+
+/// GEDCOM 7's null pointer (`@VOID@`, 7.0 `voidPtr`) has no counterpart in 5.5.1 or ELF, where it reads as a
+/// pointer to no record: written as it is, with a warning that counts them (streamed and whole alike).
+#[test]
+fn null_pointers_written_into_a_dialect_without_one_are_warned_about() {
+    let dir = temp_dir(SUITE, "null-pointers");
+    let seven = "0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SUBM @VOID@\n";
+    lowered(&dir, "void", seven, "0 @I1@ INDI\n1 FAMC @VOID@\n");
+    for (args, said) in [
+        (
+            ["fmt", "void.ged", "--dialect", "gedcom-5.5.1"],
+            "void.ged: warning: 2 null pointers",
+        ),
+        (
+            ["write", "void.json", "--dialect", "elf-1.0"],
+            "void.json: warning: 2 null pointers",
+        ),
+        (["fmt", "void.ged", "--dialect", "gedcom-7.0"], ""),
+    ] {
+        for whole in ["0", "1"] {
+            let mut command = common::gedgraft_command(&dir, &args);
+            command.args(["-o", "-"]);
+            match whole {
+                "1" => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+                _ => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+            };
+            let out = command.output().expect("runs");
+            assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+            assert!(stdout(&out).contains("1 FAMC @VOID@\n"), "{args:?}");
+            match said {
+                "" => assert!(!stderr(&out).contains("null pointer"), "{}", stderr(&out)),
+                _ => assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out)),
+            }
         }
     }
 }

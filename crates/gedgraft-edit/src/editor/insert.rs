@@ -28,7 +28,7 @@ impl Editor<'_> {
     ) -> Result<(), EditError> {
         let node = self.own(anchor)?;
         let (parent, index, level) = self.destination(&node, position)?;
-        self.check_new(new)?;
+        self.check_new_tree(new)?;
         self.check_charset_insert(&parent, new)?;
         let line = self.line_of(u32::from(node.text_range().start()));
         let what = format!("inserting `{}` near line {line}", new.tag);
@@ -145,7 +145,7 @@ impl Editor<'_> {
     }
 
     /// Checks the tags, identifiers and pointers of a new structure tree (iteratively).
-    fn check_new(&mut self, new: &NewStructure) -> Result<(), EditError> {
+    fn check_new_tree(&mut self, new: &NewStructure) -> Result<(), EditError> {
         let mut stack = vec![new];
         while let Some(s) = stack.pop() {
             check_tag_syntax(&s.tag)?;
@@ -156,16 +156,14 @@ impl Editor<'_> {
                 });
             }
             if let Some(id) = &s.xref {
-                check_xref(id)?;
-                crate::dialect::check_xref(self.parse, id)?;
+                self.check_new(&NewPayload::None, Some(id))?;
                 if !self.added_ids.insert(id.clone()) {
                     return Err(EditError::DuplicateXref { id: id.clone() });
                 }
                 self.new_ids.push((id.clone(), None));
             }
             if let NewPayload::Pointer(id) = &s.payload {
-                check_xref(id)?;
-                crate::dialect::check_pointer(self.parse, id)?;
+                self.check_new(&s.payload, None)?;
                 self.pointed.push(id.clone());
             }
             stack.extend(s.children.iter());

@@ -8,7 +8,7 @@
 //! ([`is_char_tag`]: `1 char ANSEL` decides the encoding), `GEDC` and `ELF` as written, as the dialect detection
 //! reads them.
 
-use super::Editor;
+use super::{Editor, NewPayload};
 use crate::error::EditError;
 use crate::render;
 use crate::splice::Splice;
@@ -127,6 +127,38 @@ impl Editor<'_> {
                      (R-PARSING-METADATA-02, R-TAGS-03)"
                 ),
             });
+        }
+        Ok(())
+    }
+
+    /// Checks a new payload and identifier on their own against the file's dialect, as
+    /// [`set_payload`](Editor::set_payload), [`set_pointer`](Editor::set_pointer),
+    /// [`set_xref`](Editor::set_xref) and [`insert`](Editor::insert) check them before they change a structure:
+    /// what no structure of this file can take (in GEDCOM 7, a carriage return or a control character in text,
+    /// an identifier or pointer outside `[A-Z0-9_]+`; in any dialect, U+FFFE or an identifier with a space) is
+    /// refused before anything is picked. A tool that edits a file batch by batch checks its arguments so before
+    /// it writes the first batch.
+    ///
+    /// ```
+    /// use gedgraft_edit::{Editor, NewPayload};
+    /// let seven = gedgraft_syntax::parse(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n");
+    /// let editor = Editor::new(&seven);
+    /// assert!(editor.check_new(&NewPayload::Pointer("F1".into()), Some("I9")).is_ok());
+    /// assert!(editor.check_new(&NewPayload::None, Some("i9")).is_err());
+    /// assert!(editor.check_new(&NewPayload::Text("a\rb".into()), None).is_err());
+    /// ```
+    pub fn check_new(&self, payload: &NewPayload, xref: Option<&str>) -> Result<(), EditError> {
+        match payload {
+            NewPayload::None => {}
+            NewPayload::Text(text) => crate::dialect::check_new_text(self.parse, text)?,
+            NewPayload::Pointer(id) => {
+                super::check_xref(id)?;
+                crate::dialect::check_pointer(self.parse, id)?;
+            }
+        }
+        if let Some(id) = xref {
+            super::check_xref(id)?;
+            crate::dialect::check_xref(self.parse, id)?;
         }
         Ok(())
     }

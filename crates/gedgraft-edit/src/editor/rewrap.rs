@@ -398,12 +398,10 @@ impl Editor<'_> {
             if let Some(reason) = refuse {
                 return Err(reason);
             }
-            // Undecodable octets on both sides of a split (`c\xC3` / `CONC \xA9 d`) would meet on one line and
-            // could read as a character (`cé d`): a repair of the encoding, not a join.
-            let raw = |t: Option<&GreenToken>| t.is_some_and(|t| kind_of(t) == SyntaxKind::Raw);
-            if (seg_lines.windows(2))
-                .any(|w| raw(w[0].payload().last()) && raw(w[1].payload().first()))
-            {
+            // Undecodable octets on both sides of a split (`c\xC3` / `CONC \xA9 d`, empty `CONC` lines between
+            // or not) would meet on one line and could read as a character (`cé d`): a repair of the encoding,
+            // not a join.
+            if raw_octets_meet(seg_lines) {
                 return Err(RAW_MEETS);
             }
             let head = &seg_lines[0];
@@ -467,6 +465,20 @@ impl Editor<'_> {
         }
         Ok(changed)
     }
+}
+
+/// Whether a payload's last token before a split is raw octets and so is the first after it, empty lines between
+/// skipped: joined, the octets would be read together.
+fn raw_octets_meet(lines: &[L]) -> bool {
+    let raw = |t: Option<&GreenToken>| t.is_some_and(|t| kind_of(t) == SyntaxKind::Raw);
+    let mut before_raw = false;
+    for line in lines.iter().filter(|l| !l.payload().is_empty()) {
+        if before_raw && raw(line.payload().first()) {
+            return true;
+        }
+        before_raw = raw(line.payload().last());
+    }
+    false
 }
 
 /// The elements of a re-laid payload: the first line's payload and line break, and the `CONT`/`CONC` lines

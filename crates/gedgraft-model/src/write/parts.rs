@@ -6,7 +6,7 @@
 //! decomposed. The second pass writes each part's records as it comes ([`StreamWriter`]). Memory: a part, and
 //! the file's identifiers (O(records)). The octets are [`write`](super::write)'s of the parts joined (tested).
 
-use super::report::{decomposed_in, elf_need, rename_of};
+use super::report::{decomposed_in, elf_need, null_pointers_in, rename_of};
 use super::{encoded, fresh_names, made_record, write_records, Lines, Plan};
 use super::{Rename, WriteError, WriteOptions, WriteReport};
 use crate::dataset::{Dataset, Metadata, StructureId};
@@ -59,6 +59,8 @@ pub struct StreamPlanner {
     /// What takes `1 ELF`, as the report tells it.
     elf: Option<super::ElfNeed>,
     decomposed: usize,
+    /// How many null pointers the dialect written has none of, so far.
+    null_pointers: usize,
 }
 
 impl StreamPlanner {
@@ -72,6 +74,7 @@ impl StreamPlanner {
             later: Vec::new(),
             elf: None,
             decomposed: 0,
+            null_pointers: 0,
         }
     }
 
@@ -101,6 +104,7 @@ impl StreamPlanner {
             }
         }
         self.decomposed += decomposed_in(part, plan.encoding);
+        self.null_pointers += null_pointers_in(part, plan);
     }
 
     /// Notes the `UNDEF` records the lowering made for pointers (R-POINTER-CONV-10;
@@ -143,6 +147,7 @@ impl StreamPlanner {
             later: self.later.clone(),
             elf: self.elf.clone(),
             decomposed: self.decomposed,
+            null_pointers: self.null_pointers,
         };
         planner.finish()
     }
@@ -180,6 +185,7 @@ impl StreamPlanner {
             elf_needed_by: self.elf,
             renames,
             decomposed: self.decomposed,
+            null_pointers: self.null_pointers,
         };
         Ok(StreamWriter {
             plan,

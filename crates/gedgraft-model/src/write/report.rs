@@ -25,6 +25,9 @@ pub struct WriteReport {
     /// precomposed letters (R-SERIALISING-LINE-STRINGS-03); they read back canonically equivalent. 0 in other
     /// encodings.
     pub decomposed: usize,
+    /// How many null pointers (GEDCOM 7's `@VOID@`) are written into a dialect that has none, where they read
+    /// as pointers to no record. 0 otherwise.
+    pub null_pointers: usize,
 }
 
 /// What takes `1 ELF` in the output, and where.
@@ -134,6 +137,7 @@ fn report_of(dataset: &Dataset, plan: Plan) -> WriteReport {
     renames.sort_unstable_by_key(|r| r.id);
     WriteReport {
         decomposed: decomposed_in(dataset, plan.encoding),
+        null_pointers: null_pointers_in(dataset, &plan),
         metadata: plan.metadata,
         elf_needed_by,
         renames,
@@ -176,6 +180,21 @@ pub(super) fn rename_of(s: StructureRef<'_>) -> Option<Rename> {
         old: s.xref()?.to_string(),
         new: String::new(),
     })
+}
+
+/// How many of `dataset`'s pointers are a null pointer the dialect `plan` writes has none of (see
+/// [`WriteReport::null_pointers`]).
+pub(super) fn null_pointers_in(dataset: &Dataset, plan: &Plan) -> usize {
+    let Some(null) = plan
+        .read
+        .null_pointer()
+        .filter(|_| plan.dialect.null_pointer().is_none())
+    else {
+        return 0;
+    };
+    (dataset.iter())
+        .filter(|s| matches!(s.payload(), Some(Payload::Pointer(p)) if p.target == null))
+        .count()
 }
 
 /// How many characters of `dataset`'s string payloads ANSEL writes decomposed; 0 in other encodings.
