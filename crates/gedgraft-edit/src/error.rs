@@ -282,6 +282,24 @@ pub enum Warning {
     /// A transcode whose output cannot be transcoded back to the input's octets: some input octets stand for
     /// characters that other octets also stand for (ANSEL's `F8` and `F1` both give U+0328, `C7` and `CF` both
     /// `ß`, R-ANSEL-02), or a character the target lacks was written decomposed (`é` in ANSEL is `e` + U+0301).
+    /// A line-break conversion read each LF directly followed by a CR as two line breaks (the 2019 draft,
+    /// R-LINE-STRINGS-02: a blank line between), and wrote two: a file written by a program that meant one break
+    /// by LF CR gains a blank line at each ([`LfCr::OneBreak`](crate::LfCr::OneBreak) reads them as one, GEDCOM
+    /// 5.5.1's reading).
+    LfCrAsTwoBreaks {
+        /// How many LF CR pairs.
+        pairs: usize,
+    },
+    /// A transcode copied the text after the trailer as it is, octet for octet (it is not part of the file's
+    /// data, and may not be text in any encoding), where the new encoding reads those octets otherwise.
+    AfterTrailerNotTranscoded {
+        /// The line it starts on.
+        line: usize,
+        /// How many octets it has.
+        octets: usize,
+        /// The encoding it is still in.
+        from: Encoding,
+    },
     /// The text means the same; its octets would not come back.
     NotReversible {
         /// The input's encoding.
@@ -373,6 +391,10 @@ impl Warning {
                 *all += count;
                 true
             }
+            (Warning::LfCrAsTwoBreaks { pairs: all }, Warning::LfCrAsTwoBreaks { pairs }) => {
+                *all += pairs;
+                true
+            }
             _ => false,
         }
     }
@@ -385,6 +407,7 @@ impl Warning {
             Warning::NotReversible { .. }
                 | Warning::NotRewrapped { .. }
                 | Warning::UnicodeEscapesNotInDialect { .. }
+                | Warning::LfCrAsTwoBreaks { .. }
         )
     }
 }
@@ -432,6 +455,24 @@ impl fmt::Display for Warning {
             Warning::NotInDialect { dialect, what } => {
                 write!(f, "the file is {dialect}: not {what}")
             }
+            Warning::LfCrAsTwoBreaks { pairs } => write!(
+                f,
+                "{pairs} LF CR pair{} read as two line breaks each (the 2019 draft, R-LINE-STRINGS-02) and \
+                 written as two, a blank line between; if the file meant one break by each (GEDCOM 5.5.1's \
+                 reading), join them (`--join-lf-cr`)",
+                if *pairs == 1 { "" } else { "s" }
+            ),
+            Warning::AfterTrailerNotTranscoded {
+                line,
+                octets,
+                from,
+            } => write!(
+                f,
+                "line {line}: the {octets} octet{} after the trailer are copied as they are, still {from}: no \
+                 reader takes them for data, but they do not read as the new encoding (`content-after-trailer`: \
+                 remove them, or move what matters into a record before the trailer)",
+                if *octets == 1 { "" } else { "s" }
+            ),
             Warning::NotReversible {
                 from,
                 to,

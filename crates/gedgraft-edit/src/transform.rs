@@ -28,6 +28,8 @@ pub(crate) struct EolState<'p> {
     lf_end: Option<u32>,
     /// Changes in the old file's octets: (start, end, new length).
     pub changes: Vec<(usize, usize, usize)>,
+    /// How many LF CR pairs were written as two breaks.
+    pub lf_cr: usize,
 }
 
 impl<'p> EolState<'p> {
@@ -45,16 +47,20 @@ impl<'p> EolState<'p> {
             map: parse.source_map(),
             lf_end: None,
             changes: Vec::new(),
+            lf_cr: 0,
         }
     }
 
     fn line_break(&mut self, t: &GreenTokenData, offset: u32, out: &mut Vec<GreenElement>) {
         let end = offset + u32::from(t.text_len());
         let file = |o: u32| self.map.file_offset(o as usize);
-        if self.conversion.join_lf_cr && t.text() == "\r" && self.lf_end == Some(offset) {
-            self.changes.push((file(offset), file(end), 0));
-            self.lf_end = None;
-            return;
+        if t.text() == "\r" && self.lf_end == Some(offset) {
+            if self.conversion.join_lf_cr {
+                self.changes.push((file(offset), file(end), 0));
+                self.lf_end = None;
+                return;
+            }
+            self.lf_cr += 1;
         }
         self.lf_end = (t.text() == "\n").then_some(end);
         if t.text() == self.conversion.to.as_str() {
@@ -165,6 +171,9 @@ pub(crate) struct Transcoder {
     identity: bool,
     /// What would not come back by a transcode back.
     reversal: Reversal,
+    /// The text after the trailer, copied as it is (its line and octets), when it does not read the same in
+    /// `to`: none of it is ASCII, or one encoding is UTF-16 and the other not.
+    junk: Option<(usize, usize)>,
 }
 
 impl Transcoder {
@@ -178,17 +187,28 @@ impl Transcoder {
         check_reading(parse)?;
         let from = parse.encoding();
         let identity = from == to && policy == RawOctets::Refuse;
-        let t = Transcoder {
+        let mut t = Transcoder {
             from,
             to,
             identity,
             reversal: Reversal::default(),
+            junk: None,
         };
         if identity {
             return Ok(t);
         }
         let mut error = None;
         let junk = junk_start(parse.green());
+        let text = parse.text().get(junk as usize..).unwrap_or("");
+        let alike = text.is_ascii() && from.is_utf16() == to.is_utf16();
+        if !text.is_empty() && !alike {
+            let mut octets = Vec::new();
+            let octets = match from.encode(text, &mut octets) {
+                Ok(_) => octets.len(),
+                Err(_) => text.len(),
+            };
+            t.junk = Some((parse.locate(junk.into()).line, octets));
+        }
         walk_tokens(parse.green(), |kind, text, offset| {
             // Junk after the trailer is copied octet for octet (see `copy_junk`).
             if error.is_some() || offset >= junk {
@@ -244,6 +264,16 @@ impl Transcoder {
     /// The warning for octets a transcode back would not restore, if there are any.
     pub(crate) fn reversal_warning(&self) -> Option<Warning> {
         self.reversal.warning(self.from, self.to)
+    }
+
+    /// The warning for text after the trailer that is copied as it is and reads otherwise in the new encoding.
+    pub(crate) fn junk_warning(&self) -> Option<Warning> {
+        let (line, octets) = self.junk?;
+        Some(Warning::AfterTrailerNotTranscoded {
+            line,
+            octets,
+            from: self.from,
+        })
     }
 
     /// Text outside payloads in the target encoding: Unicode order, decomposed where that helps, raw octets

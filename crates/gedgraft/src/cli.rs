@@ -114,7 +114,8 @@ pub struct LayoutArgs {
     #[arg(long, value_enum, value_name = "EOL")]
     pub eol: Option<crate::fix::Eol>,
     /// The most octets a line takes, its line break included (default 255, 510 in UTF-16); longer payloads
-    /// are split with CONC lines, never inside `@@`, an escape or a character, nor next to a space.
+    /// are split with CONC lines, never inside `@@`, an escape or a character, nor next to a space, so a run
+    /// with no such place (an escape between spaces, `D @#DFRENCH R@ 1`) can pass a small limit.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub line_limit: Option<u32>,
     /// Start the file with a byte-order mark (default: in UTF-16 only).
@@ -386,7 +387,8 @@ pub struct FixArgs {
     /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`), next to the file that is
     /// replaced (for a symbolic link, next to the file it points to). The backup is the original itself (a
     /// hard link) or a complete copy; whatever was at that name (a file, a link) is replaced, never written
-    /// through, and only once the new backup is complete. SUFFIX may not be empty or contain `/`.
+    /// through, and only once the new backup is complete. SUFFIX may not be empty or contain `/`, and a
+    /// backup may not replace another FILE named to be edited (`a.ged a.ged.orig` with `--backup .orig`).
     #[arg(long, value_name = "SUFFIX", requires = "in_place", conflicts_with_all = ["output", "check"], value_parser = backup_suffix)]
     pub backup: Option<String>,
     /// Change nothing and print no diff; exit with status 1 when the edits would change a file.

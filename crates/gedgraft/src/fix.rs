@@ -401,6 +401,9 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
                 .into(),
         );
     }
+    if args.in_place {
+        crate::output::check_backups_apart(&args.files, args.backup.as_deref())?;
+    }
     let options = input::options(&args.input)?;
     let progress = std::io::stderr().is_terminal() && args.files.len() >= 10;
     let total = args.files.len();

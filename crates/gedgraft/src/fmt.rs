@@ -27,6 +27,9 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
         .map(encoding_named)
         .transpose()
         .map_err(|e| format!("--to-encoding: {e}"))?;
+    if args.in_place {
+        crate::output::check_backups_apart(&args.files, args.backup.as_deref())?;
+    }
     let options = input::options(&args.input)?;
     let (mut failed, mut would_change) = (false, false);
     let mut stdout = std::io::stdout().lock();

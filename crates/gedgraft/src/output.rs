@@ -2,7 +2,7 @@
 //! and telling an output path that names a standard stream from a file to replace.
 
 use std::io::{BufWriter, ErrorKind, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set once standard output is closed; later output is dropped.
@@ -349,4 +349,46 @@ pub fn exit_status(trouble: bool, found: bool) -> std::process::ExitCode {
     } else {
         std::process::ExitCode::SUCCESS
     }
+}
+
+/// Refuses a `--backup` that would replace another file named on the command line (`a.ged a.ged.orig` with
+/// `--backup .orig`): backing up the first would put its text where the second's was before the second is
+/// edited, and the second's text would be gone (GNU `sed -i` does that; we do not). Backups go next to the
+/// file each path leads to; a file is the same through links.
+pub(crate) fn check_backups_apart(files: &[PathBuf], suffix: Option<&str>) -> Result<(), String> {
+    let Some(suffix) = suffix.filter(|_| files.len() > 1) else {
+        return Ok(());
+    };
+    // Each named file as the name it is reached by (its directory resolved) and as what it leads to.
+    let named = |p: &Path| -> Vec<PathBuf> {
+        let by_name = p.file_name().and_then(|name| {
+            let dir = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            Some(std::fs::canonicalize(dir).ok()?.join(name))
+        });
+        by_name
+            .into_iter()
+            .chain(std::fs::canonicalize(p).ok())
+            .collect()
+    };
+    let all: Vec<(&PathBuf, Vec<PathBuf>)> = files.iter().map(|f| (f, named(f))).collect();
+    for file in files {
+        let Ok(resolved) = std::fs::canonicalize(file) else {
+            continue;
+        };
+        let mut backup = resolved.into_os_string();
+        backup.push(suffix);
+        let backup = PathBuf::from(backup);
+        if let Some((other, _)) = all.iter().find(|(_, names)| names.contains(&backup)) {
+            return Err(format!(
+                "--backup {suffix}: the backup of {} would replace {}, which is named to be edited too; \
+                 choose another suffix",
+                shown_path(file),
+                shown_path(other)
+            ));
+        }
+    }
+    Ok(())
 }

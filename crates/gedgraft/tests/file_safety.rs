@@ -141,6 +141,67 @@ fn case_1c_backup_name_is_a_symlink_to_another_file_which_is_not_touched() {
     assert_eq!(entries(d), ["a.ged", "a.ged.orig", "victim.txt"]);
 }
 
+/// A backup that would replace another file named on the same command line (`a.ged a.ged.orig` with
+/// `--backup .orig`, or a link named in its place) is refused before anything is written: `sed -i` would put
+/// a.ged's text where a.ged.orig's was, then edit that (found by a helper). `fix` and `fmt` alike.
+#[test]
+fn case_1g_a_backup_never_replaces_another_file_named_to_be_edited() {
+    let dir = temp_dir();
+    let d = dir.path();
+    fs::write(d.join("a.ged"), SAMPLE).expect("write");
+    fs::write(d.join("a.ged.orig"), ESCAPED).expect("write");
+    std::os::unix::fs::symlink("a.ged.orig", d.join("link.ged")).expect("ln -s");
+    for args in [
+        &[
+            "fix",
+            "--escape-at",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "a.ged",
+            "a.ged.orig",
+        ][..],
+        &[
+            "fix",
+            "--escape-at",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "a.ged",
+            "link.ged",
+        ],
+        &[
+            "fmt",
+            "--in-place",
+            "--backup",
+            ".orig",
+            "a.ged.orig",
+            "a.ged",
+        ],
+    ] {
+        let out = gedgraft_command(d, args).output().expect("runs");
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("would replace"), "{}", stderr(&out));
+        assert_eq!(fs::read(d.join("a.ged")).expect("file"), SAMPLE);
+        assert_eq!(fs::read(d.join("a.ged.orig")).expect("file"), ESCAPED);
+        assert_eq!(entries(d), ["a.ged", "a.ged.orig", "link.ged"]);
+    }
+    // Another suffix: both edited, each backed up.
+    let out = fix_in(
+        d,
+        &[
+            "--escape-at",
+            "--in-place",
+            "--backup",
+            ".bak",
+            "a.ged",
+            "a.ged.orig",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read(d.join("a.ged.bak")).expect("backup"), SAMPLE);
+}
+
 /// A file of about 10 KB: over the file size limit the tests set with `ulimit -f 1` (512 or 1 024 octets).
 fn big_sample() -> Vec<u8> {
     let mut bytes = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL bob@example.com\n".to_vec();

@@ -2160,3 +2160,42 @@ fn fmt_review_of_lf_cr_lines_is_the_whole_files_in_batches_of_one_record() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// R-LINE-STRINGS-02: `--eol` reads an LF directly followed by a CR as two line breaks and writes two (a blank
+/// line between); a file that meant one break by each gains a blank line at every one, so the conversion says
+/// how many pairs it met and how to join them (found by a helper), streamed as whole; `--join-lf-cr` is silent.
+#[test]
+fn lf_cr_pairs_written_as_two_breaks_are_warned_about() {
+    let dir = temp_dir("streaming", "lf-cr-warning");
+    let file = write(
+        &dir,
+        "f.ged",
+        b"0 HEAD\n\r1 CHAR UTF-8\n\r0 @I1@ INDI\n\r0 TRLR\n\r",
+    );
+    let path = file.to_str().expect("UTF-8 path");
+    for whole in [false, true] {
+        let out = run(&dir, &["fix", path, "--eol", "lf", "-o", "-"], whole, None);
+        assert_eq!(out.0, Some(0));
+        assert_eq!(
+            out.1,
+            b"0 HEAD\n\n1 CHAR UTF-8\n\n0 @I1@ INDI\n\n0 TRLR\n\n"
+        );
+        let said = String::from_utf8_lossy(&out.2);
+        assert!(
+            said.contains("warning: 4 LF CR pairs read as two line breaks each"),
+            "{said}"
+        );
+        let out = run(
+            &dir,
+            &["fix", path, "--eol", "lf", "--join-lf-cr", "-o", "-"],
+            whole,
+            None,
+        );
+        assert_eq!(out.1, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n");
+        assert!(
+            !String::from_utf8_lossy(&out.2).contains("LF CR"),
+            "{}",
+            String::from_utf8_lossy(&out.2)
+        );
+    }
+}

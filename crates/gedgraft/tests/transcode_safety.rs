@@ -434,7 +434,8 @@ fn ansel_mark_before_conc_warns_that_it_cannot_come_back() {
 }
 
 /// Junk after the trailer is not text of the file: it puts no doubt on the reading and a transcode copies it
-/// octet for octet, with or without `--replace-raw` (issue 11, F4).
+/// octet for octet, with or without `--replace-raw` (issue 11, F4), with a warning that names it when it does
+/// not read the same in the new encoding (found by a helper); ASCII junk into an 8-bit encoding reads alike.
 #[test]
 fn junk_after_the_trailer_does_not_block_a_transcode_and_is_copied() {
     let dir = temp_dir(SUITE, "junk_after_trailer");
@@ -452,8 +453,21 @@ fn junk_after_the_trailer_does_not_block_a_transcode_and_is_copied() {
             std::fs::read(dir.join("o.ged")).expect("out"),
             b"0 HEAD\n1 CHAR ANSI\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n\x1a\x00\xff\xfe"
         );
+        let said = "line 6: the 4 octets after the trailer are copied as they are, still UTF-8";
+        assert!(stderr(&out).contains(said), "{extra:?}: {}", stderr(&out));
         std::fs::remove_file(dir.join("o.ged")).expect("remove");
     }
+    write(&dir, "ascii.ged", b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n\x1a");
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "windows-1252", "ascii.ged", "-o", "o.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("after the trailer"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// `--set` writes new text in the encoding the file was read with: while that reading is in doubt, text that

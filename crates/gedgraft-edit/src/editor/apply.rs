@@ -153,6 +153,10 @@ impl<'p> Editor<'p> {
             });
         }
         if let Some(eol) = &mut transform.eol {
+            if eol.lf_cr > 0 {
+                self.warnings
+                    .push(Warning::LfCrAsTwoBreaks { pairs: eol.lf_cr });
+            }
             // Moved, not copied: a change of every line break is a change per line.
             let mut breaks = std::mem::take(&mut eol.changes);
             breaks.append(&mut changes);
@@ -164,6 +168,8 @@ impl<'p> Editor<'p> {
                 .as_ref()
                 .and_then(Transcoder::reversal_warning),
         );
+        self.warnings
+            .extend((transform.transcode.as_ref()).and_then(Transcoder::junk_warning));
         let whole = transform.transcode.is_some();
         // The line break before a batch of a streamed file, as the edit writes the batches before it.
         let break_before = (parse.break_before()).map(|b| self.eol.map_or(b, |e| e.to));
