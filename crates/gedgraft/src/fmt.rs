@@ -105,9 +105,12 @@ fn fmt_file(
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
     let cuts = record_cuts(parse);
     let utf16 = parse.encoding().is_utf16() || encoding.is_utf16();
-    // Only the review diff needs the tree again: otherwise its memory goes to the output.
+    // Where lines do not all end in LF, the lines a change takes are counted on the trees, as the review diff
+    // shows them ([`by_octet_lines`]).
+    let on_trees = !by_octet_lines(&original, utf16);
+    // Only the review diff (and such a count) needs the tree again: otherwise its memory goes to the output.
     let review = args.reviews();
-    let loaded = review.then_some(loaded);
+    let loaded = (review || on_trees).then_some(loaded);
     let (octets, report) = write_with_report(&lowered.dataset, &write_options)
         .map_err(|e| format!("{name}: cannot format: {e}"))?;
     let told = what_write_changes(
@@ -122,16 +125,22 @@ fn fmt_file(
     }
     drop(lowered);
     let changed = octets != original;
-    let (changes, removed, added) = line_changes(&original, &cuts, &octets, utf16);
+    let (changes, mut removed, mut added) = line_changes(&original, &cuts, &octets, utf16);
+    let new_tree = loaded
+        .as_ref()
+        .filter(|_| changed)
+        .map(|_| parse_written(&octets, encoding));
+    if let (Some(old), Some(new)) = (loaded.as_ref().filter(|_| on_trees), new_tree.as_ref()) {
+        (removed, added) = LineDiff::counts(&old.parse, new, &changes);
+    }
     if let Some(out) = &args.output {
         write_out((out, path), &octets, None, stdout)?;
     } else if args.in_place {
         if changed {
             write_out((path, path), &octets, args.backup.as_deref(), stdout)?;
         }
-    } else if let Some(loaded) = loaded.as_ref().filter(|_| changed) {
-        let new = parse_written(&octets, encoding);
-        let diff = LineDiff::new(&loaded.parse, &new, &changes);
+    } else if let (Some(loaded), Some(new)) = (loaded.as_ref(), new_tree.as_ref()) {
+        let diff = LineDiff::new(&loaded.parse, new, &changes);
         output::write_stdout(stdout, review_diff(&name, &diff).as_bytes())?;
     }
     input::keep_until_exit(loaded);
@@ -215,6 +224,13 @@ pub(crate) fn record_line_changes(
         .filter(|&i| new[i - 1] == b'\n' && new[i..].starts_with(b"0 "))
         .collect();
     gedgraft_edit::piecewise_line_changes(old, cuts, new, &written)
+}
+
+/// Whether the lines of `octets` (a file, or what `fmt` writes of it) are its lines of octets ending in LF, as
+/// the review diff shows them: not in UTF-16, nor where a CR ends a line alone (a CR-only or LF CR file), whose
+/// lines are counted on the trees instead (the streamed path leaves those to the whole file).
+pub(crate) fn by_octet_lines(octets: &[u8], utf16: bool) -> bool {
+    !utf16 && !memchr::memchr_iter(b'\r', octets).any(|i| octets.get(i + 1) != Some(&b'\n'))
 }
 
 /// The changed octet ranges between a file (its records after the first starting at `cuts`) and what `fmt`

@@ -21,11 +21,10 @@
 //! count the errors (the refusal names the first and counts them all). A file with an identifier held twice
 //! is refused too, its errors counted in two passes as `check` counts them ([`File::recount`]: the one pass
 //! may have taken a pointer to it for one to a record). What takes the whole-file path (nothing is written
-//! before it is known): a structure the writer cannot write (its message numbers the structure in the whole dataset), the review diff (no `-o`, `--in-place` or
-//! `--check`: its changed lines come from a line diff of the whole file, and a batch's own diff may align
-//! a repeated block of lines otherwise, equally short but not the same text: tried on the corpus,
-//! `Case009-Family.ged`), what the stream refuses (not GEDCOM, encoding notes of the whole body), and
-//! `GEDGRAFT_WHOLE_FILE=1`.
+//! before it is known): the review diff of a batch whose records do not pair with what was written of them,
+//! a file in UTF-16 (either side) or with a line a CR ends alone (CR-only, LF CR: its lines are counted on
+//! the trees, as the review diff shows them, [`crate::fmt::by_octet_lines`]), what the stream refuses (not
+//! GEDCOM, encoding notes of the whole body), and `GEDGRAFT_WHOLE_FILE=1`.
 
 use crate::cli::FmtArgs;
 use crate::output;
@@ -259,10 +258,10 @@ impl File<'_> {
         let name = self.path.display().to_string();
         let read_error = |e: &dyn std::fmt::Display| crate::input::cannot_read(self.path, e);
         let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
-        // In UTF-16 an octet 0A is not a line end: the whole file is one change, as the whole-file path counts it.
+        // In UTF-16 an octet 0A is not a line end: the whole file is one change, whose lines (and review diff)
+        // are counted on the trees: left to the whole-file path.
         let utf16 = stream.detection.used.is_utf16() || self.to.is_some_and(Encoding::is_utf16);
-        // Its review diff is of the whole file, one change: left to the whole-file path.
-        if utf16 && self.args.reviews() {
+        if utf16 {
             return Err(Stop::WholeFile);
         }
         std::thread::scope(|scope| {
@@ -282,6 +281,10 @@ impl File<'_> {
                 // The last batch, counted once the next shows it is not the last.
                 let mut pending: Option<Pending> = None;
                 let mut count = |counts: &mut Formatted, done: Pending, last: bool| {
+                    // Lines a CR ends alone are counted on the trees, by the whole-file path.
+                    if !crate::fmt::by_octet_lines(&done.old, false) {
+                        return Err(Stop::WholeFile);
+                    }
                     let by_record = counts.count(&done.old, &done.cuts, &done.new, last);
                     let (Some(diff), Some(batch)) = (diff.as_mut(), done.batch) else {
                         return Ok(());
@@ -603,15 +606,15 @@ mod tests {
         assert_eq!(streamed(FILE, &["--in-place"]), counts);
         // Standard output, through a temporary file.
         assert_eq!(streamed(FILE, &["-o", "-"]), counts);
-        // UTF-16: every octet 0A ends a piece of each side, the whole file one change, as the whole-file path
-        // counts it: the old file's 12 lines; the new file's 11, each ending in 0A 00, and the 00 after the last.
+        // UTF-16 (either side): the whole file is one change, whose lines are counted on the trees, as the
+        // review diff shows them: left to the whole-file path.
         let to_utf16 = streamed(FILE, &["-o", "OUT", "--to-encoding", "UTF-16LE"]);
-        assert_eq!(to_utf16, Some((true, 12, 12, vec![])));
+        assert_eq!(to_utf16, None);
         let utf16: Vec<u8> = "\u{feff}0 HEAD\n1 CHAR UNICODE\n0 TRLR\n"
             .encode_utf16()
             .flat_map(u16::to_le_bytes)
             .collect();
-        assert_eq!(streamed(&utf16, &["--check"]).map(|s| s.0), Some(true));
+        assert_eq!(streamed(&utf16, &["--check"]), None);
         // ANSEL writes ë decomposed, and says so.
         let ansel = streamed(FILE, &["-o", "OUT", "--to-encoding", "ANSEL"]).expect("streamed");
         assert!(
@@ -663,7 +666,8 @@ mod tests {
     }
 
     /// The review diff streams too (#17: it took the whole-file path, 30 s and 1.45 GiB on a 100 MB file),
-    /// record by record; a file whose records do not end in LF (CR alone) is left to the whole-file path.
+    /// record by record; a file whose lines end in a CR alone is left to the whole-file path, with `-o` too
+    /// (its lines are counted on the trees, as the review diff shows them).
     #[test]
     fn the_review_diff_streams_unless_lines_end_in_cr_alone() {
         assert_eq!(streamed(FILE, &[]), Some((true, 3, 2, vec![])));
@@ -672,6 +676,6 @@ mod tests {
             .map(|&o| if o == b'\n' { b'\r' } else { o })
             .collect::<Vec<u8>>();
         assert_eq!(streamed(&cr, &[]), None);
-        assert!(streamed(&cr, &["-o", "OUT"]).is_some());
+        assert_eq!(streamed(&cr, &["-o", "OUT"]), None);
     }
 }

@@ -199,3 +199,60 @@ fn help_teaches_write_and_fmt() {
     let top = stdout(&gedgraft(&["--help"]));
     assert!(top.contains("gedgraft write family.json") && top.contains("gedgraft fmt --check"));
 }
+
+/// `fmt`'s summary counts the lines its review diff shows: where lines end in a CR alone (a CR-only or an
+/// LF CR file) or the file is UTF-16, it counted lines of octets ending in LF (`-1 +1` for a diff of `-573
+/// +337`: found by a helper); now those files are counted on the trees, streamed or not, `-o` or not.
+#[test]
+fn the_summary_counts_the_lines_the_review_diff_shows() {
+    let dir = temp_dir(SUITE, "summary-lines");
+    let utf16: Vec<u8> =
+        "\u{feff}0 HEAD\r\n1 CHAR UNICODE\r\n0 @I1@ INDI\r\n1 NAME A\r\n2 CONC b\r\n0 TRLR\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+    let files: [(&str, &[u8]); 4] = [
+        (
+            "cr.ged",
+            b"0 HEAD\r1 CHAR UTF-8\r0 @I1@ INDI\r1 NAME A\r2 CONC b\r0 TRLR\r",
+        ),
+        (
+            "lfcr.ged",
+            b"0 HEAD\n\r1 CHAR UTF-8\n\r0 @I1@ INDI\n\r1 NAME A\n\r2 CONC b\n\r0 TRLR\n\r",
+        ),
+        ("utf16.ged", &utf16),
+        ("messy.ged", MESSY),
+    ];
+    for (name, octets) in files {
+        write(&dir, name, octets);
+        let diff = gedgraft_in(&dir, &["fmt", name]);
+        assert_eq!(exit_code(&diff), 0, "{name}: {}", stderr(&diff));
+        let shown = |sign: char| {
+            let text = stdout(&diff);
+            let lines = text
+                .lines()
+                .filter(|l| !l.starts_with("---") && !l.starts_with("+++"));
+            lines.filter(|l| l.starts_with(sign)).count()
+        };
+        let said = format!("would change: -{} +{} lines", shown('-'), shown('+'));
+        assert!(
+            stderr(&diff).contains(&said),
+            "{name}: {said}\n{}",
+            stderr(&diff)
+        );
+        let done = said.replace("would change", "formatted");
+        for whole in [false, true] {
+            let mut command = gedgraft_command(&dir, &["fmt", name, "-o", "out.ged"]);
+            match whole {
+                true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+                false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+            };
+            let out = command.output().expect("runs");
+            assert!(
+                stderr(&out).contains(&done),
+                "{name} whole={whole}: {}",
+                stderr(&out)
+            );
+        }
+    }
+}
