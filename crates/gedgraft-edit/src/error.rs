@@ -468,10 +468,15 @@ impl fmt::Display for Warning {
                 from,
             } => write!(
                 f,
-                "line {line}: the {octets} octet{} after the trailer are copied as they are, still {from}: no \
-                 reader takes them for data, but they do not read as the new encoding (`content-after-trailer`: \
-                 remove them, or move what matters into a record before the trailer)",
-                if *octets == 1 { "" } else { "s" }
+                "line {line}: the {} after the trailer {} copied as {}, still {from}: no reader takes {} \
+                 for data, but {} not read as the new encoding (`content-after-trailer`: remove {}, or move \
+                 what matters into a record before the trailer)",
+                if *octets == 1 { "octet".to_string() } else { format!("{octets} octets") },
+                if *octets == 1 { "is" } else { "are" },
+                if *octets == 1 { "it is" } else { "they are" },
+                if *octets == 1 { "it" } else { "them" },
+                if *octets == 1 { "it does" } else { "they do" },
+                if *octets == 1 { "it" } else { "them" },
             ),
             Warning::NotReversible {
                 from,

@@ -24,8 +24,9 @@ pub(crate) struct EolState<'p> {
     token: GreenToken,
     octets: usize,
     map: &'p SourceMap,
-    /// Where the last LF that was kept ends (for LF CR joining).
-    lf_end: Option<u32>,
+    /// Where each CR that directly follows an LF starts in the old tree, in order: the CR of an LF CR pair,
+    /// whether the LF before it is kept or rewritten by an edit (a transcode's new `HEAD.CHAR` line).
+    cr_after_lf: Vec<u32>,
     /// Changes in the old file's octets: (start, end, new length).
     pub changes: Vec<(usize, usize, usize)>,
     /// How many LF CR pairs were written as two breaks.
@@ -45,7 +46,7 @@ impl<'p> EolState<'p> {
             token: token(SyntaxKind::LineBreak, text),
             octets,
             map: parse.source_map(),
-            lf_end: None,
+            cr_after_lf: cr_after_lf(parse.green()),
             changes: Vec::new(),
             lf_cr: 0,
         }
@@ -54,15 +55,13 @@ impl<'p> EolState<'p> {
     fn line_break(&mut self, t: &GreenTokenData, offset: u32, out: &mut Vec<GreenElement>) {
         let end = offset + u32::from(t.text_len());
         let file = |o: u32| self.map.file_offset(o as usize);
-        if t.text() == "\r" && self.lf_end == Some(offset) {
+        if t.text() == "\r" && self.cr_after_lf.binary_search(&offset).is_ok() {
             if self.conversion.join_lf_cr {
                 self.changes.push((file(offset), file(end), 0));
-                self.lf_end = None;
                 return;
             }
             self.lf_cr += 1;
         }
-        self.lf_end = (t.text() == "\n").then_some(end);
         if t.text() == self.conversion.to.as_str() {
             out.push(NodeOrToken::Token(t.to_owned()));
         } else {
@@ -70,6 +69,22 @@ impl<'p> EolState<'p> {
             out.push(NodeOrToken::Token(self.token.clone()));
         }
     }
+}
+
+/// Where each line-break CR that directly follows a line-break LF starts, in order.
+fn cr_after_lf(root: &GreenNodeData) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at = 0u32;
+    let mut lf_end = None;
+    for t in gedgraft_syntax::internal::green_tokens(root) {
+        let line_break = t.kind() == SyntaxKind::LineBreak.into();
+        if line_break && t.text() == "\r" && lf_end == Some(at) {
+            out.push(at);
+        }
+        at += u32::from(t.text_len());
+        lf_end = (line_break && t.text() == "\n").then_some(at);
+    }
+    out
 }
 
 /// Everything the rebuild does to the whole file.
@@ -199,11 +214,13 @@ impl Transcoder {
         }
         let mut error = None;
         let junk = junk_start(parse.green());
-        let text = parse.text().get(junk as usize..).unwrap_or("");
-        let alike = text.is_ascii() && from.is_utf16() == to.is_utf16();
+        let text = junk_text(parse.green(), junk);
+        // ASCII reads alike in the encodings that write it as it is (not UTF-16 LE against BE).
+        let alike = from == to
+            || (text.is_ascii() && from.is_ascii_compatible() && to.is_ascii_compatible());
         if !text.is_empty() && !alike {
             let mut octets = Vec::new();
-            let octets = match from.encode(text, &mut octets) {
+            let octets = match from.encode(&text, &mut octets) {
                 Ok(_) => octets.len(),
                 Err(_) => text.len(),
             };
@@ -551,17 +568,29 @@ fn move_dangling_diacritics(lines: &mut [Vec<GreenToken>]) -> usize {
         let Some((last, first)) = conc_seam(lines, i) else {
             continue;
         };
-        // This line's payload ends with text that ends with diacritics, and keeps some text.
+        // This line's payload ends with text that ends with diacritics.
         let text = lines[i - 1][last].text();
         let keep = text.trim_end_matches(|c| ansel::stacking(c).is_some());
-        if keep.len() == text.len() || keep.is_empty() {
+        if keep.len() == text.len() {
             continue;
         }
         let marks = &text[keep.len()..];
         moved_marks += marks.chars().count();
         let moved = format!("{marks}{}", lines[i][first].text());
-        lines[i - 1][last] = token(SyntaxKind::Text, keep);
+        let keep = keep.to_string();
         lines[i][first] = token(SyntaxKind::Text, &moved);
+        if keep.is_empty() {
+            // Diacritics alone (`1 NAME` + acute, then `CONC e`): the text goes, and the separator before it
+            // when nothing else is left of the payload; the line stays, with no payload (found by a helper:
+            // left there, the mark was converted on its own, before the letter).
+            let line = &mut lines[i - 1];
+            line.remove(last);
+            if last > 0 && line[last - 1].kind() == SyntaxKind::PayloadSep.into() {
+                line.remove(last - 1);
+            }
+        } else {
+            lines[i - 1][last] = token(SyntaxKind::Text, &keep);
+        }
     }
     moved_marks
 }
@@ -628,6 +657,19 @@ fn junk_start(root: &GreenNodeData) -> u32 {
         at += u32::from(child.text_len());
     }
     run.unwrap_or(at)
+}
+
+/// The text of the junk after the trailer, which starts at `junk` ([`junk_start`]): the document's last tokens.
+fn junk_text(root: &GreenNodeData, junk: u32) -> String {
+    let mut at = 0u32;
+    let mut text = String::new();
+    for child in root.children() {
+        if let (true, Some(t)) = (at >= junk, child.as_token()) {
+            text.push_str(t.text());
+        }
+        at += u32::from(child.text_len());
+    }
+    text
 }
 
 /// Visits every token of a green tree with its kind, text and offset.

@@ -934,6 +934,28 @@ fn transcode_from_ansel_keeps_a_diacritic_with_its_letter_across_conc() {
         cp1252,
         b"0 HEAD\n1 CHAR ANSI\n0 @N1@ NOTE arr\n1 CONC \xEAte\n1 CONT @#U64 301@\n1 CONT x\n0 TRLR\n"
     );
+    // A payload of diacritics alone (`NAME` + acute, `CONC e`; `CONC` + acute between): the marks go to their
+    // letter and the line keeps no payload; the value stays `é` (found by a helper: it became U+0301 + `e`).
+    for (input, want) in [
+        (
+            &b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME \xE2\n2 CONC e\n0 TRLR\n"[..],
+            "1 NAME\n2 CONC e\u{301}\n",
+        ),
+        (
+            b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME x\n2 CONC \xE2\n2 CONC e\n0 TRLR\n",
+            "1 NAME x\n2 CONC\n2 CONC e\u{301}\n",
+        ),
+    ] {
+        let utf8 = edit(input, &|e| e.transcode(Encoding::Utf8, RawOctets::Refuse));
+        let text = String::from_utf8_lossy(&utf8);
+        assert!(text.contains(want), "{text}");
+        let value = |octets: &[u8], encoding| {
+            let parse = parse_as(octets, encoding);
+            let record = parse.document().record_by_xref("I1").expect("I1");
+            logical(&record, encoding)
+        };
+        assert_eq!(value(&utf8, Encoding::Utf8), value(input, Encoding::Ansel));
+    }
 }
 
 #[test]

@@ -205,6 +205,22 @@ fn place(paths: &Paths<'_>, step: u32, s: &StructureRef<'_>) -> Place {
     }
 }
 
+/// For a date whose text reads otherwise in the other side's dialect (GEDCOM 7's `JULIAN 1701` is a Julian
+/// date, 5.5.1's the text `JULIAN 1701`): ` (read as "@#DJULIAN@ 1701")`, the form both are compared in.
+fn read_as(s: &StructureRef<'_>, other: &StructureRef<'_>) -> String {
+    let (Some(Payload::Text(t)), Some(Payload::Text(o))) = (s.payload(), other.payload()) else {
+        return String::new();
+    };
+    let compared = hash::compared_text(s, t.text);
+    if t.text != o.text || compared == t.text {
+        return String::new();
+    }
+    let mut out = String::from(" (read as ");
+    gedgraft_syntax::internal::json_string(&compared, &mut out);
+    out.push(')');
+    out
+}
+
 /// A payload printed for a change: a quoted string (with its language and datatype when `other` has others),
 /// `@X@`, or `none`.
 fn show(p: Option<Payload<'_>>, other: Option<Payload<'_>>) -> String {
@@ -335,8 +351,10 @@ impl<'h, 'a> Walk<'h, 'a> {
             self.out.push(Change::PayloadChanged {
                 old: o,
                 new: n,
-                from: show(old.payload(), new.payload()) + &whose(&old, Some(map)),
-                to: show(new.payload(), old.payload()) + &whose(&new, None),
+                from: show(old.payload(), new.payload())
+                    + &whose(&old, Some(map))
+                    + &read_as(&old, &new),
+                to: show(new.payload(), old.payload()) + &whose(&new, None) + &read_as(&new, &old),
             });
         }
         let o: Vec<StructureRef<'a>> = old.children().collect();

@@ -280,9 +280,13 @@ impl fmt::Display for WriteError {
                 ..
             } => write!(
                 f,
-                "the {what} `@{text}@` of `{path}`{} cannot be written in {dialect}: {why}; renumber it first \
-                 (`gedgraft fix --set-xref`)",
-                at_line(*line)
+                "the {what} `@{text}@` of `{path}`{} cannot be written in {dialect}: {why}; {}",
+                at_line(*line),
+                match *what {
+                    "pointer" => "renumber the record it leads to first (`gedgraft fix --set-xref`: pointers \
+                                  follow), or point it elsewhere (`--set-pointer`)",
+                    _ => "renumber it first (`gedgraft fix --set-xref`: pointers follow)",
+                }
             ),
             WriteError::EncodingNotInDialect { dialect, encoding } => {
                 write!(f, "{dialect} files cannot be written in {}", encoding.name())
@@ -598,7 +602,9 @@ fn header_metadata(given: &Metadata, dialect: Dialect, needs_elf: bool) -> Metad
         Dialect::Gedcom551 => m.gedcom_version = gedcom("5.5.1"),
         _ => {}
     }
-    if m.gedcom_version.is_none() {
+    // No version, or GEDCOM 7's under ELF (whose serialisation is 5.5.1's): a reader that goes by `GEDC.VERS`
+    // would read the file by 7.0's rules.
+    if m.gedcom_version.is_none_or(|g| g.major == 7) {
         m.gedcom_version = v("5.5.1");
     }
     if m.gedcom_form.is_none() {

@@ -381,7 +381,8 @@ pub struct FixArgs {
     /// touched. Only regular files are edited: a FIFO, device or other special file is refused with status 2.
     /// A symbolic link is followed: the file it points to is replaced and the link stays. The edited file is a
     /// new file: other hard links to the original keep the old text (as with `sed -i`). Stopped by Ctrl-C
-    /// (SIGINT), SIGTERM or SIGHUP, it removes its temporary file and leaves the original as it was.
+    /// (SIGINT), SIGTERM or SIGHUP, it removes its temporary file and leaves the original as it was. A file
+    /// named twice (by any path or link) is refused: its edits would be made twice.
     #[arg(long, conflicts_with = "check")]
     pub in_place: bool,
     /// With --in-place: keep each original as FILE + SUFFIX (for example `.orig`), next to the file that is

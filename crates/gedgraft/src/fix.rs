@@ -402,7 +402,7 @@ pub fn run(args: &FixArgs) -> Result<ExitCode, String> {
         );
     }
     if args.in_place {
-        crate::output::check_backups_apart(&args.files, args.backup.as_deref())?;
+        crate::output::check_in_place_files(&args.files, args.backup.as_deref())?;
     }
     let options = input::options(&args.input)?;
     let progress = std::io::stderr().is_terminal() && args.files.len() >= 10;

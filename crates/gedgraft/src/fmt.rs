@@ -28,7 +28,7 @@ pub fn run(args: &FmtArgs) -> Result<ExitCode, String> {
         .transpose()
         .map_err(|e| format!("--to-encoding: {e}"))?;
     if args.in_place {
-        crate::output::check_backups_apart(&args.files, args.backup.as_deref())?;
+        crate::output::check_in_place_files(&args.files, args.backup.as_deref())?;
     }
     let options = input::options(&args.input)?;
     let (mut failed, mut would_change) = (false, false);

@@ -351,12 +351,30 @@ pub fn exit_status(trouble: bool, found: bool) -> std::process::ExitCode {
     }
 }
 
-/// Refuses a `--backup` that would replace another file named on the command line (`a.ged a.ged.orig` with
-/// `--backup .orig`): backing up the first would put its text where the second's was before the second is
-/// edited, and the second's text would be gone (GNU `sed -i` does that; we do not). Backups go next to the
-/// file each path leads to; a file is the same through links.
-pub(crate) fn check_backups_apart(files: &[PathBuf], suffix: Option<&str>) -> Result<(), String> {
-    let Some(suffix) = suffix.filter(|_| files.len() > 1) else {
+/// Refuses, for `--in-place`, a file named twice (`a.ged ./a.ged`, or through a link: its edits would be
+/// made twice, and with `--backup` the backup would hold the once-edited text) and a `--backup` that would
+/// replace another file named on the command line (`a.ged a.ged.orig` with `--backup .orig`: backing up the
+/// first would put its text where the second's was before the second is edited, and the second's text would be
+/// gone; GNU `sed -i` does both, we do neither). Backups go next to the file each path leads to.
+pub(crate) fn check_in_place_files(files: &[PathBuf], suffix: Option<&str>) -> Result<(), String> {
+    if files.len() < 2 {
+        return Ok(());
+    }
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for file in files {
+        let Ok(resolved) = std::fs::canonicalize(file) else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == resolved) {
+            return Err(format!(
+                "--in-place: {} and {} are the same file: name it once (its edits would be made twice)",
+                shown_path(first),
+                shown_path(file)
+            ));
+        }
+        seen.push((resolved, file));
+    }
+    let Some(suffix) = suffix else {
         return Ok(());
     };
     // Each named file as the name it is reached by (its directory resolved) and as what it leads to.

@@ -864,7 +864,17 @@ fn gathered_warnings(plan: &Plan, totals: &Totals) -> Warnings {
 /// The summary and warnings of the file, as the whole-file path words them.
 fn report(name: &str, args: &FixArgs, plan: &Plan, mut totals: Totals) -> Report {
     let mut warnings = gathered_warnings(plan, &totals);
-    totals.warnings.sort_by_key(|(k, _)| *k);
+    // Stage by stage; within a stage, the file-wide warnings after the others, in the order the whole file's
+    // edit gives them (`Editor::apply`), whichever batch met each first.
+    let rank = |told: &Told| match told {
+        Told::Text(_) => 0,
+        Told::Summed(Warning::UnicodeEscapesNotInDialect { .. }) => 1,
+        Told::Summed(Warning::NotReversible { .. }) => 2,
+        Told::Summed(Warning::AfterTrailerNotTranscoded { .. }) => 3,
+        Told::Summed(Warning::LfCrAsTwoBreaks { .. }) => 4,
+        Told::Summed(_) => 1,
+    };
+    totals.warnings.sort_by_key(|(k, told)| (*k, rank(told)));
     for (_, told) in &totals.warnings {
         let w = match told {
             Told::Text(text) => text.clone(),

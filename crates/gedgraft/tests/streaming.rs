@@ -2192,10 +2192,52 @@ fn lf_cr_pairs_written_as_two_breaks_are_warned_about() {
             None,
         );
         assert_eq!(out.1, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n");
+        // The pair after a line an edit rewrites (a transcode's `HEAD.CHAR`) is one too (found by a helper).
+        let args = [
+            "fix",
+            path,
+            "--eol",
+            "crlf",
+            "--to-encoding",
+            "ASCII",
+            "--join-lf-cr",
+            "-o",
+            "-",
+        ];
+        let out = run(&dir, &args, whole, None);
+        assert_eq!(
+            out.1,
+            b"0 HEAD\r\n1 CHAR ASCII\r\n0 @I1@ INDI\r\n0 TRLR\r\n"
+        );
         assert!(
             !String::from_utf8_lossy(&out.2).contains("LF CR"),
             "{}",
             String::from_utf8_lossy(&out.2)
         );
     }
+}
+
+/// File-wide warnings come in the whole-file path's order whichever batch met each first (a streamed
+/// transcode gave the LF CR warning of the header's batch before the Unicode escapes of a later one: found by
+/// a helper).
+#[test]
+fn file_wide_warnings_come_in_one_order_streamed_and_whole() {
+    let dir = temp_dir("streaming", "warning-order");
+    write(
+        &dir,
+        "f.ged",
+        b"0 HEAD\n\r1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME \xc3\xa9\n0 TRLR\n",
+    );
+    let all = [
+        "fix",
+        "f.ged",
+        "--to-encoding",
+        "ASCII",
+        "--eol",
+        "cr",
+        "-o",
+        "out.ged",
+    ];
+    let failures = sizes_difference(&dir, &all, (&["1", "300"], &[]), None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -457,6 +457,19 @@ fn junk_after_the_trailer_does_not_block_a_transcode_and_is_copied() {
         assert!(stderr(&out).contains(said), "{extra:?}: {}", stderr(&out));
         std::fs::remove_file(dir.join("o.ged")).expect("remove");
     }
+    // UTF-16LE to BE: ASCII junk reads otherwise too (found by a helper).
+    let le: Vec<u8> = "\u{feff}0 HEAD\n1 CHAR UNICODE\n0 TRLR\nx\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    write(&dir, "le.ged", &le);
+    let out = fix_in(
+        &dir,
+        &["--to-encoding", "UTF-16BE", "le.ged", "-o", "o.ged"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let said = "line 4: the 4 octets after the trailer are copied as they are, still UTF-16LE";
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
     write(&dir, "ascii.ged", b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n\x1a");
     let out = fix_in(
         &dir,

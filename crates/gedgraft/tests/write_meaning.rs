@@ -301,6 +301,10 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
             assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
             let text = stdout(&out);
             assert!(text.contains(expected), "{args:?} whole={whole}:\n{text}");
+            // ELF's serialisation is 5.5.1's: its header says so, not 7.0 (found by a helper).
+            if args.contains(&"elf-1.0") {
+                assert!(text.contains("1 GEDC\n2 VERS 5.5.1\n"), "{text}");
+            }
         }
     }
     // Where no date starts (a phrase), an escape is text and stays (found by a helper); `INT` starts a date.

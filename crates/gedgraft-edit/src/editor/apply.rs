@@ -152,11 +152,8 @@ impl<'p> Editor<'p> {
                 ),
             });
         }
+        let lf_cr = transform.eol.as_ref().map_or(0, |eol| eol.lf_cr);
         if let Some(eol) = &mut transform.eol {
-            if eol.lf_cr > 0 {
-                self.warnings
-                    .push(Warning::LfCrAsTwoBreaks { pairs: eol.lf_cr });
-            }
             // Moved, not copied: a change of every line break is a change per line.
             let mut breaks = std::mem::take(&mut eol.changes);
             breaks.append(&mut changes);
@@ -170,6 +167,11 @@ impl<'p> Editor<'p> {
         );
         self.warnings
             .extend((transform.transcode.as_ref()).and_then(Transcoder::junk_warning));
+        // The file-wide warnings in this order (a streamed file's are summed and given in it too).
+        if lf_cr > 0 {
+            self.warnings
+                .push(Warning::LfCrAsTwoBreaks { pairs: lf_cr });
+        }
         let whole = transform.transcode.is_some();
         // The line break before a batch of a streamed file, as the edit writes the batches before it.
         let break_before = (parse.break_before()).map(|b| self.eol.map_or(b, |e| e.to));

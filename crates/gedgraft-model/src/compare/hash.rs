@@ -6,7 +6,10 @@
 //! as it did. A hash only proposes a match: [`same`] confirms it, so a collision never hides a change.
 
 use crate::dataset::{Dataset, Payload, StructureId, StructureRef};
+use gedgraft_syntax::internal::calendar::calendars_as;
+use gedgraft_syntax::Dialect;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::borrow::Cow;
 use std::hash::Hasher;
 
 /// Old identifier → new identifier, for matched records.
@@ -48,12 +51,22 @@ fn text(h: &mut FxHasher, s: &str) {
     h.write_u8(0xff);
 }
 
+/// A payload's text as compared: a `DATE`'s calendars named as GEDCOM 5.5.1 and ELF name them (`@#DJULIAN@`),
+/// whatever the dialect it was read in (GEDCOM 7's `JULIAN 1700` is 5.5.1's `@#DJULIAN@ 1700`, and the two
+/// files `fmt --dialect` makes of one dataset hold the same dates).
+pub(super) fn compared_text<'a>(s: &StructureRef<'a>, text: &'a str) -> Cow<'a, str> {
+    if s.tag() != "DATE" {
+        return Cow::Borrowed(text);
+    }
+    calendars_as(s.dataset().metadata.dialect, Dialect::Elf10, text).unwrap_or(Cow::Borrowed(text))
+}
+
 fn payload_hash<'a>(h: &mut FxHasher, s: &StructureRef<'a>, ids: Ids<'_, 'a>) {
     match s.payload() {
         None => h.write_u8(0),
         Some(Payload::Text(t)) => {
             h.write_u8(1);
-            text(h, t.text);
+            text(h, &compared_text(s, t.text));
             text(h, t.lang);
             if let Some(d) = t.datatype {
                 text(h, d);
@@ -143,7 +156,10 @@ pub(super) fn same_payload<'a>(
 ) -> bool {
     match (a.payload(), b.payload()) {
         (None, None) => true,
-        (Some(Payload::Text(x)), Some(Payload::Text(y))) => x == y,
+        (Some(Payload::Text(x)), Some(Payload::Text(y))) => {
+            (x.lang, x.datatype) == (y.lang, y.datatype)
+                && compared_text(a, x.text) == compared_text(b, y.text)
+        }
         (Some(Payload::Pointer(x)), Some(Payload::Pointer(y))) if x.undefined || y.undefined => {
             x.undefined && y.undefined && x.target == y.target
         }
