@@ -21,7 +21,8 @@
 //! count the errors (the refusal names the first and counts them all). A file with an identifier held twice
 //! is refused too, its errors counted in two passes as `check` counts them ([`File::recount`]: the one pass
 //! may have taken a pointer to it for one to a record). What takes the whole-file path (nothing is written
-//! before it is known): the review diff of a batch whose records do not pair with what was written of them,
+//! before it is known): a structure the writer cannot write (the whole file's message names it and its line),
+//! the review diff of a batch whose records do not pair with what was written of them,
 //! a file in UTF-16 (either side) or with a line a CR ends alone (CR-only, LF CR: its lines are counted on
 //! the trees, as the review diff shows them, [`crate::fmt::by_octet_lines`]), what the stream refuses (not
 //! GEDCOM, encoding notes of the whole body), and `GEDGRAFT_WHOLE_FILE=1`.

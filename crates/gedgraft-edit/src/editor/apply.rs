@@ -167,7 +167,8 @@ impl<'p> Editor<'p> {
         );
         self.warnings
             .extend((transform.transcode.as_ref()).and_then(Transcoder::junk_warning));
-        // The file-wide warnings in this order (a streamed file's are summed and given in it too).
+        // The file-wide warnings in this order: the CLI's streamed `fix` sums each over the batches and gives
+        // them in it too (`stream_fix::report` ranks them; a new file-wide warning goes there as well).
         if lf_cr > 0 {
             self.warnings
                 .push(Warning::LfCrAsTwoBreaks { pairs: lf_cr });
