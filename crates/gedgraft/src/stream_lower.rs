@@ -10,7 +10,8 @@
 //! batches from there are read again ([`again`]) and written with the index the one pass made: the JSON of
 //! the batches before is kept. On a duplicate identifier, line breaks counted for the whole file, or
 //! `--strict` with an error, it is all taken back where found and the two passes write it. Into a pipe or a
-//! device nothing can be taken back: two passes.
+//! device nothing can be taken back: two passes; but into the null device (`> /dev/null`, for the exit status
+//! alone) nothing is kept, so nothing needs taking back: one pass, as into a file.
 //!
 //! **Two passes**, as `check` makes them ([`index_pass`]): the first indexes the identifiers, the second
 //! lowers each batch and writes its records' JSON as it goes. The diagnostics come after the records in the
@@ -318,12 +319,16 @@ fn write_batches(
 
 /// Standard output when it is a regular file written from its end and not opened to append (`> out.json`;
 /// not `>>`, where another process may append while this one writes, and taking back would cut its text):
-/// what a lowering in one pass wrote there can be taken back.
+/// what a lowering in one pass wrote there can be taken back. Also the null device (`> /dev/null`, to have
+/// the exit status alone), where nothing written is kept, so nothing needs taking back (as GNU tar knows it).
 struct Rewind {
     #[cfg(unix)]
     file: std::fs::File,
     #[cfg(unix)]
     start: u64,
+    /// Standard output is the null device.
+    #[cfg(unix)]
+    null: bool,
 }
 
 impl Rewind {
@@ -333,10 +338,21 @@ impl Rewind {
         let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
         let mut file = std::fs::File::from(fd);
         let meta = file.metadata().ok()?;
+        if is_null_device(&meta) {
+            return Some(Rewind {
+                file,
+                start: 0,
+                null: true,
+            });
+        }
         let start = file.stream_position().ok()?;
         let appends =
             rustix::fs::fcntl_getfl(&file).map_or(true, |f| f.contains(rustix::fs::OFlags::APPEND));
-        (meta.is_file() && start == meta.len() && !appends).then_some(Rewind { file, start })
+        (meta.is_file() && start == meta.len() && !appends).then_some(Rewind {
+            file,
+            start,
+            null: false,
+        })
     }
 
     #[cfg(not(unix))]
@@ -355,6 +371,9 @@ impl Rewind {
     fn rewind_to(mut self, kept: u64) -> Result<(), String> {
         let error = |e: std::io::Error| crate::output::write_error("standard output", &e);
         std::io::stdout().flush().map_err(error)?;
+        if self.null {
+            return Ok(());
+        }
         let at = self.start.saturating_add(kept);
         self.file.set_len(at).map_err(error)?;
         self.file
@@ -367,6 +386,14 @@ impl Rewind {
     fn rewind_to(self, _kept: u64) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// Whether `meta` is the null device's (`/dev/null`: the same character device).
+#[cfg(unix)]
+fn is_null_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    meta.file_type().is_char_device()
+        && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
 }
 
 /// The diagnostics' JSON gathered while the records are written: in memory, and in a temporary file past

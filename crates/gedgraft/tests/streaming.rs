@@ -2241,3 +2241,51 @@ fn file_wide_warnings_come_in_one_order_streamed_and_whole() {
     let failures = sizes_difference(&dir, &all, (&["1", "300"], &[]), None);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `lower FILE > /dev/null` (for the exit status and the messages alone) lowers in one pass, as into a file:
+/// nothing written to the null device is kept, so nothing needs taking back (#17: two passes, 2.0 s on the
+/// 100 MB sample, against 1.1 s). Its exit status and messages are those of two passes into a pipe, on files
+/// that take the one pass back (a dangling pointer, an identifier held twice, `--strict` with an error).
+#[test]
+fn lower_into_the_null_device_tells_what_two_passes_tell() {
+    let dir = temp_dir("streaming", "lower-null");
+    let files: [(&str, &[u8]); 4] = [
+        (
+            "forward.ged",
+            b"0 HEAD\n0 @I1@ INDI\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n",
+        ),
+        (
+            "dangling.ged",
+            b"0 HEAD\n0 @I1@ INDI\n1 FAMS @F9@\n0 @F1@ FAM\n0 TRLR\n",
+        ),
+        (
+            "twice.ged",
+            b"0 HEAD\n0 @I1@ INDI\n0 @I1@ INDI\n1 NOTE x\n0 TRLR\n",
+        ),
+        ("jump.ged", b"0 HEAD\n0 @I1@ INDI\n3 NAME x\n0 TRLR\n"),
+    ];
+    for (name, octets) in files {
+        write(&dir, name, octets);
+        for strict in [false, true] {
+            let mut args = vec!["lower", name];
+            if strict {
+                args.push("--strict");
+            }
+            let run = |null: bool| {
+                let mut command = gedgraft_command(&dir, &args);
+                command
+                    .env("GEDGRAFT_BATCH_SIZE", "1")
+                    .env_remove("GEDGRAFT_WHOLE_FILE");
+                if null {
+                    command.stdout(std::fs::File::create("/dev/null").expect("/dev/null"));
+                }
+                let out = command.output().expect("runs");
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                )
+            };
+            assert_eq!(run(true), run(false), "{name} strict={strict}");
+        }
+    }
+}
