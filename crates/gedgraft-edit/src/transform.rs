@@ -189,6 +189,8 @@ pub(crate) struct Transcoder {
     /// The text after the trailer, copied as it is (its line and octets), when it does not read the same in
     /// `to`: none of it is ASCII, or one encoding is UTF-16 and the other not.
     junk: Option<(usize, usize)>,
+    /// How many characters of payloads were written as new Unicode escapes (`to` lacks them).
+    escaped: std::cell::Cell<usize>,
 }
 
 impl Transcoder {
@@ -208,6 +210,7 @@ impl Transcoder {
             identity,
             reversal: Reversal::default(),
             junk: None,
+            escaped: std::cell::Cell::new(0),
         };
         if identity {
             return Ok(t);
@@ -281,6 +284,12 @@ impl Transcoder {
     /// The warning for octets a transcode back would not restore, if there are any.
     pub(crate) fn reversal_warning(&self) -> Option<Warning> {
         self.reversal.warning(self.from, self.to)
+    }
+
+    /// How many new Unicode escapes the transcode wrote (for characters of payloads `to` lacks): the only
+    /// escapes it makes, every other character being written as itself or refused.
+    pub(crate) fn escapes_written(&self) -> usize {
+        self.escaped.get()
     }
 
     /// The warning for text after the trailer that is copied as it is and reads otherwise in the new encoding.
@@ -499,6 +508,8 @@ impl Transcoder {
             for cluster in clusters(&logical) {
                 let (kind, text) = write_cluster(cluster, self.to);
                 escaped |= kind == UnitKind::Escape;
+                self.escaped
+                    .set(self.escaped.get() + usize::from(kind == UnitKind::Escape));
                 if kind == UnitKind::Text {
                     self.reversal.cluster(cluster, &text, self.from, self.to);
                 }

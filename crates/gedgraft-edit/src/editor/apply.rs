@@ -92,7 +92,7 @@ impl<'p> Editor<'p> {
         };
         let active = transform.eol.is_some() || transform.transcode.is_some() || transform.drop_bom;
         // New Unicode escapes, in a dialect without them, are said: those of new text, and those a transcode
-        // adds (counted once the tree is rebuilt).
+        // writes (counted by the transcode as it makes them).
         let no_escapes = !parse.dialect().has_unicode_escapes();
         // The splices' new escapes beyond those of the text they replace (a re-wrapped line keeps its escapes,
         // moved to its new CONC lines).
@@ -121,7 +121,6 @@ impl<'p> Editor<'p> {
             }
             false => 0,
         };
-        let transcoded = no_escapes && transform.transcode.is_some();
         let splices = std::mem::take(&mut self.splices);
         let rebuilt = splice::rebuild(
             parse.green(),
@@ -129,9 +128,8 @@ impl<'p> Editor<'p> {
             if active { Some(&mut transform) } else { None },
         )?;
         let green = rebuilt.green;
-        let added = match transcoded {
-            true => unicode_escapes(&SyntaxNode::new_root(green.clone()), None)
-                .saturating_sub(unicode_escapes(&parse.syntax(), None)),
+        let added = match no_escapes {
+            true => (transform.transcode.as_ref()).map_or(0, Transcoder::escapes_written),
             false => 0,
         };
         if written.max(added) > 0 {
