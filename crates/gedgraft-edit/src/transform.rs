@@ -216,8 +216,7 @@ impl Transcoder {
             return Ok(t);
         }
         let mut error = None;
-        let junk = junk_start(parse.green());
-        let text = junk_text(parse.green(), junk);
+        let (junk, text) = junk_after_trailer(parse.green());
         // ASCII reads alike in the encodings that write it as it is (not UTF-16 LE against BE).
         let alike = from == to
             || (text.is_ascii() && from.is_ascii_compatible() && to.is_ascii_compatible());
@@ -655,32 +654,26 @@ fn conc_seam(lines: &[Vec<GreenToken>], i: usize) -> Option<(usize, usize)> {
     Some((last, first))
 }
 
-/// Where the junk after the trailer starts: the offset of the run of `TRAILING_TEXT` and `RAW` tokens that ends
-/// the document (its length if there is none).
-fn junk_start(root: &GreenNodeData) -> u32 {
+/// The junk after the trailer: where it starts (the offset of the run of `TRAILING_TEXT` and `RAW` tokens that
+/// ends the document; its length if there is none), and its text.
+fn junk_after_trailer(root: &GreenNodeData) -> (u32, String) {
     let mut at = 0u32;
-    let mut run = None;
+    let mut run: Option<(u32, String)> = None;
     for child in root.children() {
-        let junk = child.as_token().is_some_and(|t| {
+        let junk = child.as_token().filter(|t| {
             t.kind() == SyntaxKind::TrailingText.into() || t.kind() == SyntaxKind::Raw.into()
         });
-        run = if junk { run.or(Some(at)) } else { None };
+        run = match junk {
+            Some(t) => {
+                let (start, mut text) = run.unwrap_or((at, String::new()));
+                text.push_str(t.text());
+                Some((start, text))
+            }
+            None => None,
+        };
         at += u32::from(child.text_len());
     }
-    run.unwrap_or(at)
-}
-
-/// The text of the junk after the trailer, which starts at `junk` ([`junk_start`]): the document's last tokens.
-fn junk_text(root: &GreenNodeData, junk: u32) -> String {
-    let mut at = 0u32;
-    let mut text = String::new();
-    for child in root.children() {
-        if let (true, Some(t)) = (at >= junk, child.as_token()) {
-            text.push_str(t.text());
-        }
-        at += u32::from(child.text_len());
-    }
-    text
+    run.unwrap_or((at, String::new()))
 }
 
 /// Visits every token of a green tree with its kind, text and offset.
