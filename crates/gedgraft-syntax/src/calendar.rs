@@ -7,8 +7,8 @@
 //! The calendars both name: the Gregorian, the Julian, the French Republican and the Hebrew (7.0 Appendix A:
 //! "Previous versions also provided for, but did not define the meaning of, ROMAN and UNKNOWN calendars").
 
-use crate::lexer::lex_payload_text;
-use crate::{Dialect, SyntaxKind};
+use crate::serialise::d_escapes;
+use crate::Dialect;
 use std::borrow::Cow;
 
 /// The calendars both forms name: the escape's value (after `@#D`) and GEDCOM 7's keyword.
@@ -93,28 +93,27 @@ fn is_keyword(word: &str) -> bool {
 /// keeps them in a `DATE`) becomes its keyword, followed by a space. A word there that GEDCOM 7 would read as
 /// a calendar is refused.
 fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, Refused> {
-    let mut calendars = Vec::new();
-    for (_, word, starts) in words(date) {
-        if starts && is_keyword(word) {
+    let mut starts = Vec::new();
+    for (offset, word, _) in words(date).filter(|w| w.2) {
+        if is_keyword(word) {
             return Err(Refused::ReadsAsCalendar(word.to_string()));
         }
+        starts.push(offset);
     }
-    if !date.contains("@#") {
-        return Ok(Cow::Borrowed(date));
-    }
-    let starts: Vec<usize> = (words(date).filter(|w| w.2)).map(|w| w.0).collect();
-    let mut at = 0;
-    for (kind, end) in lex_payload_text(date) {
-        let piece = date.get(at..end).unwrap_or("");
-        let value = piece.strip_prefix("@#D").and_then(|p| p.strip_suffix('@'));
-        if let Some(value) = value.filter(|_| kind == SyntaxKind::Escape && starts.contains(&at)) {
-            let (_, keyword) = CALENDARS
-                .iter()
-                .find(|(escape, _)| *escape == value)
-                .ok_or_else(|| Refused::NoName(piece.to_string()))?;
-            calendars.push((at..end, *keyword));
-        }
-        at = end;
+    let mut calendars = Vec::new();
+    for (from, to) in d_escapes(date)
+        .into_iter()
+        .filter(|(from, _)| starts.contains(from))
+    {
+        let piece = date.get(from..to).unwrap_or("");
+        let Some(value) = piece.strip_prefix("@#D").and_then(|p| p.strip_suffix('@')) else {
+            continue;
+        };
+        let (_, keyword) = CALENDARS
+            .iter()
+            .find(|(escape, _)| *escape == value)
+            .ok_or_else(|| Refused::NoName(piece.to_string()))?;
+        calendars.push((from..to, *keyword));
     }
     if calendars.is_empty() {
         return Ok(Cow::Borrowed(date));

@@ -550,6 +550,24 @@ pub fn is_restricted(c: char) -> bool {
     (c < ' ' && c != '\t') || c == '\u{7f}'
 }
 
+/// Where the escapes of type `D` (`@#DJULIAN@`) are that the lexer reads in a payload's text, in order: the
+/// escapes a `DATE` keeps (R-ESCAPE-PRES-02), and its calendars.
+pub fn d_escapes(text: &str) -> Vec<(usize, usize)> {
+    if !text.contains("@#D") {
+        return Vec::new();
+    }
+    let mut start = 0;
+    lex_payload_text(text)
+        .into_iter()
+        .filter_map(|(kind, end)| {
+            let span = (start, end);
+            start = end;
+            let piece = text.get(span.0..span.1)?;
+            (kind == SyntaxKind::Escape && piece.starts_with("@#D")).then_some(span)
+        })
+        .collect()
+}
+
 /// One line string's units where escapes exist: kept `D` escapes, restricted characters escaped, and the rest
 /// by the shared rules (every `@` doubled).
 pub fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Unit> {
@@ -561,24 +579,16 @@ pub fn escaped_units(segment: &str, keep_d: bool, encoding: Encoding) -> Vec<Uni
         }
     };
     // The escapes the lexer would read in the text as it is: those of type `D` are kept in a DATE.
-    let kept: Vec<(usize, usize)> = if keep_d && segment.contains("@#D") {
-        let mut start = 0;
-        lex_payload_text(segment)
+    let kept: Vec<(usize, usize)> = match keep_d {
+        true => d_escapes(segment)
             .into_iter()
-            .filter_map(|(kind, end)| {
-                let span = (start, end);
-                start = end;
-                let piece = segment.get(span.0..span.1)?;
-                (kind == SyntaxKind::Escape
-                    && piece.starts_with("@#D")
-                    && piece
-                        .chars()
-                        .all(|c| writable(c, encoding) && !is_restricted(c)))
-                .then_some(span)
+            .filter(|&(from, to)| {
+                (segment.get(from..to).unwrap_or(""))
+                    .chars()
+                    .all(|c| writable(c, encoding) && !is_restricted(c))
             })
-            .collect()
-    } else {
-        Vec::new()
+            .collect(),
+        false => Vec::new(),
     };
     let mut kept = kept.into_iter().peekable();
     let mut chars = segment.char_indices().peekable();
