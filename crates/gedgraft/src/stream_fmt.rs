@@ -100,8 +100,6 @@ pub(crate) struct Formatted {
     /// Output to a standard stream (`-o -`): the stream, and the temporary file the output was written to, to
     /// copy there (a later batch may send the one pass back, and a stream cannot be taken back).
     pub(crate) spilled: Option<(output::Stream, std::fs::File)>,
-    /// In UTF-16 (either side): the octets 0A of the old and new files so far, and their last octets.
-    octets_0a: Option<OctetLines>,
     /// The old and new octets after the last LF of the batches so far, counted with the next batch's.
     old_tail: Vec<u8>,
     new_tail: Vec<u8>,
@@ -261,8 +259,7 @@ impl File<'_> {
         let stream = open_batches(self.path, self.options).ok_or(Stop::WholeFile)?;
         // In UTF-16 an octet 0A is not a line end: the whole file is one change, whose lines (and review diff)
         // are counted on the trees: left to the whole-file path.
-        let utf16 = stream.detection.used.is_utf16() || self.to.is_some_and(Encoding::is_utf16);
-        if utf16 {
+        if stream.detection.used.is_utf16() || self.to.is_some_and(Encoding::is_utf16) {
             return Err(Stop::WholeFile);
         }
         std::thread::scope(|scope| {
@@ -272,10 +269,7 @@ impl File<'_> {
             let review = self.args.reviews();
             let encoding = self.to.unwrap_or(stream.detection.used);
             let counter = scope.spawn(move || {
-                let mut counts = Formatted {
-                    octets_0a: utf16.then(OctetLines::default),
-                    ..Formatted::default()
-                };
+                let mut counts = Formatted::default();
                 // The review diff, batch by batch.
                 let mut diff = review.then(StreamedDiff::new);
                 let keep_batches = diff.is_some();
@@ -494,43 +488,15 @@ impl Writing {
     }
 }
 
-/// The pieces of two files cut after each octet 0A, counted batch by batch: what the whole-file path counts
-/// when either file is UTF-16 (the whole file one change, every piece of each side in it).
-#[derive(Default)]
-struct OctetLines {
-    old: (usize, Option<u8>),
-    new: (usize, Option<u8>),
-}
-
-impl OctetLines {
-    fn add((count, last): &mut (usize, Option<u8>), octets: &[u8]) {
-        *count += octets.iter().filter(|&&o| o == b'\n').count();
-        *last = octets.last().copied().or(*last);
-    }
-
-    /// How many pieces a side has: one per octet 0A, and one more for octets after the last.
-    fn pieces((count, last): (usize, Option<u8>)) -> usize {
-        count + usize::from(last.is_some_and(|o| o != b'\n'))
-    }
-}
-
 impl Formatted {
     /// Counts the lines a batch changes (its `old` and `new` octets; `last`: the file's last batch), as the
-    /// whole-file path counts the file's: lines of octets ending in LF, so a batch's octets after its last LF
-    /// (a line that ends in CR alone, or none) are counted with the next batch's.
+    /// whole-file path counts the file's: lines of octets ending in LF (neither side is UTF-16 nor has a line a
+    /// CR ends alone: those take the whole-file path), a batch's octets after its last LF counted with the next
+    /// batch's.
     /// The batch's changes when it was diffed record by record (its records and its end after a LF on both
     /// sides, and none of an earlier batch's line left over), which the review diff joins.
     fn count(&mut self, old: &[u8], cuts: &[usize], new: &[u8], last: bool) -> Option<Vec<Change>> {
         self.changed |= old != new;
-        if let Some(octets) = self.octets_0a.as_mut() {
-            OctetLines::add(&mut octets.old, old);
-            OctetLines::add(&mut octets.new, new);
-            if last && self.changed {
-                self.removed = OctetLines::pieces(octets.old);
-                self.added = OctetLines::pieces(octets.new);
-            }
-            return None;
-        }
         // Whole lines on both sides: counted record by record, as the whole-file path counts them.
         let whole_lines = |o: &[u8]| last || o.last() == Some(&b'\n');
         if self.old_tail.is_empty()
