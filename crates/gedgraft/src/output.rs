@@ -360,51 +360,42 @@ pub(crate) fn check_in_place_files(files: &[PathBuf], suffix: Option<&str>) -> R
     if files.len() < 2 {
         return Ok(());
     }
-    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
-    for file in files {
-        let Ok(resolved) = std::fs::canonicalize(file) else {
-            continue;
-        };
-        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == resolved) {
+    // What each named file leads to, found once.
+    let resolved: Vec<Option<PathBuf>> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    for (i, r) in resolved.iter().enumerate().filter(|(_, r)| r.is_some()) {
+        if let Some(j) = resolved[..i].iter().position(|earlier| earlier == r) {
             return Err(format!(
                 "--in-place: {} and {} are the same file: name it once (its edits would be made twice)",
-                shown_path(first),
-                shown_path(file)
+                shown_path(&files[j]),
+                shown_path(&files[i])
             ));
         }
-        seen.push((resolved, file));
     }
     let Some(suffix) = suffix else {
         return Ok(());
     };
-    // Each named file as the name it is reached by (its directory resolved) and as what it leads to.
-    let named = |p: &Path| -> Vec<PathBuf> {
-        let by_name = p.file_name().and_then(|name| {
-            let dir = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            Some(std::fs::canonicalize(dir).ok()?.join(name))
-        });
-        by_name
-            .into_iter()
-            .chain(std::fs::canonicalize(p).ok())
-            .collect()
+    // The name each file is reached by, its directory resolved (a link named there is replaced, not followed).
+    let by_name = |p: &Path| {
+        let dir = (p.parent())
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
     };
-    let all: Vec<(&PathBuf, Vec<PathBuf>)> = files.iter().map(|f| (f, named(f))).collect();
-    for file in files {
-        let Ok(resolved) = std::fs::canonicalize(file) else {
-            continue;
-        };
-        let mut backup = resolved.into_os_string();
+    let reached: Vec<Option<PathBuf>> = files.iter().map(|f| by_name(f)).collect();
+    for (i, r) in resolved.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let mut backup = r.clone().into_os_string();
         backup.push(suffix);
-        let backup = PathBuf::from(backup);
-        if let Some((other, _)) = all.iter().find(|(_, names)| names.contains(&backup)) {
+        let backup = Some(PathBuf::from(backup));
+        if let Some(j) = (0..files.len()).find(|&j| reached[j] == backup || resolved[j] == backup) {
             return Err(format!(
                 "--backup {suffix}: the backup of {} would replace {}, which is named to be edited too; \
                  choose another suffix",
-                shown_path(file),
-                shown_path(other)
+                shown_path(&files[i]),
+                shown_path(&files[j])
             ));
         }
     }
