@@ -4,6 +4,9 @@
 //! `date = [calendar D] …`), having no escapes. A writer that changes the dialect converts one form to the
 //! other ([`calendars_as`]); a calendar the other dialect has no name for is refused, not written as text.
 //!
+//! The epoch of a year before year 1 differs too: 5.5.1 `44 B.C.` (`YEAR_GREG [B.C.]`), GEDCOM 7 `44 BCE`
+//! (`epoch`); it converts with the calendars.
+//!
 //! The calendars both name: the Gregorian, the Julian, the French Republican and the Hebrew (7.0 Appendix A:
 //! "Previous versions also provided for, but did not define the meaning of, ROMAN and UNKNOWN calendars").
 
@@ -35,7 +38,8 @@ pub enum Refused {
     ReadsAsCalendar(String),
 }
 
-/// The text of a `DATE` payload written by `from` as `to` writes the same calendars, or why it cannot be.
+/// The text of a `DATE` payload written by `from` as `to` writes the same calendars and epochs (`B.C.`,
+/// `BCE`), or why it cannot be.
 /// Unchanged when both dialects name calendars alike.
 ///
 /// A calendar is where a date starts: the payload's first word, or the word after `FROM`, `BET`, `ABT`, `INT`…
@@ -61,10 +65,55 @@ pub fn calendars_as<'a>(
     date: &'a str,
 ) -> Result<Cow<'a, str>, Refused> {
     match (from.has_escapes(), to.has_escapes()) {
-        (true, false) => escapes_to_keywords(date),
-        (false, true) => keywords_to_escapes(date),
+        (true, false) => Ok(epochs_as(escapes_to_keywords(date)?, EPOCHS)),
+        (false, true) => Ok(epochs_as(keywords_to_escapes(date)?, (EPOCHS.1, EPOCHS.0))),
         _ => Ok(Cow::Borrowed(date)),
     }
+}
+
+/// The epoch of a year before year 1 as each form writes it: 5.5.1 `B.C.` after a year (`YEAR_GREG [B.C.]`,
+/// `DATE_JULN`), GEDCOM 7 `BCE` (`date = … year [D epoch]`).
+const EPOCHS: (&str, &str) = ("B.C.", "BCE");
+
+/// Whether `word` is a year as a date writes it: digits, or 5.5.1's dual year (`1699/00`).
+fn is_year(word: &str) -> bool {
+    let (year, dual) = word.split_once('/').unwrap_or((word, "0"));
+    [year, dual]
+        .iter()
+        .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `44 B.C.` ↔ `44 BCE`: the epoch word `from` right after a year becomes `to`, in the date, not in a phrase
+/// (from the first `(` on, which 5.5.1 writes last: `INT 1700 (phrase)`). 5.5.1's year glued to its epoch
+/// (`44B.C.`) becomes the year, a space and the epoch, as GEDCOM 7 writes it.
+fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Cow<'a, str> {
+    let mut changes = Vec::new();
+    let mut previous = "";
+    for (offset, word, _) in words(&date) {
+        if word.starts_with('(') {
+            break;
+        }
+        if word == from && is_year(previous) {
+            changes.push((offset, word.len(), to.to_string()));
+        } else if let Some(year) = word.strip_suffix(from).filter(|y| is_year(y)) {
+            if from == EPOCHS.0 {
+                changes.push((offset + year.len(), from.len(), format!(" {to}")));
+            }
+        }
+        previous = word;
+    }
+    if changes.is_empty() {
+        return date;
+    }
+    let mut out = String::with_capacity(date.len() + changes.len());
+    let mut copied = 0;
+    for (at, len, with) in changes {
+        out.push_str(date.get(copied..at).unwrap_or(""));
+        out.push_str(&with);
+        copied = at + len;
+    }
+    out.push_str(date.get(copied..).unwrap_or(""));
+    Cow::Owned(out)
 }
 
 /// The words of `date` (separated by spaces) with their offsets, and whether a date starts at each.
@@ -199,6 +248,63 @@ mod tests {
             calendars_as(Dialect::Gedcom551, seven(), "@#DJULIAN@1700").as_deref(),
             Ok("JULIAN 1700")
         );
+    }
+
+    /// 5.5.1 `YEAR_GREG [B.C.]` and 7.0 `year [D epoch]` with `epoch = "BCE"`: the epoch after a year converts
+    /// both ways, in every form of date, but not in a phrase or where no year is before it.
+    #[test]
+    fn epochs_convert_between_bc_and_bce() {
+        let pairs = [
+            ("44 B.C.", "44 BCE"),
+            ("@#DJULIAN@ 1 MAR 44 B.C.", "JULIAN 1 MAR 44 BCE"),
+            (
+                "BET 100 B.C. AND @#DJULIAN@ 44 B.C.",
+                "BET 100 BCE AND JULIAN 44 BCE",
+            ),
+            ("FROM 1 B.C. TO 1", "FROM 1 BCE TO 1"),
+        ];
+        for (five, seven_form) in pairs {
+            assert_eq!(
+                calendars_as(Dialect::Gedcom551, seven(), five).as_deref(),
+                Ok(seven_form)
+            );
+            assert_eq!(
+                calendars_as(seven(), Dialect::Gedcom551, seven_form).as_deref(),
+                Ok(five)
+            );
+            assert_eq!(
+                calendars_as(Dialect::Elf10, Dialect::Gedcom551, five).as_deref(),
+                Ok(five)
+            );
+        }
+        // 5.5.1's year glued to its epoch: GEDCOM 7 needs the space.
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "44B.C.").as_deref(),
+            Ok("44 BCE")
+        );
+        // In a phrase, or with no year before it, the epoch is text.
+        for text in [
+            "INT 44 (B.C. or so)",
+            "(44 B.C.)",
+            "B.C. 44",
+            "JAN B.C.",
+            "abc B.C.",
+        ] {
+            assert_eq!(
+                calendars_as(Dialect::Gedcom551, seven(), text).as_deref(),
+                Ok(text)
+            );
+        }
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "INT 44 B.C. (44 B.C. or so)").as_deref(),
+            Ok("INT 44 BCE (44 B.C. or so)")
+        );
+        for text in ["BCE 44", "44BCE", "JAN BCE"] {
+            assert_eq!(
+                calendars_as(seven(), Dialect::Gedcom551, text).as_deref(),
+                Ok(text)
+            );
+        }
     }
 
     /// A calendar the other dialect has no name for is refused: 5.5.1's ROMAN and UNKNOWN (undefined, gone in

@@ -124,14 +124,14 @@ pub struct LayoutArgs {
     /// No byte-order mark, not even in UTF-16.
     #[arg(long)]
     pub no_bom: bool,
-    /// The dialect to write (default: the dataset's, from its header). When the output would need another
-    /// (an `@#U…@` escape, a payload language or datatype, a schema need ELF 1.0), nothing is written and the
-    /// message names the first structure that needs it. A date's calendar is written as the dialect names it
-    /// (`@#DJULIAN@ 1700` in 5.5.x and ELF, `JULIAN 1700` in GEDCOM 7); one it has no name for (`@#DROMAN@`
-    /// in GEDCOM 7, an extension `_MAYA` in 5.5.1) is refused with its line, as is an identifier GEDCOM 7 does
-    /// not allow (`@f-1@`: renumber it with `fix --set-xref`). Only the serialisation is converted: structures
-    /// the two define differently (NOTE and SNOTE records, B.C. and BCE, date phrases) are written as they are,
-    /// with a note.
+    /// The dialect to write (default: the dataset's, from its header). When the output would need another (an
+    /// `@#U…@` escape, a payload language or datatype, a schema need ELF 1.0), nothing is written and the message
+    /// names the first structure that needs it. A date's calendar and epoch are written as the dialect names them
+    /// (`@#DJULIAN@ 44 B.C.` in 5.5.x and ELF, `JULIAN 44 BCE` in GEDCOM 7); a calendar it has no name for
+    /// (`@#DROMAN@` in GEDCOM 7, an extension `_MAYA` in 5.5.1) is refused with its line, as is an identifier
+    /// GEDCOM 7 does not allow (`@f-1@`: renumber it with `fix --set-xref`). Only the serialisation is converted:
+    /// structures the two define differently (NOTE and SNOTE records, dual years, date phrases) are written as they
+    /// are, with a note.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 }

@@ -166,8 +166,8 @@ pub(crate) fn what_write_changes(
     if read != Dialect::Unknown && read.is_gedcom7() != written.is_gedcom7() {
         lines.push(format!(
             "{name}: note: {read} → {written}: the serialisation is converted (`@` doubling, CONC, escapes, \
-             the header, dates' calendars), not the structures: what the two define differently (NOTE and SNOTE \
-             records, B.C. and BCE, dual years, INT and date phrases, embedded OBJE) is written as it is"
+             the header, dates' calendars, B.C. as BCE), not the structures: what the two define differently \
+             (NOTE and SNOTE records, dual years, INT and date phrases, embedded OBJE) is written as it is"
         ));
     }
     for r in &report.renames {

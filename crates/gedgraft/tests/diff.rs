@@ -399,21 +399,24 @@ fn a_malformed_line_before_the_header_is_warned_about() {
 
 /// A date's calendar is compared as both dialects mean it: GEDCOM 7's `JULIAN 1700` is 5.5.1's `@#DJULIAN@
 /// 1700` (a file and its `fmt --dialect gedcom-7.0` hold the same dates: found by a helper), while 5.5.1's
-/// text `JULIAN 1701`, which GEDCOM 7 reads as a Julian date, is a change, shown in the form compared.
+/// text `JULIAN 1701`, which GEDCOM 7 reads as a Julian date, is a change, shown in the form compared. So are
+/// epochs: 5.5.1 `44 B.C.` is GEDCOM 7's `44 BCE`.
 #[test]
 fn dates_are_compared_by_their_calendars_across_dialects() {
     let dir = temp_dir(SUITE, "calendars");
     let five =
         b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n\
-2 DATE BET @#DJULIAN@ 1700 AND @#DFRENCH R@ 1 VEND 3\n1 DEAT\n2 DATE JULIAN 1701\n0 TRLR\n";
+2 DATE BET @#DJULIAN@ 1700 AND @#DFRENCH R@ 1 VEND 3\n1 DEAT\n2 DATE JULIAN 1701\n1 BURI\n2 DATE 44 B.C.\n0 TRLR\n";
     let seven = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 BIRT\n2 DATE BET JULIAN 1700 AND FRENCH_R 1 VEND 3\n\
-1 DEAT\n2 DATE JULIAN 1701\n0 TRLR\n";
+1 DEAT\n2 DATE JULIAN 1701\n1 BURI\n2 DATE 44 BCE\n0 TRLR\n";
     std::fs::write(dir.join("five.ged"), five).expect("write");
     std::fs::write(dir.join("seven.ged"), seven).expect("write");
     let out = gedgraft_in(&dir, &["diff", "five.ged", "seven.ged"]);
     assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(!text.contains("BIRT.DATE"), "{text}");
+    // 5.5.1's `44 B.C.` is GEDCOM 7's `44 BCE`.
+    assert!(!text.contains("BURI.DATE"), "{text}");
     assert!(
         text.contains(
             r#"~ @I1@ INDI.DEAT.DATE: "JULIAN 1701" → "JULIAN 1701" (read as "@#DJULIAN@ 1701")"#

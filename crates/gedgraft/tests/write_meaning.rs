@@ -259,14 +259,15 @@ fn r_serialising_line_strings_03_diff_tells_of_ansel_decomposition() {
 /// A date's calendar keeps its meaning across dialects: 5.5.1's calendar escape (`@#DJULIAN@`,
 /// `DATE_CALENDAR_ESCAPE`) is GEDCOM 7's keyword (`JULIAN`, 7.0 `calendar`) and back, in `fmt` (streamed and
 /// whole) and `write`; a calendar the other dialect has no name for (`@#DROMAN@`, an extension `_MAYA`) is
-/// refused with its line, not written as text (`@@#DJULIAN@` was: no reader takes it for a Julian date).
+/// refused with its line, not written as text (`@@#DJULIAN@` was: no reader takes it for a Julian date). So is
+/// a year's epoch: 5.5.1 `44 B.C.` (`YEAR_GREG [B.C.]`) is GEDCOM 7's `44 BCE` (`epoch`).
 #[test]
 fn a_dates_calendar_is_converted_between_dialects_or_refused() {
     let dir = temp_dir(SUITE, "calendar");
-    let dates = "0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n1 DEAT\n2 DATE BET @#DFRENCH R@ 1 VEND 1 AND @#DGREGORIAN@ 1800\n";
+    let dates = "0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n1 DEAT\n2 DATE BET @#DFRENCH R@ 1 VEND 1 AND @#DGREGORIAN@ 1800\n1 BURI\n2 DATE @#DJULIAN@ 44 B.C.\n";
     lowered(&dir, "five", H, dates);
     let seven = "0 HEAD\n1 GEDC\n2 VERS 7.0\n";
-    let seven_dates = "0 @I1@ INDI\n1 BIRT\n2 DATE JULIAN 1 JAN 1700\n1 DEAT\n2 DATE BET FRENCH_R 1 VEND 1 AND GREGORIAN 1800\n";
+    let seven_dates = "0 @I1@ INDI\n1 BIRT\n2 DATE JULIAN 1 JAN 1700\n1 DEAT\n2 DATE BET FRENCH_R 1 VEND 1 AND GREGORIAN 1800\n1 BURI\n2 DATE JULIAN 44 BCE\n";
     let runs: [(&[&str], &str); 4] = [
         (
             &["fmt", "five.ged", "--dialect", "gedcom-7.0", "-o", "-"],
