@@ -244,6 +244,24 @@ impl Spill {
     }
 }
 
+/// Writes what a temporary file holds, from its start, to standard output, with [`emit`]'s rules; the kernel
+/// moves the octets where it can (`splice` into a pipe), not this process.
+pub fn copy_spilled_to_stdout(mut file: std::fs::File) -> Result<(), String> {
+    use std::io::Seek;
+    if CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    writable()?;
+    file.rewind()
+        .map_err(|e| format!("cannot read a temporary file: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    settle(
+        out.flush()
+            .and_then(|()| std::io::copy(&mut file, &mut out))
+            .and_then(|_| out.flush()),
+    )
+}
+
 /// Gives `write` what a temporary file holds, from its start, a chunk at a time (output spilled to disk while
 /// it was made: `lower`'s diagnostics, `fmt -o -`).
 pub fn copy_spilled(

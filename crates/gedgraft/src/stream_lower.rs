@@ -1,24 +1,25 @@
 //! `gedgraft lower FILE` record by record (DESIGN.md invariant 9), in batches of whole records
 //! ([`gedgraft_syntax::stream`]), its JSON written as it goes.
 //!
-//! **One pass** when standard output is a regular file written from its end, not to append (`> out.json`;
-//! not `>>`, which other writers may share: [`Rewind`]):
-//! each batch is indexed as it is lowered ([`StreamLowering::one_pass`]); a pointer to an identifier not yet
-//! met is pending, written as one to a record. If a pending pointer leads to no record at the end (its JSON
-//! would have needed `"undefined": true`), what was written from the first batch with one on is taken back
-//! (the file cut where that batch's JSON began, the diagnostics gathered aside cut where they were) and the
-//! batches from there are read again ([`again`]) and written with the index the one pass made: the JSON of
-//! the batches before is kept. On a duplicate identifier, line breaks counted for the whole file, or
-//! `--strict` with an error, it is all taken back where found and the two passes write it. Into a pipe or a
-//! device nothing can be taken back: two passes; but into the null device (`> /dev/null`, for the exit status
-//! alone) nothing is kept, so nothing needs taking back: one pass, as into a file.
+//! **One pass**: each batch is indexed as it is lowered ([`StreamLowering::one_pass`]); a pointer to an
+//! identifier not yet met is pending, written as one to a record. If a pending pointer leads to no record at
+//! the end (its JSON would have needed `"undefined": true`), what was written from the first batch with one
+//! on is taken back (cut where that batch's JSON began, the diagnostics gathered aside cut where they were)
+//! and the batches from there are read again ([`again`]) and written with the index the one pass made: the
+//! JSON of the batches before is kept. On a duplicate identifier, line breaks counted for the whole file, or
+//! `--strict` with an error, it is all taken back where found and the two passes write it. Where it is
+//! written depends on standard output ([`Rewind`]): a regular file written from its end (`> out.json`) is
+//! written as it goes and cut to take back; into the null device nothing is kept, so nothing needs taking
+//! back; into a pipe, a terminal or a file opened to append (`>>`, which other writers may share), where
+//! nothing can be taken back, the records' JSON is held aside (in a temporary file past 4 MiB, so the disk
+//! holds it: `TMPDIR`) and written out once complete. When that file cannot be written, two passes.
 //!
 //! **Two passes**, as `check` makes them ([`index_pass`]): the first indexes the identifiers, the second
 //! lowers each batch and writes its records' JSON as it goes. The diagnostics come after the records in the
 //! document: they are gathered aside (in memory up to [`SPILL`], then in an anonymous temporary file) and
 //! written at the end, after the `UNDEF` records. Memory: the largest batch plus the index (O(records)). The
 //! output and the exit status are the whole-file path's (tested on the corpus, into a pipe, a new file, a
-//! file with text before, and in two passes: `GEDGRAFT_TWO_PASS=1`).
+//! file with text before, appended to, and in two passes: `GEDGRAFT_TWO_PASS=1`).
 //!
 //! What falls back to the whole-file path: `--strict` on a file with an error (found by the first pass: the
 //! dataset is then empty and the diagnostics stop at the first error; a file without one lowers the same
@@ -37,7 +38,7 @@ use gedgraft_syntax::{ParseOptions, Severity};
 use std::io::{Seek, Write};
 use std::path::Path;
 
-/// Diagnostics' JSON beyond this many octets goes to a temporary file.
+/// JSON held aside ([`Aside`]) beyond this many octets goes to a temporary file.
 const SPILL: usize = 4 << 20;
 
 /// Lowers one file streamed: `Some(whether it has an error)` once its JSON is written, `None` when it takes the
@@ -51,8 +52,9 @@ pub(crate) fn lower_streamed(
         return Ok(None);
     }
     let options = input::options(&args.input)?;
-    if let Some(out) = Rewind::stdout().filter(|_| !two_passes_forced()) {
-        match one_pass(args, &options, lower)? {
+    if !two_passes_forced() {
+        let out = Rewind::stdout();
+        match one_pass(args, &options, lower, matches!(out, Rewind::Spool))? {
             OnePass::Lowered(any_error) => return Ok(Some(any_error)),
             OnePass::Unresolved(found) => return again(path, &options, *found, out),
             OnePass::Cannot => out.rewind()?,
@@ -96,6 +98,7 @@ fn one_pass(
     args: &LowerArgs,
     options: &ParseOptions,
     lower: &LowerOptions,
+    spool: bool,
 ) -> Result<OnePass, String> {
     let Some(batches) = open_batches(&args.file, options) else {
         return Ok(OnePass::Cannot);
@@ -112,6 +115,7 @@ fn one_pass(
     let batches = Box::new(batches);
     let mut output = Output::new(&args.file);
     output.marks = Some(Vec::new());
+    output.spool = spool.then(Aside::default);
     let written = write_batches(
         &args.file,
         &mut lowering,
@@ -156,13 +160,14 @@ struct Mark {
 
 /// What the JSON of a file written so far holds: the document's writer, the records' JSON written (how
 /// many octets), the diagnostics gathered aside, whether one is an error; in a lowering in one pass, where
-/// each batch's JSON began.
+/// each batch's JSON began, and the records' JSON itself when it is held aside ([`Rewind::Spool`]).
 struct Output {
     writer: JsonStream,
     written: u64,
-    diagnostics: Diagnostics,
+    diagnostics: Aside,
     any_error: bool,
     marks: Option<Vec<Mark>>,
+    spool: Option<Aside>,
 }
 
 impl Output {
@@ -170,9 +175,10 @@ impl Output {
         Output {
             writer: JsonStream::new(&path.display().to_string()),
             written: 0,
-            diagnostics: Diagnostics::default(),
+            diagnostics: Aside::default(),
             any_error: false,
             marks: None,
+            spool: None,
         }
     }
 }
@@ -209,13 +215,16 @@ fn again(
         return Ok(None);
     };
     out.rewind_to(mark.written)?;
+    if let Some(spool) = &mut output.spool {
+        spool.cut_at(mark.written)?;
+    }
     output.diagnostics.cut_at(mark.diagnostics)?;
     output.writer = mark.writer.clone();
     output.written = mark.written;
     output.any_error = mark.any_error;
     let mut lowering = lowering.into_second_pass_from(mark.listed);
     let batches = Box::new(batches);
-    write_batches(
+    let written = write_batches(
         path,
         &mut lowering,
         FileWide::default(),
@@ -223,7 +232,8 @@ fn again(
         None,
         &mut output,
     )?;
-    Ok(Some(output.any_error))
+    // `None`: the records' JSON held aside could not be written to the temporary file.
+    Ok(written.map(|_| output.any_error))
 }
 
 /// What says, after each batch is lowered, whether a lowering in one pass stops there (given the batch,
@@ -281,16 +291,28 @@ fn write_batches(
             writer,
             written,
             diagnostics,
+            spool,
             ..
         } = output;
         let mut sink = |part: &mut String| {
-            let emitted = crate::output::emit(part);
             *written += part.len() as u64;
+            let Some(Aside {
+                text,
+                file,
+                spilled,
+                held,
+            }) = spool
+            else {
+                let emitted = crate::output::emit(part);
+                part.clear();
+                return emitted;
+            };
+            text.push_str(part);
             part.clear();
-            emitted
+            spill_past((file, spilled, held), text)
         };
         // Past `SPILL` octets the diagnostics go to the temporary file, during a batch of many as after one.
-        let Diagnostics {
+        let Aside {
             text,
             file,
             spilled,
@@ -301,9 +323,20 @@ fn write_batches(
         sink(&mut json)?;
         spill_past((file, spilled, held), text)?;
         dropper.later((batch, lowered));
+        // The records' JSON held aside must not stay in memory: when it cannot go to the temporary file, the
+        // one pass gives up (nothing was written).
+        if output.spool.as_ref().is_some_and(|spool| spool.held) {
+            return Ok(None);
+        }
     }
     if stop.is_some() && lowering.has_unresolved() {
         return Ok(Some(false));
+    }
+    // The document is complete: what was held aside is written out, and the rest follows it.
+    if let Some(spool) = output.spool.take() {
+        // Held until the end: nothing of a file that changed while it was read is written.
+        input::unchanged(path)?;
+        spool.emit()?;
     }
     let mut writer = std::mem::replace(&mut output.writer, JsonStream::new(""));
     writer.end_records(&lowering.undefined_records(), &mut json);
@@ -317,47 +350,51 @@ fn write_batches(
     Ok(Some(true))
 }
 
-/// Standard output when it is a regular file written from its end and not opened to append (`> out.json`;
-/// not `>>`, where another process may append while this one writes, and taking back would cut its text):
-/// what a lowering in one pass wrote there can be taken back. Also the null device (`> /dev/null`, to have
-/// the exit status alone), where nothing written is kept, so nothing needs taking back (as GNU tar knows it).
-struct Rewind {
+/// Where a lowering in one pass writes what it may have to take back, by what standard output is.
+enum Rewind {
+    /// A regular file written from its end and not opened to append (`> out.json`; not `>>`, where another
+    /// process may append while this one writes, and taking back would cut its text): written there, and cut
+    /// where a batch's JSON began to take it back.
     #[cfg(unix)]
-    file: std::fs::File,
+    File { file: std::fs::File, start: u64 },
+    /// The null device (`> /dev/null`, to have the exit status alone): nothing written is kept, so nothing
+    /// needs taking back (as GNU tar knows it).
     #[cfg(unix)]
-    start: u64,
-    /// Standard output is the null device.
-    #[cfg(unix)]
-    null: bool,
+    Null,
+    /// Anything else (a pipe, a terminal, a device, a file opened to append): the records' JSON is held aside
+    /// ([`Aside`]: in memory up to [`SPILL`], then in an anonymous temporary file), taken back there, and
+    /// written out once the document is complete. When the temporary file cannot be made or written, the one
+    /// pass gives up for two, nothing written.
+    Spool,
 }
 
 impl Rewind {
     #[cfg(unix)]
-    fn stdout() -> Option<Rewind> {
+    fn stdout() -> Rewind {
         use std::os::fd::AsFd;
-        let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+        let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+            return Rewind::Spool;
+        };
         let mut file = std::fs::File::from(fd);
-        let meta = file.metadata().ok()?;
+        let Ok(meta) = file.metadata() else {
+            return Rewind::Spool;
+        };
         if is_null_device(&meta) {
-            return Some(Rewind {
-                file,
-                start: 0,
-                null: true,
-            });
+            return Rewind::Null;
         }
-        let start = file.stream_position().ok()?;
         let appends =
             rustix::fs::fcntl_getfl(&file).map_or(true, |f| f.contains(rustix::fs::OFlags::APPEND));
-        (meta.is_file() && start == meta.len() && !appends).then_some(Rewind {
-            file,
-            start,
-            null: false,
-        })
+        match file.stream_position() {
+            Ok(start) if meta.is_file() && start == meta.len() && !appends => {
+                Rewind::File { file, start }
+            }
+            _ => Rewind::Spool,
+        }
     }
 
     #[cfg(not(unix))]
-    fn stdout() -> Option<Rewind> {
-        None
+    fn stdout() -> Rewind {
+        Rewind::Spool
     }
 
     /// Takes back what was written since: the file is cut where it was, and written from there again.
@@ -366,24 +403,21 @@ impl Rewind {
     }
 
     /// Takes back what was written since but its first `kept` octets: the file is cut there, and written
-    /// from there again.
-    #[cfg(unix)]
-    fn rewind_to(mut self, kept: u64) -> Result<(), String> {
+    /// from there again. (What is held aside is taken back where it is held.)
+    fn rewind_to(self, kept: u64) -> Result<(), String> {
         let error = |e: std::io::Error| crate::output::write_error("standard output", &e);
-        std::io::stdout().flush().map_err(error)?;
-        if self.null {
-            return Ok(());
+        match self {
+            #[cfg(unix)]
+            Rewind::File { mut file, start } => {
+                std::io::stdout().flush().map_err(error)?;
+                let at = start.saturating_add(kept);
+                file.set_len(at).map_err(error)?;
+                file.seek(std::io::SeekFrom::Start(at)).map_err(error)?;
+            }
+            #[cfg(unix)]
+            Rewind::Null => std::io::stdout().flush().map_err(error)?,
+            Rewind::Spool => {}
         }
-        let at = self.start.saturating_add(kept);
-        self.file.set_len(at).map_err(error)?;
-        self.file
-            .seek(std::io::SeekFrom::Start(at))
-            .map_err(error)?;
-        Ok(())
-    }
-
-    #[cfg(not(unix))]
-    fn rewind_to(self, _kept: u64) -> Result<(), String> {
         Ok(())
     }
 }
@@ -396,15 +430,17 @@ fn is_null_device(meta: &std::fs::Metadata) -> bool {
         && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
 }
 
-/// The diagnostics' JSON gathered while the records are written: in memory, and in a temporary file past
-/// [`SPILL`] (`spilled` octets of it, the text in memory after them).
+/// JSON held aside, to be written later: the diagnostics' while the records are written, and the records'
+/// in a lowering in one pass that cannot take back what it wrote ([`Rewind::Spool`]). In memory, and in a
+/// temporary file past [`SPILL`] (`spilled` octets of it, the text in memory after them).
 #[derive(Default)]
-struct Diagnostics {
+struct Aside {
     text: String,
     file: Option<std::fs::File>,
     spilled: u64,
-    /// No more goes to the file: none could be made or written (`TMPDIR` unusable, a full disk, `ulimit -f`),
-    /// and the rest is held in memory, as the whole-file path holds it all.
+    /// No more goes to the file: none could be made or written (`TMPDIR` unusable, a full disk, `ulimit -f`).
+    /// The rest of the diagnostics is held in memory, as the whole-file path holds it all; records' JSON is
+    /// not (the one pass gives up).
     held: bool,
 }
 
@@ -441,7 +477,7 @@ fn spill_past(
     Ok(())
 }
 
-impl Diagnostics {
+impl Aside {
     /// How many octets were gathered.
     fn len(&self) -> u64 {
         self.spilled + self.text.len() as u64
@@ -474,9 +510,7 @@ impl Diagnostics {
     /// Writes everything gathered to standard output, in order.
     fn emit(self) -> Result<(), String> {
         if let Some(file) = self.file {
-            crate::output::copy_spilled(file, |chunk| {
-                crate::output::write_stdout(&mut std::io::stdout().lock(), chunk)
-            })?;
+            crate::output::copy_spilled_to_stdout(file)?;
         }
         crate::output::emit(&self.text)
     }
@@ -488,7 +522,7 @@ mod tests {
     use std::io::Read;
 
     /// What `diagnostics` gathered: the temporary file's octets, then the text in memory.
-    fn gathered(diagnostics: &mut Diagnostics) -> String {
+    fn gathered(diagnostics: &mut Aside) -> String {
         let mut all = String::new();
         if let Some(file) = &mut diagnostics.file {
             file.seek(std::io::SeekFrom::Start(0)).expect("seek");
@@ -502,13 +536,13 @@ mod tests {
     /// memory, and inside what went to the temporary file past [`SPILL`], after which they gather on.
     #[test]
     fn gathered_diagnostics_are_taken_back_to_a_mark() {
-        let mut diagnostics = Diagnostics::default();
+        let mut diagnostics = Aside::default();
         let piece = |c: char| c.to_string().repeat(SPILL / 2 + 1);
         let mut expected = String::new();
         let mut marks = Vec::new();
         for c in ['a', 'b', 'c', 'd', 'e'] {
             marks.push(diagnostics.len());
-            let Diagnostics {
+            let Aside {
                 text,
                 file,
                 spilled,
