@@ -19,6 +19,7 @@ pub use change::{Anchor, Change, Changes, Parent, Place};
 
 use crate::dataset::{Dataset, Payload, StructureId, StructureRef};
 use align::{align, positions, Side};
+use gedgraft_syntax::internal::calendar::Refused;
 use hash::{hash_range, same, same_payload, Hashes, Ids, XrefMap};
 use paths::{Paths, ROOT};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -205,20 +206,28 @@ fn place(paths: &Paths<'_>, step: u32, s: &StructureRef<'_>) -> Place {
     }
 }
 
-/// For a date whose text reads otherwise in the other side's dialect (GEDCOM 7's `JULIAN 1701` is a Julian
-/// date, 5.5.1's the text `JULIAN 1701`): ` (read as "@#DJULIAN@ 1701")`, the form both are compared in.
+/// For a date whose text reads otherwise in the other side's dialect, shown when the two texts are the same:
+/// GEDCOM 7's form, the one both are compared in (` (read as "JULIAN 1701")` for 5.5.1's `@#DJULIAN@ 1701`),
+/// or what GEDCOM 7 cannot read as the date it is (` (text in GEDCOM 5.5.1)` for 5.5.1's text `JULIAN 1701`,
+/// which GEDCOM 7 reads as a Julian date).
 fn read_as(s: &StructureRef<'_>, other: &StructureRef<'_>) -> String {
     let (Some(Payload::Text(t)), Some(Payload::Text(o))) = (s.payload(), other.payload()) else {
         return String::new();
     };
-    let compared = hash::compared_text(s, t.text);
-    if t.text != o.text || compared == t.text {
+    if t.text != o.text {
         return String::new();
     }
-    let mut out = String::from(" (read as ");
-    gedgraft_syntax::internal::json_string(&compared, &mut out);
-    out.push(')');
-    out
+    match hash::compared_text(s, t.text) {
+        (Some(Refused::NoName(_)), _) => " (a calendar GEDCOM 7 has no name for)".to_string(),
+        (Some(_), _) => format!(" (text in {})", s.dataset().metadata.dialect),
+        (None, compared) if compared != t.text => {
+            let mut out = String::from(" (read as ");
+            gedgraft_syntax::internal::json_string(&compared, &mut out);
+            out.push(')');
+            out
+        }
+        (None, _) => String::new(),
+    }
 }
 
 /// A payload printed for a change: a quoted string (with its language and datatype when `other` has others),

@@ -57,8 +57,8 @@ pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
 pub use lower::{diagnose, lower, LowerOptions, Lowered};
 pub use write::{
-    write, write_report, write_with_report, written_metadata, ElfNeed, LineEnding, Rename,
-    StreamPlanner, StreamWriter, WriteError, WriteOptions, WriteReport,
+    write, write_report, write_with_report, written_metadata, DateProblem, ElfNeed, LineEnding,
+    Rename, StreamPlanner, StreamWriter, WriteError, WriteOptions, WriteReport,
 };
 
 /// Constants the workspace's tests share with this crate.

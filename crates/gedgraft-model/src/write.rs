@@ -134,6 +134,18 @@ impl WriteOptions {
     }
 }
 
+/// What is wrong with a date the dialect written cannot hold with its meaning ([`WriteError::Calendar`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DateProblem {
+    /// A calendar the dialect written has no name for.
+    NoName,
+    /// Text where a date starts that the dialect written would read as a calendar.
+    ReadsAsCalendar,
+    /// Text after a year that the dialect written would read as the year's epoch.
+    ReadsAsEpoch,
+}
+
 /// Why a dataset cannot be written: nothing is written then.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -168,18 +180,17 @@ pub enum WriteError {
         line: Option<usize>,
     },
     /// A `DATE` whose calendar the dialect written has no name for (GEDCOM 5.5.1's `@#DROMAN@` or
-    /// `@#DUNKNOWN@` in GEDCOM 7, a GEDCOM 7 extension calendar `_MAYA` in 5.5.1 or ELF), or with text where a
-    /// date starts that it would read as a calendar (5.5.1's text `JULIAN 1700` in GEDCOM 7): written as it
-    /// is, the date would change meaning. The calendars both name are converted (`@#DJULIAN@ 1700` ↔
-    /// `JULIAN 1700`).
+    /// `@#DUNKNOWN@` in GEDCOM 7, a GEDCOM 7 extension calendar `_MAYA` in 5.5.1 or ELF), or with text that it
+    /// would read as a calendar where a date starts (5.5.1's text `JULIAN 1700` in GEDCOM 7) or as an epoch
+    /// after a year (5.5.1's text `44 BCE` in GEDCOM 7): written as it is, the date would change meaning. The
+    /// calendars and epochs both name are converted (`@#DJULIAN@ 44 B.C.` ↔ `JULIAN 44 BCE`).
     Calendar {
         /// The structure.
         id: StructureId,
-        /// The calendar as written, or the text that would read as one.
+        /// The calendar as written, or the text that would read as a calendar or an epoch.
         calendar: String,
-        /// Whether `calendar` is text the dialect written would read as a calendar (else a calendar it has no
-        /// name for).
-        reads_as_calendar: bool,
+        /// What is wrong with it.
+        problem: DateProblem,
         /// The dialect written.
         dialect: Dialect,
         /// The structure's path (`@I1@ INDI.BIRT.DATE`).
@@ -246,7 +257,7 @@ impl fmt::Display for WriteError {
             ),
             WriteError::Calendar {
                 calendar,
-                reads_as_calendar: false,
+                problem: DateProblem::NoName,
                 dialect,
                 path,
                 line,
@@ -259,6 +270,7 @@ impl fmt::Display for WriteError {
             ),
             WriteError::Calendar {
                 calendar,
+                problem: DateProblem::ReadsAsCalendar,
                 dialect,
                 path,
                 line,
@@ -266,8 +278,23 @@ impl fmt::Display for WriteError {
             } => write!(
                 f,
                 "the date of `{path}`{} has `{calendar}` where a date starts, which {dialect} would read as \
-                 a calendar and the file's dialect reads as text: write it as the file's dialect names that \
-                 calendar (`@#DJULIAN@`, `JULIAN`) if one is meant, else as a date phrase",
+                 a calendar and the file's dialect reads as text: if a calendar is meant, name it as the \
+                 file's dialect does (5.5.x and ELF `@#DJULIAN@`, GEDCOM 7 `JULIAN`), else make it a date \
+                 phrase",
+                at_line(*line)
+            ),
+            WriteError::Calendar {
+                calendar,
+                dialect,
+                path,
+                line,
+                ..
+            } => write!(
+                f,
+                "the date of `{path}`{} has `{calendar}` after a year, which {dialect} would read as the \
+                 year's epoch and the file's dialect reads as text: if an epoch is meant, write it as the \
+                 file's dialect does (5.5.x and ELF `44 B.C.`, GEDCOM 7 `44 BCE`), else make it a date \
+                 phrase",
                 at_line(*line)
             ),
             WriteError::NotInDialect {
@@ -786,14 +813,15 @@ impl Lines<'_> {
             Some(Payload::Text(t)) => {
                 let date = match tag {
                     "DATE" => calendars_as(plan.read, plan.dialect, t.text).map_err(|refused| {
-                        let (calendar, reads_as_calendar) = match refused {
-                            Refused::NoName(c) => (c, false),
-                            Refused::ReadsAsCalendar(c) => (c, true),
+                        let (calendar, problem) = match refused {
+                            Refused::NoName(c) => (c, DateProblem::NoName),
+                            Refused::ReadsAsCalendar(c) => (c, DateProblem::ReadsAsCalendar),
+                            Refused::ReadsAsEpoch(c) => (c, DateProblem::ReadsAsEpoch),
                         };
                         WriteError::Calendar {
                             id,
                             calendar,
-                            reads_as_calendar,
+                            problem,
                             dialect: plan.dialect,
                             path: report::path_of(&s),
                             line: s.line(),

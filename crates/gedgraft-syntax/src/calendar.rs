@@ -36,6 +36,9 @@ pub enum Refused {
     /// Text (as written) that the other dialect would read as a calendar where this one does not (`JULIAN` in
     /// a 5.5.1 file, `@#DJULIAN@` as text in a GEDCOM 7 file).
     ReadsAsCalendar(String),
+    /// Text (as written) after a year that the other dialect would read as its epoch where this one does not
+    /// (`BCE` in a 5.5.1 file, `B.C.` in a GEDCOM 7 file).
+    ReadsAsEpoch(String),
 }
 
 /// The text of a `DATE` payload written by `from` as `to` writes the same calendars and epochs (`B.C.`,
@@ -65,8 +68,8 @@ pub fn calendars_as<'a>(
     date: &'a str,
 ) -> Result<Cow<'a, str>, Refused> {
     match (from.has_escapes(), to.has_escapes()) {
-        (true, false) => Ok(epochs_as(escapes_to_keywords(date)?, EPOCHS)),
-        (false, true) => Ok(epochs_as(keywords_to_escapes(date)?, (EPOCHS.1, EPOCHS.0))),
+        (true, false) => epochs_as(escapes_to_keywords(date)?, EPOCHS),
+        (false, true) => epochs_as(keywords_to_escapes(date)?, (EPOCHS.1, EPOCHS.0)),
         _ => Ok(Cow::Borrowed(date)),
     }
 }
@@ -74,6 +77,11 @@ pub fn calendars_as<'a>(
 /// The epoch of a year before year 1 as each form writes it: 5.5.1 `B.C.` after a year (`YEAR_GREG [B.C.]`,
 /// `DATE_JULN`), GEDCOM 7 `BCE` (`date = … year [D epoch]`).
 const EPOCHS: (&str, &str) = ("B.C.", "BCE");
+
+/// The year of 5.5.1's year glued to its epoch (`44B.C.`): `word` without `epoch`, if that is a year.
+fn glued<'w>(word: &'w str, epoch: &str) -> Option<&'w str> {
+    word.strip_suffix(epoch).filter(|y| is_year(y))
+}
 
 /// Whether `word` is a year as a date writes it: digits, or 5.5.1's dual year (`1699/00`).
 fn is_year(word: &str) -> bool {
@@ -85,25 +93,28 @@ fn is_year(word: &str) -> bool {
 
 /// `44 B.C.` ↔ `44 BCE`: the epoch word `from` right after a year becomes `to`, in the date, not in a phrase
 /// (from the first `(` on, which 5.5.1 writes last: `INT 1700 (phrase)`). 5.5.1's year glued to its epoch
-/// (`44B.C.`) becomes the year, a space and the epoch, as GEDCOM 7 writes it.
-fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Cow<'a, str> {
+/// (`44B.C.`, as its grammar writes it: `<YEAR_GREG>[B.C.]`) becomes the year, a space and the epoch, as
+/// GEDCOM 7 writes it. Text there that the other dialect would read as an epoch (`to`, or 5.5.1's glued
+/// form) is refused.
+fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Result<Cow<'a, str>, Refused> {
     let mut changes = Vec::new();
     let mut previous = "";
     for (offset, word, _) in words(&date) {
         if word.starts_with('(') {
             break;
         }
+        if (word == to && is_year(previous)) || (to == EPOCHS.0 && glued(word, to).is_some()) {
+            return Err(Refused::ReadsAsEpoch(to.to_string()));
+        }
         if word == from && is_year(previous) {
             changes.push((offset, word.len(), to.to_string()));
-        } else if let Some(year) = word.strip_suffix(from).filter(|y| is_year(y)) {
-            if from == EPOCHS.0 {
-                changes.push((offset + year.len(), from.len(), format!(" {to}")));
-            }
+        } else if let Some(year) = glued(word, from).filter(|_| from == EPOCHS.0) {
+            changes.push((offset + year.len(), from.len(), format!(" {to}")));
         }
         previous = word;
     }
     if changes.is_empty() {
-        return date;
+        return Ok(date);
     }
     let mut out = String::with_capacity(date.len() + changes.len());
     let mut copied = 0;
@@ -113,7 +124,7 @@ fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Cow<'a, str> {
         copied = at + len;
     }
     out.push_str(date.get(copied..).unwrap_or(""));
-    Cow::Owned(out)
+    Ok(Cow::Owned(out))
 }
 
 /// The words of `date` (separated by spaces) with their offsets, and whether a date starts at each.
@@ -184,9 +195,16 @@ fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, Refused> {
 /// `JULIAN 1700` → `@#DJULIAN@ 1700`: a keyword where a date starts becomes its escape; an extension calendar
 /// (`_` first) there has none.
 fn keywords_to_escapes(date: &str) -> Result<Cow<'_, str>, Refused> {
-    if date.contains("@#") {
-        // Written as it is, it would read as an escape: what was text could become a calendar.
-        return Err(Refused::ReadsAsCalendar(date.to_string()));
+    // Text that the lexer would read as a calendar escape where a date starts: written as it is, what was text
+    // would become a calendar. (Elsewhere an escape is no calendar: the writer keeps it, and it reads back as
+    // the same text.)
+    let escapes = d_escapes(date);
+    if let Some((from, to)) = (words(date).filter(|w| w.2))
+        .find_map(|(offset, _, _)| escapes.iter().find(|(from, _)| *from == offset))
+    {
+        return Err(Refused::ReadsAsCalendar(
+            date.get(*from..*to).unwrap_or(date).to_string(),
+        ));
     }
     let mut out = String::new();
     let mut copied = 0;
@@ -305,6 +323,28 @@ mod tests {
                 Ok(text)
             );
         }
+        // Text the other dialect would read as an epoch is refused (found by a helper): 5.5.1's `44 BCE`,
+        // GEDCOM 7's `44 B.C.` and `44B.C.`; in a phrase it stays text.
+        for (from, to, text, epoch) in [
+            (Dialect::Gedcom551, seven(), "44 BCE", "BCE"),
+            (
+                Dialect::Gedcom551,
+                seven(),
+                "BET 1 JAN 44 BCE AND 40",
+                "BCE",
+            ),
+            (seven(), Dialect::Gedcom551, "44 B.C.", "B.C."),
+            (seven(), Dialect::Elf10, "JULIAN 44B.C.", "B.C."),
+        ] {
+            assert_eq!(
+                calendars_as(from, to, text),
+                Err(Refused::ReadsAsEpoch(epoch.into()))
+            );
+        }
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "INT 44 B.C. (44 BCE)").as_deref(),
+            Ok("INT 44 BCE (44 BCE)")
+        );
     }
 
     /// A calendar the other dialect has no name for is refused: 5.5.1's ROMAN and UNKNOWN (undefined, gone in
@@ -326,7 +366,22 @@ mod tests {
             calendars_as(seven(), Dialect::Gedcom551, "BET 1700 AND _MAYA 13"),
             Err(Refused::NoName("_MAYA".to_string()))
         );
-        assert!(calendars_as(seven(), Dialect::Gedcom551, "@#DJULIAN@ 1700").is_err());
+        assert_eq!(
+            calendars_as(seven(), Dialect::Gedcom551, "BET 1 AND @#DJULIAN@ 1700"),
+            Err(Refused::ReadsAsCalendar("@#DJULIAN@".into()))
+        );
+        // GEDCOM 7 text with an escape where no date starts: the writer keeps it, and 5.5.1 reads it back as
+        // the same text (found by a helper: it was refused, as if it were where a date starts).
+        for text in ["44 @#DHEBREW@", "JAN @#DJULIAN@", "(x @#DJULIAN@ y)"] {
+            assert_eq!(
+                calendars_as(seven(), Dialect::Gedcom551, text).as_deref(),
+                Ok(text)
+            );
+            assert_eq!(
+                calendars_as(Dialect::Gedcom551, seven(), text).as_deref(),
+                Ok(text)
+            );
+        }
         // A keyword that is no calendar's position is a word like any other.
         assert_eq!(
             calendars_as(seven(), Dialect::Gedcom551, "1 JULIAN 1700").as_deref(),

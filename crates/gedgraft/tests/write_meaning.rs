@@ -341,10 +341,16 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
         "0 @I1@ INDI\n1 BIRT\n2 DATE BEF _MAYA 13 BAKTUN\n",
     );
     lowered(&dir, "text", H, "0 @I1@ INDI\n1 BIRT\n2 DATE JULIAN 1700\n");
-    let refusals: [(&[&str], &str); 4] = [
+    // Text after a year that the other dialect reads as its epoch (found by a helper): 5.5.1's `44 BCE`.
+    lowered(&dir, "bce", H, "0 @I1@ INDI\n1 BIRT\n2 DATE 1100 BCE\n");
+    let refusals: [(&[&str], &str); 5] = [
         (
             &["fmt", "text.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],
             "`JULIAN` where a date starts, which GEDCOM 7.0 would read as a calendar",
+        ),
+        (
+            &["fmt", "bce.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],
+            "`BCE` after a year, which GEDCOM 7.0 would read as the year's epoch",
         ),
         (
             &["fmt", "roman.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"],

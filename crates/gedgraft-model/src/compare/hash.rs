@@ -6,7 +6,7 @@
 //! as it did. A hash only proposes a match: [`same`] confirms it, so a collision never hides a change.
 
 use crate::dataset::{Dataset, Payload, StructureId, StructureRef};
-use gedgraft_syntax::internal::calendar::calendars_as;
+use gedgraft_syntax::internal::calendar::{calendars_as, Refused};
 use gedgraft_syntax::Dialect;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::borrow::Cow;
@@ -51,14 +51,27 @@ fn text(h: &mut FxHasher, s: &str) {
     h.write_u8(0xff);
 }
 
-/// A payload's text as compared: a `DATE`'s calendars named as GEDCOM 5.5.1 and ELF name them (`@#DJULIAN@`),
-/// whatever the dialect it was read in (GEDCOM 7's `JULIAN 1700` is 5.5.1's `@#DJULIAN@ 1700`, and the two
-/// files `fmt --dialect` makes of one dataset hold the same dates).
-pub(super) fn compared_text<'a>(s: &StructureRef<'a>, text: &'a str) -> Cow<'a, str> {
+/// A payload's text as compared, with what it is when a `DATE` cannot be read as a GEDCOM 7 date with its
+/// meaning ([`Refused`]). A `DATE`'s text is compared in GEDCOM 7's form, whatever the dialect it was read in:
+/// 5.5.1's `@#DJULIAN@ 44 B.C.` (and `44B.C.`) is GEDCOM 7's `JULIAN 44 BCE`, and the files `fmt --dialect`
+/// makes of one dataset hold the same dates. A date GEDCOM 7 would read otherwise (5.5.1's text `JULIAN 1700`
+/// or `44 BCE`, a calendar it has no name for) is compared with what it is, so no GEDCOM 7 date equals it.
+pub(super) fn compared_text<'a>(
+    s: &StructureRef<'a>,
+    text: &'a str,
+) -> (Option<Refused>, Cow<'a, str>) {
     if s.tag() != "DATE" {
-        return Cow::Borrowed(text);
+        return (None, Cow::Borrowed(text));
     }
-    calendars_as(s.dataset().metadata.dialect, Dialect::Elf10, text).unwrap_or(Cow::Borrowed(text))
+    match calendars_as(s.dataset().metadata.dialect, Dialect::GEDCOM_7_0, text) {
+        Ok(date) => (None, date),
+        // What was refused is in the text: only its kind is kept.
+        Err(Refused::NoName(_)) => (Some(Refused::NoName(String::new())), Cow::Borrowed(text)),
+        Err(_) => (
+            Some(Refused::ReadsAsCalendar(String::new())),
+            Cow::Borrowed(text),
+        ),
+    }
 }
 
 fn payload_hash<'a>(h: &mut FxHasher, s: &StructureRef<'a>, ids: Ids<'_, 'a>) {
@@ -66,7 +79,13 @@ fn payload_hash<'a>(h: &mut FxHasher, s: &StructureRef<'a>, ids: Ids<'_, 'a>) {
         None => h.write_u8(0),
         Some(Payload::Text(t)) => {
             h.write_u8(1);
-            text(h, &compared_text(s, t.text));
+            let (refused, compared) = compared_text(s, t.text);
+            h.write_u8(match refused {
+                None => 0,
+                Some(Refused::NoName(_)) => 1,
+                Some(_) => 2,
+            });
+            text(h, &compared);
             text(h, t.lang);
             if let Some(d) = t.datatype {
                 text(h, d);
