@@ -81,7 +81,11 @@ fn safe_repairs_of_every_corpus_file_keep_errors_codes_octets_and_data() {
             if NOT_LINE_LOCAL.contains(&r.code) {
                 continue;
             }
-            let lines = before.line_range(d.range.start());
+            let mut lines = before.line_range(d.range.start());
+            if matches!(d.code, "conc-at-whitespace" | "conc-after-diacritic") {
+                // A split between a `CONC` line and the line before it: moving it edits both lines.
+                lines = before.line_range(lines.start().checked_sub(1.into()).unwrap_or_default());
+            }
             let start = before.source_map().file_offset(usize::from(lines.start()));
             let last = before.line_range(d.last_start().max(d.range.start()));
             let end = before.source_map().file_offset(usize::from(last.end())) + 2;

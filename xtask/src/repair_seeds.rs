@@ -68,6 +68,14 @@ pub fn seeds() -> Vec<(&'static str, Vec<u8>)> {
             file(&[HEAD, b"\n0 @I1@ INDI\n\n1 NAME A /B/\n", TRLR]),
         ),
         (
+            "conc-after-diacritic",
+            file(&[
+                b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR ANSEL\n",
+                b"0 @I1@ INDI\n1 NOTE Jos\xE2\n2 CONC e\n",
+                TRLR,
+            ]),
+        ),
+        (
             "bad-gedc",
             file(&[
                 b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM Lineage-Linked\n1 CHAR UTF-8\n",

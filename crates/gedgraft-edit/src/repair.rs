@@ -149,6 +149,11 @@ pub const REPAIR_KINDS: &[(&str, Applicability, &str)] = &[
         "the `CONC` split moves by the fewest characters to a place between two other characters",
     ),
     (
+        "conc-after-diacritic",
+        Applicability::Safe,
+        "the `CONC` split moves by the fewest characters off the ANSEL diacritic and its letter",
+    ),
+    (
         "blank-line",
         Applicability::Safe,
         "the blank lines are removed",
@@ -342,7 +347,7 @@ impl<'a> Cx<'a> {
             "unescaped-at" => payload::bare_at(self, d),
             "bad-gedc" => payload::form_case(self, d),
             "not-a-character" => payload::nul_characters(self, d),
-            "conc-at-whitespace" => conc::conc_splits(self, d),
+            "conc-at-whitespace" | "conc-after-diacritic" => conc::conc_splits(self, d),
             "level-jump" => guess::level_jump(self, d),
             "declared-encoding-mismatch" => guess::char_value(self, d),
             "duplicate-xref" => guess::duplicate_xref(self, d),

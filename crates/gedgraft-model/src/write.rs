@@ -316,7 +316,13 @@ impl fmt::Display for WriteError {
                 }
             ),
             WriteError::EncodingNotInDialect { dialect, encoding } => {
-                write!(f, "{dialect} files cannot be written in {}", encoding.name())
+                write!(
+                    f,
+                    "{dialect} files cannot be written in {}, only in {} (the output encoding: \
+                     `gedgraft fmt --to-encoding`, `gedgraft write --encoding`)",
+                    encoding.name(),
+                    dialect.allowed_encodings()
+                )
             }
             WriteError::NoBom { encoding } => {
                 write!(f, "{} has no byte-order mark", encoding.name())

@@ -38,6 +38,7 @@ pub const ALL: &[&str] = &[
     LF_CR_LINE_BREAKS,
     MIXED_LINE_BREAKS,
     CONC_AT_WHITESPACE,
+    CONC_AFTER_DIACRITIC,
     NOT_GEDCOM,
 ];
 
@@ -124,6 +125,11 @@ pub const MIXED_LINE_BREAKS: &str = "mixed-line-breaks";
 /// (R-SERIALISING-STRUCTS-10) or the `CONC` payload starts with it (R-SERIALISING-STRUCTS-11). Read as written
 /// (R-LINE-STRINGS-05), but many readers trim lines and lose it. Not in GEDCOM 7, which has no `CONC`.
 pub const CONC_AT_WHITESPACE: &str = "conc-at-whitespace";
+/// Warning: in ANSEL, a `CONC` line splits a diacritic from its letter: the line before ends with a combining
+/// diacritic, which ANSEL writes before the letter it marks (`ansel-to-unicode.md`). Read as one text, as the
+/// payload is (the mark goes on the `CONC` line's first letter); but readers that decode each line alone put
+/// it on no letter, and writers must not split there (as the editor's splits never do). Not in GEDCOM 7.
+pub const CONC_AFTER_DIACRITIC: &str = "conc-after-diacritic";
 /// Malformed structure: the file is not a GEDCOM file at all (an HTML page, a picture, a program): none of its
 /// first lines starts with a level and a tag (see `not_gedcom.rs` for the rule). The only diagnostic of the
 /// file; the whole text is kept as trailing text (R-SPECIFIED-ENC-06: stop parsing the stream as ELF).

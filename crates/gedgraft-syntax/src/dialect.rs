@@ -218,10 +218,12 @@ impl Dialect {
 
     /// Whether a syntax-layer diagnostic code applies in this dialect; not in GEDCOM 7: escape diagnostics
     /// (`bad-escape`, `unterminated-escape`; it has no escapes), `unescaped-at` (it doubles only a leading `@`),
-    /// `line-too-long` and `conc-at-whitespace` (it has no `CONC` and no line limit).
+    /// `line-too-long`, `conc-at-whitespace` and `conc-after-diacritic` (it has no `CONC`, no ANSEL and no
+    /// line limit).
     pub fn applies(self, code: &str) -> bool {
         use crate::codes::{
-            BAD_ESCAPE, CONC_AT_WHITESPACE, LINE_TOO_LONG, UNESCAPED_AT, UNTERMINATED_ESCAPE,
+            BAD_ESCAPE, CONC_AFTER_DIACRITIC, CONC_AT_WHITESPACE, LINE_TOO_LONG, UNESCAPED_AT,
+            UNTERMINATED_ESCAPE,
         };
         !self.is_gedcom7()
             || !matches!(
@@ -231,6 +233,7 @@ impl Dialect {
                     | UNESCAPED_AT
                     | LINE_TOO_LONG
                     | CONC_AT_WHITESPACE
+                    | CONC_AFTER_DIACRITIC
             )
     }
 }

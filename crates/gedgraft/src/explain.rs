@@ -473,6 +473,20 @@ pub static ENTRIES: &[Entry] = &[
         help: "`gedgraft fix --repair` moves the split between two other characters; the text stays the same",
     },
     Entry {
+        code: "conc-after-diacritic",
+        class: Warning,
+        rules: &["R-ANSEL-01", "R-ENCODINGS-09", "R-LINE-STRINGS-05"],
+        summary: "in ANSEL, a `CONC` line splits a diacritic from the letter it marks",
+        detail: "ANSEL writes a combining diacritic before its letter (`E2 65` is `é`). When a line ends with \
+                 the diacritic and the letter starts the `CONC` line after it, gedgraft joins the payload \
+                 first, so the mark goes on that letter; readers that decode each line alone put it on no \
+                 letter, or on the line break, and show a stray accent. The editor never splits there. \
+                 Neighbouring `CONC` lines split this way are one warning. Not in GEDCOM 7, which has no \
+                 `CONC` and no ANSEL.",
+        example: b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2\n1 CONC e Smith\n0 TRLR\n",
+        help: "`gedgraft fix --repair` moves the split off the diacritic; the text stays the same",
+    },
+    Entry {
         code: "not-gedcom",
         class: Structure,
         rules: &["R-SPECIFIED-ENC-06"],

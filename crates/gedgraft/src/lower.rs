@@ -12,8 +12,6 @@ pub fn run(args: &LowerArgs) -> Result<ExitCode, String> {
         .with_strict(args.strict)
         .with_nfc(args.nfc);
     if let Some(error) = crate::stream_lower::lower_streamed(args, &options)? {
-        // A file changed while it was read: its JSON may hold two versions of it.
-        input::unchanged(&args.file)?;
         return Ok(exit_code(error));
     }
     let loaded = input::load(&args.file, &args.input)?;

@@ -52,11 +52,31 @@ pub(crate) fn lower_streamed(
         return Ok(None);
     }
     let options = input::options(&args.input)?;
+    let mut out = Rewind::stdout();
+    let lowered = match lower_into(args, (&options, lower), &mut out) {
+        // A file changed while it was read: its JSON may hold two versions of it.
+        Ok(Some(any_error)) => input::unchanged(path).map(|()| Some(any_error)),
+        other => other,
+    };
+    if lowered.is_err() {
+        // What a failed run wrote into a file written from its end is taken back (found by a helper): no JSON
+        // cut short by a full disk or `ulimit -f`, or made of a file that changed while it was read, is left.
+        let _ = out.rewind();
+    }
+    lowered
+}
+
+/// [`lower_streamed`] writing where `out` says: in one pass, else in two.
+fn lower_into(
+    args: &LowerArgs,
+    (options, lower): (&ParseOptions, &LowerOptions),
+    out: &mut Rewind,
+) -> Result<Option<bool>, String> {
+    let path = &args.file;
     if !two_passes_forced() {
-        let out = Rewind::stdout();
-        match one_pass(args, &options, lower, matches!(out, Rewind::Spool))? {
+        match one_pass(args, options, lower, matches!(out, Rewind::Spool))? {
             OnePass::Lowered(any_error) => return Ok(Some(any_error)),
-            OnePass::Unresolved(found) => return again(path, &options, *found, out),
+            OnePass::Unresolved(found) => return again(path, options, *found, out),
             OnePass::Cannot => out.rewind()?,
         }
     }
@@ -65,7 +85,7 @@ pub(crate) fn lower_streamed(
         file_wide,
         batches,
         ..
-    }) = index_pass(path, &options, lower, args.strict)
+    }) = index_pass(path, options, lower, args.strict)
     else {
         return Ok(None);
     };
@@ -195,7 +215,7 @@ fn again(
     path: &Path,
     options: &ParseOptions,
     found: Unresolved,
-    out: Rewind,
+    out: &mut Rewind,
 ) -> Result<Option<bool>, String> {
     let Unresolved {
         lowering,
@@ -398,21 +418,32 @@ impl Rewind {
     }
 
     /// Takes back what was written since: the file is cut where it was, and written from there again.
-    fn rewind(self) -> Result<(), String> {
+    fn rewind(&mut self) -> Result<(), String> {
         self.rewind_to(0)
     }
 
     /// Takes back what was written since but its first `kept` octets: the file is cut there, and written
     /// from there again. (What is held aside is taken back where it is held.)
-    fn rewind_to(self, kept: u64) -> Result<(), String> {
+    fn rewind_to(&mut self, kept: u64) -> Result<(), String> {
         let error = |e: std::io::Error| crate::output::write_error("standard output", &e);
         match self {
             #[cfg(unix)]
-            Rewind::File { mut file, start } => {
-                std::io::stdout().flush().map_err(error)?;
+            Rewind::File { file, start } => {
                 let at = start.saturating_add(kept);
-                file.set_len(at).map_err(error)?;
-                file.seek(std::io::SeekFrom::Start(at)).map_err(error)?;
+                let mut cut = || {
+                    file.set_len(at)?;
+                    file.seek(std::io::SeekFrom::Start(at)).map(drop)
+                };
+                let flushed = std::io::stdout().flush();
+                cut().map_err(error)?;
+                if flushed.is_err() {
+                    // A write failed (a full disk): what standard output's buffer still holds would be written
+                    // where the file is cut when it is next flushed (at the latest at exit). Flushed now, and
+                    // cut again.
+                    let _ = std::io::stdout().flush();
+                    cut().map_err(error)?;
+                }
+                flushed.map_err(error)?;
             }
             #[cfg(unix)]
             Rewind::Null => std::io::stdout().flush().map_err(error)?,

@@ -1,5 +1,6 @@
 //! `conc-at-whitespace` (safe): a `CONC` split next to whitespace is moved, by as few characters as it takes,
-//! to a place between two other characters (R-SERIALISING-STRUCTS-10, -11). The units of the two lines are the
+//! to a place between two other characters (R-SERIALISING-STRUCTS-10, -11); `conc-after-diacritic` (safe), a
+//! split between an ANSEL diacritic and its letter, the same way. The units of the two lines are the
 //! editor's ([`token_units`]) and a split goes only where the shared rule allows one
 //! ([`split_allowed`]: never inside `@@`, an escape or a character, never after an ANSEL diacritic), so the
 //! joined text, and the lowering, stay the same.
@@ -166,7 +167,11 @@ pub(super) fn conc_splits(cx: &Cx, d: &Diagnostic) -> Made {
     } else {
         format!("the {}", plural(moved, "`CONC` split"))
     };
-    let message = format!("move {splits} off the whitespace (the text stays the same)");
+    let off = match d.code {
+        "conc-after-diacritic" => "the diacritic and its letter",
+        _ => "the whitespace",
+    };
+    let message = format!("move {splits} off {off} (the text stays the same)");
     Some((message, edits))
 }
 
@@ -281,6 +286,63 @@ mod tests {
             repaired(b"0 HEAD\n1 NOTE a@@ \n2 CONC @#DJULIAN@ 1540\n0 TRLR\n").as_deref(),
             Some(&b"0 HEAD\n1 NOTE a\n2 CONC @@ @#DJULIAN@ 1540\n0 TRLR\n"[..])
         );
+    }
+
+    /// R-ANSEL-01 (`ansel-to-unicode.md`: a diacritic precedes its letter), R-ENCODINGS-09: a line that ends
+    /// with an ANSEL diacritic before a `CONC` line is flagged (`conc-after-diacritic`, one warning for
+    /// neighbouring splits), and the repair moves each split before the diacritic (or after the letter, when
+    /// the line would be left empty), the joined text, and so the lowering, the same. Not in UTF-8, where a
+    /// combining mark follows its letter.
+    #[test]
+    fn r_ansel_01_a_split_between_a_diacritic_and_its_letter_is_flagged_and_moved() {
+        let flagged = |input: &[u8]| {
+            let parse = gedgraft_syntax::parse(input);
+            (parse.diagnostics().iter())
+                .filter(|d| d.code == "conc-after-diacritic")
+                .map(|d| (d.location.line, d.count))
+                .collect::<Vec<_>>()
+        };
+        let input =
+            b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2\n1 CONC e Ren\xE2\n1 CONC e\n0 TRLR\n";
+        assert_eq!(flagged(input), [(4, 2)]);
+        let parse = gedgraft_syntax::parse(input);
+        let d: Vec<_> = (parse.diagnostics().iter())
+            .filter(|d| d.code == "conc-after-diacritic")
+            .collect();
+        let r = repairs(&parse, &d).pop().flatten().expect("a repair");
+        assert!(
+            r.message.contains("off the diacritic and its letter"),
+            "{}",
+            r.message
+        );
+        let out = crate::apply_repairs(input, &[&r]).bytes;
+        assert_eq!(
+            out,
+            b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\n1 CONC \xE2e Ren\n1 CONC \xE2e\n0 TRLR\n"
+        );
+        assert!(flagged(&out).is_empty());
+        let lowered = |bytes: &[u8]| {
+            let parse = gedgraft_syntax::parse(bytes);
+            gedgraft_model::lower(&parse, &gedgraft_model::LowerOptions::default()).dataset
+        };
+        let (before, after) = (lowered(input), lowered(&out));
+        assert!(gedgraft_model::compare(&before, &after).is_empty());
+        let text =
+            |d: &gedgraft_model::Dataset| format!("{:?}", d.records().next().map(|r| r.payload()));
+        assert!(
+            text(&after).contains(r"Jose\u{301} Rene\u{301}"),
+            "{}",
+            text(&after)
+        );
+        // A diacritic that ends a `CONT` line, or a line with no `CONC` after it, is not this warning.
+        assert!(
+            flagged(b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2\n1 CONT e\n0 TRLR\n").is_empty()
+        );
+        // UTF-8: the combining mark follows its letter, and the split after it is where it belongs.
+        assert!(flagged(
+            "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE Jose\u{301}\n1 CONC x\n0 TRLR\n".as_bytes()
+        )
+        .is_empty());
     }
 
     #[test]

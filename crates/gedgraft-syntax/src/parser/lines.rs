@@ -10,6 +10,7 @@ use crate::kind::SyntaxKind;
 use crate::lexer::{lex_line, LineFacts, LineShape};
 use crate::line_checks;
 use crate::serialise::is_space;
+use gedgraft_encoding::{ansel, Encoding};
 use rowan::NodeOrToken;
 
 impl Parser<'_> {
@@ -393,6 +394,17 @@ impl Parser<'_> {
             .payload_start
             .and_then(|p| line.get(p..))
             .is_some_and(|payload| payload.starts_with(is_space));
+        if self.payload_mark {
+            self.diag(
+                codes::CONC_AFTER_DIACRITIC,
+                Class::Warning,
+                "the line before this `CONC` line ends with an ANSEL diacritic, which marks the letter this \
+                 line starts with: readers that decode each line alone put it on no letter, or on the line \
+                 break",
+                at,
+                line_end,
+            );
+        }
         let message = match (self.payload_space, after) {
             (false, false) => return,
             (true, false) => "the line before this `CONC` line ends with whitespace",
@@ -411,12 +423,20 @@ impl Parser<'_> {
         );
     }
 
-    /// Notes whether the payload of `line`, just read, ends with whitespace (blank lines and the empty line of
-    /// an LF CR pair are not lines of a payload: they leave the note as it was).
+    /// Notes whether the payload of `line`, just read, ends with whitespace or, in ANSEL, a diacritic (blank
+    /// lines and the empty line of an LF CR pair are not lines of a payload: they leave the notes as they
+    /// were).
     pub(super) fn note_payload_end(&mut self, line: &str) {
         if line.trim_start_matches([' ', '\t']).is_empty() {
             return;
         }
+        // ANSEL decodes each diacritic octet to its combining character, where it was written: before its
+        // letter (only a payload holds one).
+        self.payload_mark = self.encoding == Encoding::Ansel
+            && line
+                .chars()
+                .next_back()
+                .is_some_and(|c| ansel::stacking(c).is_some());
         // Lexed again only when the line ends with whitespace (rare): the payload is then not empty.
         self.payload_space = line.ends_with(is_space)
             && matches!(

@@ -103,6 +103,9 @@ struct Parser<'t> {
     /// Whether the payload of the last line read (blank lines aside) ends with whitespace, which a `CONC`
     /// line after it must not split at (`conc-at-whitespace`).
     payload_space: bool,
+    /// Whether the payload of the last line read ends with an ANSEL diacritic, which marks the letter after
+    /// it: a `CONC` line after it splits the two (`conc-after-diacritic`).
+    payload_mark: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -138,6 +141,7 @@ impl<'t> Parser<'t> {
             lf_cr: None,
             breaks: Tally::default(),
             payload_space: false,
+            payload_mark: false,
         }
     }
 
