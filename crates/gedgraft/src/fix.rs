@@ -168,10 +168,14 @@ impl Plan {
                         .set_line_limit(n)
                         .map_err(|e| format!("--rewrap={n}: {e}"))?;
                 }
-                Some(Stage::Rewrap {
-                    limit,
-                    split: args.rewrap.is_some(),
-                    join,
+                // Both: the splits are made, then the joins on what they made, a stage each (made in one
+                // batch, a join and a split of one payload overlapped: found by a helper).
+                let split = args.rewrap.is_some();
+                let both = split && join;
+                let stage = |split, join| Stage::Rewrap { limit, split, join };
+                Some(match both {
+                    true => vec![stage(true, false), stage(false, true)],
+                    false => vec![stage(split, join)],
                 })
             }
         };
@@ -219,7 +223,7 @@ impl Plan {
         }
         // Last: line lengths are those of the final encoding and line breaks (a transcode can turn one
         // character into a six-octet `@#U…@` escape).
-        stages.extend(rewrap);
+        stages.extend(rewrap.into_iter().flatten());
         Ok(Plan {
             stages,
             scope: scope_arg,

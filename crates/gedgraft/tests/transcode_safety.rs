@@ -330,6 +330,37 @@ fn rewrap_splits_only_and_join_conc_joins() {
     let both = String::from_utf8(std::fs::read(dir.join("both.ged")).expect("out")).expect("utf8");
     assert!(both.contains("0 @N2@ NOTE finely split\n"), "{both}");
     assert!(both.lines().all(|l| l.len() < 40), "{both}");
+    // One payload that both touch: a long line and needless `CONC` splits after it. Split, then joined, a
+    // stage each (found by a helper: in one batch the two overlapped, exit 2), streamed and whole alike.
+    let input = format!(
+        "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE {}\n1 CONC s\n1 CONC t\n0 @N2@ NOTE a\n1 CONC b\n0 TRLR\n",
+        long.trim_end()
+    );
+    write(&dir, "g.ged", input.as_bytes());
+    let mut outputs = Vec::new();
+    for whole in [false, true] {
+        let mut command = common::gedgraft_command(
+            &dir,
+            &["fix", "--rewrap=40", "--join-conc", "g.ged", "-o", "-"],
+        );
+        match whole {
+            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+        };
+        let out = command.output().expect("runs");
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        outputs.push(stdout_lossy(&out));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let both = &outputs[0];
+    assert!(both.contains("0 @N2@ NOTE ab\n"), "{both}");
+    assert!(both.lines().all(|l| l.len() < 40), "{both}");
+    let joined: String = (both.lines())
+        .skip_while(|l| !l.starts_with("0 @N1@"))
+        .take_while(|l| !l.starts_with("0 @N2@"))
+        .map(|l| l.trim_start_matches("0 @N1@ NOTE ").trim_start_matches("1 CONC "))
+        .collect();
+    assert_eq!(joined, format!("{}st", long.trim_end()));
 }
 
 /// R-SPECIFIED-ENC-05: `1 char` is the CHAR line detection reads, so every guard of `HEAD.CHAR` holds for it,
