@@ -133,7 +133,6 @@ impl StreamedDiff {
             ops: Vec::new(),
             end: (0, 0),
             counts: (0, 0),
-            forms: Vec::new(),
             old_tail: Lines::default(),
         });
         // The lines before the first change that the last batches hold.
@@ -159,9 +158,6 @@ impl StreamedDiff {
         }
         all.old.append_shifted(&batch.old, old_base);
         all.new.append_shifted(&batch.new, new_base);
-        for form in &batch.forms {
-            crate::diff::note_form(&mut all.forms, form);
-        }
         all.end = (old_base + batch.end.0, new_base + batch.end.1);
         self.after = batch.counts.0.saturating_sub(batch.end.0).min(CONTEXT);
         self.sync = (old_base + batch.counts.0, new_base + batch.counts.1);

@@ -55,7 +55,7 @@ pub use dataset::{
 pub use from_json::{from_json, FromJsonError};
 pub use json::{to_json, JsonStream, MAX_INDENT};
 pub use lower::stream::StreamLowering;
-pub use lower::{diagnose, lower, LowerOptions, Lowered};
+pub use lower::{diagnose, lower, metadata_not_kept, LowerOptions, Lowered};
 pub use write::{
     write, write_report, write_with_report, written_metadata, DateProblem, ElfNeed, LineEnding,
     Rename, StreamPlanner, StreamWriter, WriteError, WriteOptions, WriteReport,

@@ -30,6 +30,7 @@ use text_size::{TextRange, TextSize};
 
 mod assemble;
 pub(crate) use assemble::assemble;
+pub use header::metadata_not_kept;
 pub(crate) mod dialect_rules;
 mod header;
 mod left_out;

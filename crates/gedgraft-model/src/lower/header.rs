@@ -224,3 +224,51 @@ impl<'p> Builder<'p> {
 
     // ----- The second pass (2019 § Second pass) -----
 }
+
+/// The substructures of serialisation metadata that the lowering reads: `GEDC.VERS`, `GEDC.FORM` and 5.5.5's
+/// `GEDC.FORM.VERS`. `SCHMA` is kept whole, as a schema.
+const READ_METADATA: [&str; 3] = ["GEDC.VERS", "GEDC.FORM", "GEDC.FORM.VERS"];
+
+/// What the header's serialisation metadata (`CHAR`, `ELF`, `GEDC`, `PLANG`) holds that the lowering does not
+/// read, and so the dataset does not keep (R-PARSING-METADATA-03: ignored, with no diagnostic): each subtree's
+/// path and where it starts. A writer of the dataset writes the header anew without it, so a tool that
+/// rewrites a file from its dataset says so (found by a helper: `fmt` dropped `2 _CX` under `1 CHAR` without
+/// a word).
+///
+/// ```
+/// let parse = gedgraft_syntax::parse(b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n1 CHAR UTF-8\n2 VERS 1.0\n0 TRLR\n");
+/// let left: Vec<_> = gedgraft_model::metadata_not_kept(&parse)
+///     .into_iter()
+///     .map(|(path, at)| (path, at.line))
+///     .collect();
+/// assert_eq!(left, [("HEAD.CHAR.VERS".to_string(), 5)]);
+/// ```
+pub fn metadata_not_kept(parse: &Parse) -> Vec<(String, gedgraft_syntax::Location)> {
+    use gedgraft_syntax::ast::{AstToken, Structure};
+    let mut left = Vec::new();
+    let Some(header) = parse.document().header() else {
+        return left;
+    };
+    let tag = |s: &Structure| s.tag().map_or(String::new(), |t| t.text().to_string());
+    // Explicit stack (invariant 4): the structures read, with their paths.
+    let mut stack: Vec<(Structure, String)> = (header.substructures())
+        .map(|s| (tag(&s), s))
+        .filter(|(t, _)| ["CHAR", "ELF", "GEDC", "PLANG"].contains(&t.as_str()))
+        .map(|(t, s)| (s, t))
+        .collect();
+    while let Some((structure, path)) = stack.pop() {
+        for child in structure.substructures() {
+            let path = format!("{path}.{}", tag(&child));
+            if READ_METADATA.contains(&path.as_str()) {
+                stack.push((child, path));
+            } else if let Some(line) = child.line() {
+                left.push((
+                    format!("HEAD.{path}"),
+                    parse.locate(line.text_range().start()),
+                ));
+            }
+        }
+    }
+    left.sort_by_key(|(_, at)| at.offset);
+    left
+}
