@@ -100,6 +100,7 @@ fn fmt_file(
     if let Some((count, first)) = errors(&lowered.all_diagnostics(parse)) {
         return Err(refusal(&name, count, first));
     }
+    let not_written = metadata_not_written(parse);
     let encoding = to.unwrap_or(parse.encoding());
     let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
@@ -120,7 +121,10 @@ fn fmt_file(
         lowered.dataset.metadata.dialect,
     )
     .map_err(|e| format!("{name}: not formatted: {e}"))?;
-    for line in told {
+    for line in told
+        .into_iter()
+        .chain(not_written.iter().map(|note| format!("{name}: {note}")))
+    {
         crate::output::say(&line);
     }
     drop(lowered);
@@ -253,6 +257,20 @@ fn line_changes(
         output: 0..new.len(),
     };
     (vec![change], count(old), count(new))
+}
+
+/// The warnings for what the header's serialisation metadata holds that the dataset does not keep, and so is
+/// not written ([`gedgraft_model::metadata_not_kept`], R-PARSING-METADATA-03): `warning: line 7:
+/// HEAD.CHAR.VERS is …` (found by a helper: `fmt` dropped `2 _CX important` under `1 CHAR` without a word).
+pub(crate) fn metadata_not_written(parse: &Parse) -> Vec<String> {
+    (gedgraft_model::metadata_not_kept(parse).into_iter())
+        .map(|(path, at)| {
+            format!(
+                "warning: line {}: {path} is serialisation metadata the dataset does not keep: not written",
+                at.line
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -323,6 +323,8 @@ impl File<'_> {
                 Ok::<Formatted, Stop>(counts)
             });
             let written = || {
+                // What the header's serialisation metadata holds that the dataset does not keep.
+                let mut not_written = Vec::new();
                 for batch in stream {
                     // An input whose encoding notes need the whole body (an undecodable octet past the
                     // head): the whole-file path tells.
@@ -330,7 +332,7 @@ impl File<'_> {
                         StreamError::Io(e) => Stop::Error(read_error(&e)),
                         _ => Stop::WholeFile,
                     })?;
-                    let Some(new) = writing.batch(self, batch.parse())? else {
+                    let Some(new) = writing.batch(self, batch.parse(), &mut not_written)? else {
                         continue;
                     };
                     out(&new).map_err(Stop::Error)?;
@@ -338,7 +340,8 @@ impl File<'_> {
                     let _ = send.send(Counted::Batch(Box::new(batch), new));
                 }
                 // The refusal, if the file has errors; the whole-file path, if it had no batch.
-                let (writer, told) = writing.end(&name)?;
+                let (writer, mut told) = writing.end(&name)?;
+                told.extend(not_written.iter().map(|note| format!("{name}: {note}")));
                 let trailer = writer.finish();
                 out(&trailer).map_err(Stop::Error)?;
                 let _ = send.send(Counted::Trailer(trailer));
@@ -389,9 +392,18 @@ enum Counted {
 impl Writing {
     /// One batch lowered and written: its new octets; `None` once the file has an error (the one pass goes on
     /// counting them for the refusal) or a batch changed the plan (the one pass goes on planning).
-    fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Option<Vec<u8>>, Stop> {
+    fn batch(
+        &mut self,
+        file: &File<'_>,
+        parse: &Parse,
+        not_written: &mut Vec<String>,
+    ) -> Result<Option<Vec<u8>>, Stop> {
         let (lowered, writer) = match self {
-            Writing::Planned(planned) => (planned.lowering.lower(parse), &mut planned.writer),
+            Writing::Planned(planned) => {
+                let lowered = planned.lowering.lower(parse);
+                not_written.extend(crate::fmt::metadata_not_written(parse));
+                (lowered, &mut planned.writer)
+            }
             Writing::Ended => return Err(Stop::WholeFile),
             Writing::OnePass(one) => {
                 let OnePass {
@@ -400,6 +412,7 @@ impl Writing {
                     refusal,
                 } = &mut **one;
                 let lowered = lowering.lower(parse);
+                not_written.extend(crate::fmt::metadata_not_written(parse));
                 let refused = refusal.is_some();
                 count_errors(refusal, parse, &lowered);
                 if refusal.is_some() {

@@ -358,7 +358,10 @@ fn rewrap_splits_only_and_join_conc_joins() {
     let joined: String = (both.lines())
         .skip_while(|l| !l.starts_with("0 @N1@"))
         .take_while(|l| !l.starts_with("0 @N2@"))
-        .map(|l| l.trim_start_matches("0 @N1@ NOTE ").trim_start_matches("1 CONC "))
+        .map(|l| {
+            l.trim_start_matches("0 @N1@ NOTE ")
+                .trim_start_matches("1 CONC ")
+        })
         .collect();
     assert_eq!(joined, format!("{}st", long.trim_end()));
 }

@@ -494,3 +494,56 @@ fn null_pointers_written_into_a_dialect_without_one_are_warned_about() {
         }
     }
 }
+
+/// R-PARSING-METADATA-03: what the header's `CHAR` and `GEDC` hold beyond what the lowering reads (`CHAR.VERS`,
+/// an extension) is ignored, with no diagnostic, and not in the dataset; `fmt`, which writes the header anew,
+/// says what it does not write (one warning per subtree), streamed and whole (found by a helper: `2 _CX
+/// important` under `1 CHAR` was dropped without a word, and `diff`, which compares datasets, saw nothing).
+#[test]
+fn metadata_the_dataset_does_not_keep_is_warned_about_when_not_written() {
+    let dir = temp_dir(SUITE, "metadata-not-kept");
+    let header = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n2 _GX g\n1 CHAR UTF-8\n2 _CX important\n\
+                  3 _CY deeper\n2 VERS 1.0\n";
+    write(
+        &dir,
+        "h.ged",
+        format!("{header}0 @I1@ INDI\n0 TRLR\n").as_bytes(),
+    );
+    let out = gedgraft_in(&dir, &["check", "h.ged"]);
+    assert_eq!(exit_code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("0 errors, 0 warnings"),
+        "{}",
+        stdout(&out)
+    );
+    for whole in [false, true] {
+        let mut command = common::gedgraft_command(&dir, &["fmt", "h.ged", "-o", "o.ged"]);
+        match whole {
+            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+        };
+        let out = command.output().expect("runs");
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        let err = stderr(&out);
+        for (line, path) in [
+            (5, "HEAD.GEDC._GX"),
+            (7, "HEAD.CHAR._CX"),
+            (9, "HEAD.CHAR.VERS"),
+        ] {
+            let said = format!(
+                "h.ged: warning: line {line}: {path} is serialisation metadata the dataset does not keep: \
+                 not written"
+            );
+            assert!(err.contains(&said), "whole={whole}: {err}");
+        }
+        assert_eq!(err.matches("not written").count(), 3, "{err}");
+    }
+    // A header with only what the lowering reads: no warning.
+    write(
+        &dir,
+        "plain.ged",
+        format!("{H}0 @I1@ INDI\n0 TRLR\n").as_bytes(),
+    );
+    let out = gedgraft_in(&dir, &["fmt", "plain.ged", "-o", "o.ged"]);
+    assert!(!stderr(&out).contains("not written"), "{}", stderr(&out));
+}

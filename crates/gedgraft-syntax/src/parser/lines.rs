@@ -390,11 +390,15 @@ impl Parser<'_> {
     /// A `CONC` line joined to the structure it continues: its split must not be next to whitespace
     /// (R-SERIALISING-STRUCTS-10, -11). `line` is its text, `at` where its level starts.
     fn conc_split(&mut self, line: &str, facts: &LineFacts, at: usize, line_end: usize) {
-        let after = facts
+        let first = facts
             .payload_start
             .and_then(|p| line.get(p..))
-            .is_some_and(|payload| payload.starts_with(is_space));
-        if self.payload_mark {
+            .and_then(|payload| payload.chars().next());
+        let after = first.is_some_and(is_space);
+        // The diacritic marks what starts this line: a letter (or another diacritic, stacked), not nothing, a
+        // space or an `@` (found by a helper: moving the split then left a diacritic before a space, which
+        // reads as another encoding).
+        if self.payload_mark && first.is_some_and(|c| !is_space(c) && c != '@') {
             self.diag(
                 codes::CONC_AFTER_DIACRITIC,
                 Class::Warning,
