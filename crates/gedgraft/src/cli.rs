@@ -185,7 +185,8 @@ pub struct FmtArgs {
     /// Change nothing and print no diff; exit with status 1 when formatting would change a file.
     #[arg(long)]
     pub check: bool,
-    /// Write in this encoding (default: the file's own).
+    /// Write in this encoding (default: the file's own, or UTF-8 when --dialect names one that does not allow it,
+    /// as GEDCOM 7, which allows UTF-8 only).
     #[arg(long, value_name = "NAME")]
     pub to_encoding: Option<String>,
     #[command(flatten)]

@@ -4,7 +4,7 @@
 //! come from a line diff of the two files' octets ([`gedgraft_edit::octet_line_changes`]: the same on every
 //! machine, and about linear in the lines when every line changes).
 
-use crate::cli::FmtArgs;
+use crate::cli::{FmtArgs, LayoutArgs};
 use crate::fix::review_diff;
 use crate::write_cmd::{encoding_named, what_write_changes, write_options, write_out};
 use crate::{input, output};
@@ -100,8 +100,10 @@ fn fmt_file(
     if let Some((count, first)) = errors(&lowered.all_diagnostics(parse)) {
         return Err(refusal(&name, count, first));
     }
-    let not_written = metadata_not_written(parse);
-    let encoding = to.unwrap_or(parse.encoding());
+    let not_written: Vec<String> = (encoding_note(to, parse.encoding(), &args.layout).into_iter())
+        .chain(metadata_not_written(parse))
+        .collect();
+    let encoding = output_encoding(to, parse.encoding(), &args.layout);
     let write_options = write_options(&args.layout, encoding, Some(line_ending_of(parse.text())));
     let original = parse.to_bytes().map_err(|e| format!("{name}: {e}"))?;
     let cuts = record_cuts(parse);
@@ -257,6 +259,39 @@ fn line_changes(
         output: 0..new.len(),
     };
     (vec![change], count(old), count(new))
+}
+
+/// The encoding `fmt` writes: `--to-encoding`, else the file's own, unless the dialect `--dialect` asks for
+/// does not allow it (GEDCOM 7 allows UTF-8 only, 5.5.5 UTF-8 and UTF-16): then UTF-8, and
+/// [`encoding_note`] says so (found by a helper: an ASCII file, UTF-8 already, was refused for GEDCOM 7
+/// until `--to-encoding UTF-8` was given).
+pub(crate) fn output_encoding(
+    to: Option<Encoding>,
+    read: Encoding,
+    layout: &LayoutArgs,
+) -> Encoding {
+    match (to, crate::write_cmd::asked_dialect(layout)) {
+        (Some(to), _) => to,
+        (None, Some(dialect)) if !dialect.allows_encoding(read) => Encoding::Utf8,
+        _ => read,
+    }
+}
+
+/// The note for an encoding [`output_encoding`] changed for the dialect, if it did.
+pub(crate) fn encoding_note(
+    to: Option<Encoding>,
+    read: Encoding,
+    layout: &LayoutArgs,
+) -> Option<String> {
+    let written = output_encoding(to, read, layout);
+    let dialect = crate::write_cmd::asked_dialect(layout)?;
+    (to.is_none() && written != read).then(|| {
+        format!(
+            "note: written in {}, as {dialect} files are (read as {}; --to-encoding chooses another)",
+            written.name(),
+            read.name()
+        )
+    })
 }
 
 /// The warnings for what the header's serialisation metadata holds that the dataset does not keep, and so is

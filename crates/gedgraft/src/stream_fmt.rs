@@ -175,7 +175,7 @@ impl File<'_> {
 
     /// The write options, from the file's first batch.
     fn write_options(&self, parse: &Parse) -> WriteOptions {
-        let encoding = self.to.unwrap_or(parse.encoding());
+        let encoding = crate::fmt::output_encoding(self.to, parse.encoding(), &self.args.layout);
         let eol = crate::fmt::line_ending_of(parse.text());
         write_options(&self.args.layout, encoding, Some(eol))
     }
@@ -267,7 +267,10 @@ impl File<'_> {
             let (send, receive) = std::sync::mpsc::sync_channel::<Counted>(2);
             let read_error = &read_error;
             let review = self.args.reviews();
-            let encoding = self.to.unwrap_or(stream.detection.used);
+            let encoding =
+                crate::fmt::output_encoding(self.to, stream.detection.used, &self.args.layout);
+            let encoding_note =
+                crate::fmt::encoding_note(self.to, stream.detection.used, &self.args.layout);
             let counter = scope.spawn(move || {
                 let mut counts = Formatted::default();
                 // The review diff, batch by batch.
@@ -324,7 +327,7 @@ impl File<'_> {
             });
             let written = || {
                 // What the header's serialisation metadata holds that the dataset does not keep.
-                let mut not_written = Vec::new();
+                let mut not_written: Vec<String> = encoding_note.into_iter().collect();
                 for batch in stream {
                     // An input whose encoding notes need the whole body (an undecodable octet past the
                     // head): the whole-file path tells.

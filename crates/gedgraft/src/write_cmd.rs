@@ -87,16 +87,21 @@ pub(crate) fn write_options(
     } else if layout.no_bom {
         options = options.with_bom(false);
     }
-    if let Some(d) = layout.dialect {
-        options = options.with_dialect(match d {
-            DialectArg::Elf => Dialect::Elf10,
-            DialectArg::Gedcom55 => Dialect::Gedcom55,
-            DialectArg::Gedcom551 => Dialect::Gedcom551,
-            DialectArg::Gedcom555 => Dialect::Gedcom555,
-            DialectArg::Gedcom70 => Dialect::GEDCOM_7_0,
-        });
+    if let Some(d) = asked_dialect(layout) {
+        options = options.with_dialect(d);
     }
     options
+}
+
+/// The dialect `--dialect` asks for, if any.
+pub(crate) fn asked_dialect(layout: &LayoutArgs) -> Option<Dialect> {
+    layout.dialect.map(|d| match d {
+        DialectArg::Elf => Dialect::Elf10,
+        DialectArg::Gedcom55 => Dialect::Gedcom55,
+        DialectArg::Gedcom551 => Dialect::Gedcom551,
+        DialectArg::Gedcom555 => Dialect::Gedcom555,
+        DialectArg::Gedcom70 => Dialect::GEDCOM_7_0,
+    })
 }
 
 /// Writes `octets` to `out` as `fix -o` does: a path naming a standard stream goes through it, anything else

@@ -547,3 +547,54 @@ fn metadata_the_dataset_does_not_keep_is_warned_about_when_not_written() {
     let out = gedgraft_in(&dir, &["fmt", "plain.ged", "-o", "o.ged"]);
     assert!(!stderr(&out).contains("not written"), "{}", stderr(&out));
 }
+
+/// `fmt --dialect gedcom-7.0` of a file in an encoding GEDCOM 7 does not allow writes UTF-8 (7.0: UTF-8 only)
+/// and says so, streamed and whole; `--to-encoding` naming one it does not allow is still refused (found by a
+/// helper: an ASCII file, UTF-8 already, was refused until `--to-encoding UTF-8` was given).
+#[test]
+fn converting_to_gedcom_7_writes_utf8_unless_told_otherwise() {
+    let dir = temp_dir(SUITE, "seven-utf8");
+    let body = "0 @I1@ INDI\n1 NAME Ann /Smith/\n0 TRLR\n";
+    let ascii = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR ASCII\n";
+    write(&dir, "a.ged", format!("{ascii}{body}").as_bytes());
+    for whole in [false, true] {
+        let mut command = common::gedgraft_command(
+            &dir,
+            &["fmt", "a.ged", "--dialect", "gedcom-7.0", "-o", "-"],
+        );
+        match whole {
+            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+        };
+        let out = command.output().expect("runs");
+        assert_eq!(exit_code(&out), 0, "whole={whole}: {}", stderr(&out));
+        assert_eq!(stdout(&out), format!("0 HEAD\n1 GEDC\n2 VERS 7.0\n{body}"));
+        assert!(
+            stderr(&out).contains(
+                "a.ged: note: written in UTF-8, as GEDCOM 7.0 files are (read as ASCII; --to-encoding \
+                 chooses another)"
+            ),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = gedgraft_in(
+        &dir,
+        &[
+            "fmt",
+            "a.ged",
+            "--dialect",
+            "gedcom-7.0",
+            "--to-encoding",
+            "ASCII",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be written in ASCII, only in UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -334,6 +334,21 @@ mod tests {
             "{}",
             text(&after)
         );
+        // A `CONC` line that starts with no letter for it (a space, an `@`, nothing): the diacritic marks no
+        // letter either way, and moving the split would leave it before a space (found by a helper).
+        for next in [&b"  e"[..], b"@@e", b""] {
+            let input = [
+                &b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2\n1 CONC "[..],
+                next,
+                b"\n0 TRLR\n",
+            ]
+            .concat();
+            assert!(
+                flagged(&input).is_empty(),
+                "{}",
+                String::from_utf8_lossy(next)
+            );
+        }
         // A diacritic that ends a `CONT` line, or a line with no `CONC` after it, is not this warning.
         assert!(
             flagged(b"0 HEAD\n1 CHAR ANSEL\n0 @N1@ NOTE Jos\xE2\n1 CONT e\n0 TRLR\n").is_empty()
