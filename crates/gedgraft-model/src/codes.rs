@@ -71,6 +71,9 @@ pub const UNESCAPED_LEADING_AT: &str = "unescaped-leading-at";
 /// Non-conformant structure: a GEDCOM 7 identifier or pointer outside 7.0 `Xref` (upper-case letters, digits and
 /// `_`: `@i1@`, `@I-1@`), or a structure identified by the null pointer's `@VOID@`; kept as written.
 pub const XREF_NOT_ALLOWED: &str = "xref-not-allowed";
+/// Non-conformant structure: in GEDCOM 7, a tag outside 7.0 `Tag` (upper-case letters, digits and `_`, starting
+/// with a letter or `_`): `Name`, `_myTag`. Kept as written.
+pub const TAG_NOT_ALLOWED: &str = "tag-not-allowed";
 /// Warning: lines the lenient lowering leaves out of the dataset: a malformed line or a level jump, with the
 /// lines nested in it (R-RECOVER-06, R-RECOVER-07, R-RECOVER-09). One per run of consecutive left-out lines,
 /// right after the syntax layer's error on the run's first line. Strict mode stops at that error instead.
@@ -99,5 +102,6 @@ pub const ALL: &[&str] = &[
     CONC_NOT_ALLOWED,
     UNESCAPED_LEADING_AT,
     XREF_NOT_ALLOWED,
+    TAG_NOT_ALLOWED,
     LINES_LEFT_OUT,
 ];

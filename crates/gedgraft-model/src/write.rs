@@ -200,13 +200,14 @@ pub enum WriteError {
     },
     /// An identifier or pointer the dialect written does not allow: in GEDCOM 7 one outside 7.0 `Xref`
     /// (upper-case letters, digits and `_`: `@f-1@`), a structure identified `@VOID@`, or a pointer to `@VOID@`
-    /// from a dialect where it names a record (in GEDCOM 7 it would be the null pointer, which leads nowhere).
+    /// from a dialect where it names a record (in GEDCOM 7 it would be the null pointer, which leads nowhere);
+    /// or a tag it does not allow (in GEDCOM 7 one outside 7.0 `Tag`: `Name`, `_myTag`).
     NotInDialect {
         /// The structure.
         id: StructureId,
-        /// `identifier` or `pointer`.
+        /// `identifier`, `pointer` or `tag`.
         what: &'static str,
-        /// The identifier, without `@`s.
+        /// The identifier (without `@`s) or the tag.
         text: String,
         /// Why the dialect refuses it.
         why: &'static str,
@@ -296,6 +297,20 @@ impl fmt::Display for WriteError {
                  file's dialect does (5.5.x and ELF `44 B.C.`, GEDCOM 7 `44 BCE`), else make it a date \
                  phrase",
                 at_line(*line)
+            ),
+            WriteError::NotInDialect {
+                what,
+                text,
+                why,
+                dialect,
+                path,
+                line,
+                ..
+            } if *what == "tag" => write!(
+                f,
+                "the tag `{text}` of `{path}`{} cannot be written in {dialect}: {why}; rename it first \
+                 (`gedgraft fix --rename-tag {text}=NEW`)",
+                at_line(*line),
             ),
             WriteError::NotInDialect {
                 what,
@@ -789,6 +804,9 @@ impl Lines<'_> {
         };
         if let Some(why) = xref.and_then(|x| plan.dialect.xref_refusal(x)) {
             return Err(not_in_dialect("identifier", xref.unwrap_or(""), why));
+        }
+        if let Some(why) = plan.dialect.tag_refusal(tag) {
+            return Err(not_in_dialect("tag", tag, why));
         }
         match s.payload() {
             None => self.line(level, xref, tag, ""),

@@ -155,6 +155,32 @@ impl Dialect {
         )
     }
 
+    /// Why `tag` is not a tag of this dialect, if it is not: in GEDCOM 7 a tag is an upper-case letter then
+    /// upper-case letters, digits and `_` (7.0 `stdTag`), or `_` then at least one of those (`extTag`); other
+    /// dialects take any tag of `[0-9A-Za-z_]` (R-TAGS-01, the syntax layer's `bad-tag`).
+    ///
+    /// ```
+    /// use gedgraft_syntax::Dialect;
+    /// let seven = Dialect::from_gedcom_version("7.0");
+    /// assert!(seven.tag_refusal("NAME").is_none() && seven.tag_refusal("_MY_TAG2").is_none());
+    /// assert!(seven.tag_refusal("Name").is_some() && seven.tag_refusal("_myTag").is_some());
+    /// assert!(seven.tag_refusal("_").is_some() && seven.tag_refusal("2X").is_some());
+    /// assert!(Dialect::Gedcom551.tag_refusal("Name").is_none());
+    /// ```
+    pub fn tag_refusal(self, tag: &str) -> Option<&'static str> {
+        if !self.is_gedcom7() {
+            return None;
+        }
+        let tagchar = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
+        let ok = match tag.strip_prefix('_') {
+            Some(rest) => !rest.is_empty() && rest.chars().all(tagchar),
+            None => tag.starts_with(|c: char| c.is_ascii_uppercase()) && tag.chars().all(tagchar),
+        };
+        (!ok).then_some(
+            "a GEDCOM 7 tag is upper-case letters, digits and `_`, starting with a letter or `_` (7.0 Tag)",
+        )
+    }
+
     /// Whether ELF's Unicode escapes (`@#U…@`) exist: not in a file that says it is GEDCOM 5.5, 5.5.1, 5.5.5 or
     /// 7, whose readers show one as text (a file with one declares ELF, R-SERIALISATION-VERSION-01).
     pub fn has_unicode_escapes(self) -> bool {

@@ -745,6 +745,17 @@ pub static ENTRIES: &[Entry] = &[
         help: "renumber the identifier and its pointers (`fix --set-xref @i1@=I1`), or fix the version",
     },
     Entry {
+        code: "tag-not-allowed",
+        class: NonConformant,
+        rules: &["GEDCOM 7.0 Tag"],
+        summary: "a GEDCOM 7 tag that is not upper-case letters, digits and `_` (starting with a letter or `_`)",
+        detail: "GEDCOM 7 tags are upper case (`NAME`, extension tags `_MYTAG`); GEDCOM 5.5.1 and ELF allowed \
+                 lower case (`Name`, `_myTag`): a file relabelled `VERS 7.0`, or written by a tool that kept \
+                 the old tags, shows this. The line is kept as written.",
+        example: b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 _myTag x\n0 TRLR\n",
+        help: "rename the tag (`fix --rename-tag _myTag=_MYTAG`), or fix the version",
+    },
+    Entry {
         code: "lines-left-out",
         class: Warning,
         rules: &["R-RECOVER-06", "R-RECOVER-07", "R-RECOVER-09"],

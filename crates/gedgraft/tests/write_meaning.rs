@@ -598,3 +598,56 @@ fn converting_to_gedcom_7_writes_utf8_unless_told_otherwise() {
         stderr(&out)
     );
 }
+
+/// GEDCOM 7.0 `Tag` (upper case: `stdTag`, `extTag`): a 5.5.1 tag outside it (`Name`, `_myTag`) is refused
+/// when written as GEDCOM 7, with its line and the rename that fixes it, streamed, whole and by `write`; a
+/// GEDCOM 7 file with one is non-conformant for `check` (`tag-not-allowed`; found by a helper: both passed).
+#[test]
+fn tags_gedcom_7_does_not_allow_are_refused_when_written_in_it() {
+    let dir = temp_dir(SUITE, "seven-tags");
+    lowered(&dir, "t", H, "0 @I1@ INDI\n1 NAME A /B/\n1 _myTag v\n");
+    let said = "the tag `_myTag` of `@I1@ INDI._myTag` (line 8) cannot be written in GEDCOM 7.0";
+    for (args, whole) in [
+        (
+            &["fmt", "t.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"][..],
+            false,
+        ),
+        (
+            &["fmt", "t.ged", "--dialect", "gedcom-7.0", "-o", "o.ged"][..],
+            true,
+        ),
+        (
+            &["write", "t.json", "--dialect", "gedcom-7.0", "-o", "o.ged"][..],
+            false,
+        ),
+    ] {
+        let mut command = common::gedgraft_command(&dir, args);
+        match whole {
+            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+        };
+        let out = command.output().expect("runs");
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("fix --rename-tag _myTag=NEW"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!dir.join("o.ged").exists());
+    }
+    write(
+        &dir,
+        "seven.ged",
+        b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 Name A\n1 _MY_TAG2 b\n0 TRLR\n",
+    );
+    let out = gedgraft_in(&dir, &["check", "seven.ged"]);
+    assert_eq!(exit_code(&out), 1, "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out).matches("[tag-not-allowed]").count(),
+        1,
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("seven.ged:5:3"), "{}", stdout(&out));
+}

@@ -145,6 +145,18 @@ impl<'p> Builder<'p> {
         }
     }
 
+    /// A GEDCOM 7 tag outside 7.0 `Tag` (`Name`, `_myTag`). Non-conformant, kept as written.
+    pub(super) fn gedcom7_tag(&mut self, tag: &str, range: TextRange) {
+        if let Some(why) = self.finishing.dialect.tag_refusal(tag) {
+            self.report(
+                codes::TAG_NOT_ALLOWED,
+                Class::NonConformant,
+                why.into(),
+                range,
+            );
+        }
+    }
+
     /// A GEDCOM 7 identifier, of a structure or in a pointer (`pointer`), outside 7.0 `Xref`: upper-case
     /// letters, digits and `_`, and no structure's `VOID` (the null pointer's). Non-conformant, kept as written.
     pub(super) fn gedcom7_identifier(&mut self, id: &str, range: TextRange, pointer: bool) {
