@@ -306,30 +306,29 @@ impl fmt::Display for WriteError {
                 path,
                 line,
                 ..
-            } if *what == "tag" => write!(
-                f,
-                "the tag `{text}` of `{path}`{} cannot be written in {dialect}: {why}; rename it first \
-                 (`gedgraft fix --rename-tag {text}=NEW`)",
-                at_line(*line),
-            ),
-            WriteError::NotInDialect {
-                what,
-                text,
-                why,
-                dialect,
-                path,
-                line,
-                ..
-            } => write!(
-                f,
-                "the {what} `@{text}@` of `{path}`{} cannot be written in {dialect}: {why}; {}",
-                at_line(*line),
-                match *what {
-                    "pointer" => "renumber the record it leads to first (`gedgraft fix --set-xref`: pointers \
-                                  follow), or point it elsewhere (`--set-pointer`)",
-                    _ => "renumber it first (`gedgraft fix --set-xref`: pointers follow)",
-                }
-            ),
+            } => {
+                let (shown, hint) = match *what {
+                    "tag" => (
+                        format!("`{text}`"),
+                        format!("rename it first (`gedgraft fix --rename-tag {text}=NEW`)"),
+                    ),
+                    "pointer" => (
+                        format!("`@{text}@`"),
+                        "renumber the record it leads to first (`gedgraft fix --set-xref`: pointers \
+                         follow), or point it elsewhere (`--set-pointer`)"
+                            .to_string(),
+                    ),
+                    _ => (
+                        format!("`@{text}@`"),
+                        "renumber it first (`gedgraft fix --set-xref`: pointers follow)".to_string(),
+                    ),
+                };
+                write!(
+                    f,
+                    "the {what} {shown} of `{path}`{} cannot be written in {dialect}: {why}; {hint}",
+                    at_line(*line)
+                )
+            }
             WriteError::EncodingNotInDialect { dialect, encoding } => {
                 write!(
                     f,

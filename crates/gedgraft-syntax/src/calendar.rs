@@ -127,11 +127,12 @@ fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Result<Cow<'a,
     Ok(Cow::Owned(out))
 }
 
-/// The words of `date` (separated by spaces) with their offsets, and whether a date starts at each.
+/// The words of `date` (separated by spaces or tabs, each one character) with their offsets, and whether a
+/// date starts at each (found by a helper: `FROM<TAB>@#DJULIAN@ 1700` went unconverted and unrefused).
 fn words(date: &str) -> impl Iterator<Item = (usize, &str, bool)> {
     let mut starts = true;
     let mut at = 0;
-    date.split(' ').filter_map(move |word| {
+    date.split([' ', '\t']).filter_map(move |word| {
         let offset = at;
         at += word.len() + 1;
         if word.is_empty() {
@@ -183,7 +184,7 @@ fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, Refused> {
     for (range, keyword) in calendars {
         out.push_str(date.get(copied..range.start).unwrap_or(""));
         out.push_str(keyword);
-        if range.end < date.len() && !date.get(range.end..).unwrap_or("").starts_with(' ') {
+        if range.end < date.len() && !date.get(range.end..).unwrap_or("").starts_with([' ', '\t']) {
             out.push(' ');
         }
         copied = range.end;
@@ -261,6 +262,15 @@ mod tests {
                 Ok(keyword)
             );
         }
+        // A tab separates words as a space does.
+        assert_eq!(
+            calendars_as(Dialect::Gedcom551, seven(), "FROM\t@#DJULIAN@ 1700").as_deref(),
+            Ok("FROM\tJULIAN 1700")
+        );
+        assert_eq!(
+            calendars_as(seven(), Dialect::Gedcom551, "44\tB.C."),
+            Err(Refused::ReadsAsEpoch("B.C.".into()))
+        );
         // An escape with no space after it still leaves the keyword a word of its own.
         assert_eq!(
             calendars_as(Dialect::Gedcom551, seven(), "@#DJULIAN@1700").as_deref(),
