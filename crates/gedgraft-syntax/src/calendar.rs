@@ -74,6 +74,34 @@ pub fn calendars_as<'a>(
     }
 }
 
+/// A GEDCOM 7 date without its default calendar: `GREGORIAN` where a date starts says what no calendar says
+/// (5.5.1: "If `<DATE_CALENDAR_ESCAPE>` doesn't appear at this point, then `@#DGREGORIAN@` is assumed"; 7.0
+/// likewise), so `GREGORIAN 1700` and `1700` are one date, for comparing (found by a helper).
+///
+/// ```
+/// use gedgraft_syntax::internal::calendar::without_default_calendar;
+/// assert_eq!(without_default_calendar("BET GREGORIAN 1700 AND JULIAN 1701"), "BET 1700 AND JULIAN 1701");
+/// assert_eq!(without_default_calendar("1 GREGORIAN 1700"), "1 GREGORIAN 1700");
+/// ```
+pub fn without_default_calendar(date: &str) -> Cow<'_, str> {
+    let keyword = CALENDARS[0].1;
+    let found: Vec<usize> = (words(date).filter(|w| w.2 && w.1 == keyword))
+        .map(|(offset, ..)| offset)
+        .collect();
+    if found.is_empty() {
+        return Cow::Borrowed(date);
+    }
+    let mut out = String::with_capacity(date.len());
+    let mut copied = 0;
+    for offset in found {
+        out.push_str(date.get(copied..offset).unwrap_or(""));
+        // The keyword and the one separator after it.
+        copied = (offset + keyword.len() + 1).min(date.len());
+    }
+    out.push_str(date.get(copied..).unwrap_or(""));
+    Cow::Owned(out)
+}
+
 /// The epoch of a year before year 1 as each form writes it: 5.5.1 `B.C.` after a year (`YEAR_GREG [B.C.]`,
 /// `DATE_JULN`), GEDCOM 7 `BCE` (`date = … year [D epoch]`).
 const EPOCHS: (&str, &str) = ("B.C.", "BCE");

@@ -79,7 +79,7 @@ pub mod internal {
     }
     pub use crate::diagnostic::{printable, push_printable};
     pub mod calendar {
-        pub use crate::calendar::{calendars_as, Refused};
+        pub use crate::calendar::{calendars_as, without_default_calendar, Refused};
     }
 
     /// Sorts diagnostics by where they start, stably and in place: no copy of them, and no work beyond a look

@@ -442,6 +442,18 @@ fn dates_are_compared_by_their_calendars_across_dialects() {
         (("5.5.1", "@#DJULIAN@1700"), ("7.0", "JULIAN 1700"), true),
         (("5.5.1", "@#DROMAN@ 12"), ("5.5.1", "@#DROMAN@ 12"), true),
         (("5.5.1", "44 @#DHEBREW@"), ("7.0", "44 @#DHEBREW@"), true),
+        // The default calendar said or not: one date.
+        (("5.5.1", "@#DGREGORIAN@ 1700"), ("7.0", "1700"), true),
+        (
+            ("7.0", "BET GREGORIAN 1 JAN 1700 AND 1701"),
+            ("7.0", "BET 1 JAN 1700 AND 1701"),
+            true,
+        ),
+        (
+            ("5.5.1", "@#DGREGORIAN@ 1700"),
+            ("5.5.1", "@#DJULIAN@ 1700"),
+            false,
+        ),
     ] {
         file("old.ged", old.0, old.1);
         file("new.ged", new.0, new.1);

@@ -6,7 +6,7 @@
 //! as it did. A hash only proposes a match: [`same`] confirms it, so a collision never hides a change.
 
 use crate::dataset::{Dataset, Payload, StructureId, StructureRef};
-use gedgraft_syntax::internal::calendar::{calendars_as, Refused};
+use gedgraft_syntax::internal::calendar::{calendars_as, without_default_calendar, Refused};
 use gedgraft_syntax::Dialect;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::borrow::Cow;
@@ -53,7 +53,8 @@ fn text(h: &mut FxHasher, s: &str) {
 
 /// A payload's text as compared, with what it is when a `DATE` cannot be read as a GEDCOM 7 date with its
 /// meaning ([`Refused`]). A `DATE`'s text is compared in GEDCOM 7's form, whatever the dialect it was read in:
-/// 5.5.1's `@#DJULIAN@ 44 B.C.` (and `44B.C.`) is GEDCOM 7's `JULIAN 44 BCE`, and the files `fmt --dialect`
+/// 5.5.1's `@#DJULIAN@ 44 B.C.` (and `44B.C.`) is GEDCOM 7's `JULIAN 44 BCE`, the default calendar goes
+/// (`GREGORIAN 1700` is `1700`), and the files `fmt --dialect`
 /// makes of one dataset hold the same dates. A date GEDCOM 7 would read otherwise (5.5.1's text `JULIAN 1700`
 /// or `44 BCE`, a calendar it has no name for) is compared with what it is, so no GEDCOM 7 date equals it.
 pub(super) fn compared_text<'a>(
@@ -64,7 +65,11 @@ pub(super) fn compared_text<'a>(
         return (None, Cow::Borrowed(text));
     }
     match calendars_as(s.dataset().metadata.dialect, Dialect::GEDCOM_7_0, text) {
-        Ok(date) => (None, date),
+        Ok(Cow::Borrowed(date)) => (None, without_default_calendar(date)),
+        Ok(Cow::Owned(date)) => (
+            None,
+            Cow::Owned(without_default_calendar(&date).into_owned()),
+        ),
         // What was refused is in the text: only its kind is kept.
         Err(Refused::NoName(_)) => (Some(Refused::NoName(String::new())), Cow::Borrowed(text)),
         Err(_) => (
