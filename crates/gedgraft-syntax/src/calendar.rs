@@ -13,6 +13,7 @@
 use crate::serialise::d_escapes;
 use crate::Dialect;
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// The calendars both forms name: the escape's value (after `@#D`) and GEDCOM 7's keyword.
 const CALENDARS: [(&str, &str); 4] = [
@@ -83,20 +84,32 @@ pub fn calendars_as<'a>(
 /// assert_eq!(without_default_calendar("BET GREGORIAN 1700 AND JULIAN 1701"), "BET 1700 AND JULIAN 1701");
 /// assert_eq!(without_default_calendar("1 GREGORIAN 1700"), "1 GREGORIAN 1700");
 /// ```
-pub fn without_default_calendar(date: &str) -> Cow<'_, str> {
+pub fn without_default_calendar<'a>(date: impl Into<Cow<'a, str>>) -> Cow<'a, str> {
+    let date = date.into();
     let keyword = CALENDARS[0].1;
-    let found: Vec<usize> = (words(date).filter(|w| w.2 && w.1 == keyword))
-        .map(|(offset, ..)| offset)
+    // The keyword and the one separator after it.
+    let found: Vec<_> = (words(&date).filter(|w| w.2 && w.1 == keyword))
+        .map(|(offset, ..)| {
+            (
+                offset..(offset + keyword.len() + 1).min(date.len()),
+                String::new(),
+            )
+        })
         .collect();
-    if found.is_empty() {
-        return Cow::Borrowed(date);
+    spliced(date, found)
+}
+
+/// `date` with each range of `changes` (in order, apart) replaced by its text; `date` itself when there are none.
+fn spliced(date: Cow<'_, str>, changes: Vec<(Range<usize>, String)>) -> Cow<'_, str> {
+    if changes.is_empty() {
+        return date;
     }
-    let mut out = String::with_capacity(date.len());
+    let mut out = String::with_capacity(date.len() + changes.len());
     let mut copied = 0;
-    for offset in found {
-        out.push_str(date.get(copied..offset).unwrap_or(""));
-        // The keyword and the one separator after it.
-        copied = (offset + keyword.len() + 1).min(date.len());
+    for (range, with) in changes {
+        out.push_str(date.get(copied..range.start).unwrap_or(""));
+        out.push_str(&with);
+        copied = range.end;
     }
     out.push_str(date.get(copied..).unwrap_or(""));
     Cow::Owned(out)
@@ -135,24 +148,14 @@ fn epochs_as<'a>(date: Cow<'a, str>, (from, to): (&str, &str)) -> Result<Cow<'a,
             return Err(Refused::ReadsAsEpoch(to.to_string()));
         }
         if word == from && is_year(previous) {
-            changes.push((offset, word.len(), to.to_string()));
+            changes.push((offset..offset + word.len(), to.to_string()));
         } else if let Some(year) = glued(word, from).filter(|_| from == EPOCHS.0) {
-            changes.push((offset + year.len(), from.len(), format!(" {to}")));
+            let at = offset + year.len();
+            changes.push((at..at + from.len(), format!(" {to}")));
         }
         previous = word;
     }
-    if changes.is_empty() {
-        return Ok(date);
-    }
-    let mut out = String::with_capacity(date.len() + changes.len());
-    let mut copied = 0;
-    for (at, len, with) in changes {
-        out.push_str(date.get(copied..at).unwrap_or(""));
-        out.push_str(&with);
-        copied = at + len;
-    }
-    out.push_str(date.get(copied..).unwrap_or(""));
-    Ok(Cow::Owned(out))
+    Ok(spliced(date, changes))
 }
 
 /// The words of `date` (separated by spaces or tabs, each one character) with their offsets, and whether a
@@ -202,23 +205,12 @@ fn escapes_to_keywords(date: &str) -> Result<Cow<'_, str>, Refused> {
             .iter()
             .find(|(escape, _)| *escape == value)
             .ok_or_else(|| Refused::NoName(piece.to_string()))?;
-        calendars.push((from..to, *keyword));
+        // The keyword stays a word of its own.
+        let touching = to < date.len() && !date.get(to..).unwrap_or("").starts_with([' ', '\t']);
+        let space = if touching { " " } else { "" };
+        calendars.push((from..to, format!("{keyword}{space}")));
     }
-    if calendars.is_empty() {
-        return Ok(Cow::Borrowed(date));
-    }
-    let mut out = String::with_capacity(date.len());
-    let mut copied = 0;
-    for (range, keyword) in calendars {
-        out.push_str(date.get(copied..range.start).unwrap_or(""));
-        out.push_str(keyword);
-        if range.end < date.len() && !date.get(range.end..).unwrap_or("").starts_with([' ', '\t']) {
-            out.push(' ');
-        }
-        copied = range.end;
-    }
-    out.push_str(date.get(copied..).unwrap_or(""));
-    Ok(Cow::Owned(out))
+    Ok(spliced(Cow::Borrowed(date), calendars))
 }
 
 /// `JULIAN 1700` → `@#DJULIAN@ 1700`: a keyword where a date starts becomes its escape; an extension calendar
@@ -235,8 +227,7 @@ fn keywords_to_escapes(date: &str) -> Result<Cow<'_, str>, Refused> {
             date.get(*from..*to).unwrap_or(date).to_string(),
         ));
     }
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut changes = Vec::new();
     for (offset, word, starts) in words(date) {
         if !starts || !is_keyword(word) {
             continue;
@@ -245,17 +236,9 @@ fn keywords_to_escapes(date: &str) -> Result<Cow<'_, str>, Refused> {
             .iter()
             .find(|(_, keyword)| *keyword == word)
             .ok_or_else(|| Refused::NoName(word.to_string()))?;
-        out.push_str(date.get(copied..offset).unwrap_or(""));
-        out.push_str("@#D");
-        out.push_str(escape);
-        out.push('@');
-        copied = offset + word.len();
+        changes.push((offset..offset + word.len(), format!("@#D{escape}@")));
     }
-    if copied == 0 {
-        return Ok(Cow::Borrowed(date));
-    }
-    out.push_str(date.get(copied..).unwrap_or(""));
-    Ok(Cow::Owned(out))
+    Ok(spliced(Cow::Borrowed(date), changes))
 }
 
 #[cfg(test)]

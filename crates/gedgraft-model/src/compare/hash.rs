@@ -65,17 +65,8 @@ pub(super) fn compared_text<'a>(
         return (None, Cow::Borrowed(text));
     }
     match calendars_as(s.dataset().metadata.dialect, Dialect::GEDCOM_7_0, text) {
-        Ok(Cow::Borrowed(date)) => (None, without_default_calendar(date)),
-        Ok(Cow::Owned(date)) => (
-            None,
-            Cow::Owned(without_default_calendar(&date).into_owned()),
-        ),
-        // What was refused is in the text: only its kind is kept.
-        Err(Refused::NoName(_)) => (Some(Refused::NoName(String::new())), Cow::Borrowed(text)),
-        Err(_) => (
-            Some(Refused::ReadsAsCalendar(String::new())),
-            Cow::Borrowed(text),
-        ),
+        Ok(date) => (None, without_default_calendar(date)),
+        Err(refused) => (Some(refused), Cow::Borrowed(text)),
     }
 }
 
