@@ -689,10 +689,8 @@ impl<'p> Builder<'p> {
             }
         };
         let tag = self.tag(line.tag);
-        if self.finishing.dialect.is_gedcom7() {
-            if let Some(token) = line.tag {
-                self.gedcom7_tag(token.text(), token.range());
-            }
+        if let Some(token) = line.tag {
+            self.gedcom7_tag(token.text(), token.range());
         }
         let xref = match (line.xref_id(), line.xref) {
             (Some(x), Some(token)) => {

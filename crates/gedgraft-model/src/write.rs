@@ -258,46 +258,35 @@ impl fmt::Display for WriteError {
             ),
             WriteError::Calendar {
                 calendar,
-                problem: DateProblem::NoName,
+                problem,
                 dialect,
                 path,
                 line,
                 ..
-            } => write!(
-                f,
-                "the date of `{path}`{} names a calendar, `{calendar}`, that {dialect} has no name for: \
-                 written as it is, it would read as another date or as text",
-                at_line(*line)
-            ),
-            WriteError::Calendar {
-                calendar,
-                problem: DateProblem::ReadsAsCalendar,
-                dialect,
-                path,
-                line,
-                ..
-            } => write!(
-                f,
-                "the date of `{path}`{} has `{calendar}` where a date starts, which {dialect} would read as \
-                 a calendar and the file's dialect reads as text: if a calendar is meant, name it as the \
-                 file's dialect does (5.5.x and ELF `@#DJULIAN@`, GEDCOM 7 `JULIAN`), else make it a date \
-                 phrase",
-                at_line(*line)
-            ),
-            WriteError::Calendar {
-                calendar,
-                dialect,
-                path,
-                line,
-                ..
-            } => write!(
-                f,
-                "the date of `{path}`{} has `{calendar}` after a year, which {dialect} would read as the \
-                 year's epoch and the file's dialect reads as text: if an epoch is meant, write it as the \
-                 file's dialect does (5.5.x and ELF `44 B.C.`, GEDCOM 7 `44 BCE`), else make it a date \
-                 phrase",
-                at_line(*line)
-            ),
+            } => {
+                write!(f, "the date of `{path}`{} ", at_line(*line))?;
+                match problem {
+                    DateProblem::NoName => write!(
+                        f,
+                        "names a calendar, `{calendar}`, that {dialect} has no name for: written as it is, \
+                         it would read as another date or as text"
+                    ),
+                    DateProblem::ReadsAsCalendar => write!(
+                        f,
+                        "has `{calendar}` where a date starts, which {dialect} would read as a calendar and \
+                         the file's dialect reads as text: if a calendar is meant, name it as the file's \
+                         dialect does (5.5.x and ELF `@#DJULIAN@`, GEDCOM 7 `JULIAN`), else make it a date \
+                         phrase"
+                    ),
+                    DateProblem::ReadsAsEpoch => write!(
+                        f,
+                        "has `{calendar}` after a year, which {dialect} would read as the year's epoch and \
+                         the file's dialect reads as text: if an epoch is meant, write it as the file's \
+                         dialect does (5.5.x and ELF `44 B.C.`, GEDCOM 7 `44 BCE`), else make it a date \
+                         phrase"
+                    ),
+                }
+            }
             WriteError::NotInDialect {
                 what,
                 text,

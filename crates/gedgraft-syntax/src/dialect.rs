@@ -149,8 +149,7 @@ impl Dialect {
         if Some(id) == self.null_pointer() {
             return Some("`VOID` is GEDCOM 7's null pointer, no structure's identifier");
         }
-        let tagchar = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
-        (!id.chars().all(tagchar)).then_some(
+        (!id.chars().all(gedcom7_tagchar)).then_some(
             "a GEDCOM 7 identifier is upper-case letters, digits and `_` only (7.0 Xref)",
         )
     }
@@ -171,10 +170,12 @@ impl Dialect {
         if !self.is_gedcom7() {
             return None;
         }
-        let tagchar = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
         let ok = match tag.strip_prefix('_') {
-            Some(rest) => !rest.is_empty() && rest.chars().all(tagchar),
-            None => tag.starts_with(|c: char| c.is_ascii_uppercase()) && tag.chars().all(tagchar),
+            Some(rest) => !rest.is_empty() && rest.chars().all(gedcom7_tagchar),
+            None => {
+                tag.starts_with(|c: char| c.is_ascii_uppercase())
+                    && tag.chars().all(gedcom7_tagchar)
+            }
         };
         (!ok).then_some(
             "a GEDCOM 7 tag is upper-case letters, digits and `_`, starting with a letter or `_` (7.0 Tag)",
@@ -262,6 +263,11 @@ impl Dialect {
                     | CONC_AFTER_DIACRITIC
             )
     }
+}
+
+/// GEDCOM 7's `tagchar` (`ucletter / DIGIT / underscore`), of which its tags and identifiers are made.
+fn gedcom7_tagchar(c: char) -> bool {
+    c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
 }
 
 impl fmt::Display for Dialect {
