@@ -466,18 +466,20 @@ impl fmt::Display for Warning {
                 line,
                 octets,
                 from,
-            } => write!(
-                f,
-                "line {line}: the {} after the trailer {} copied as {}, still {from}: no reader takes {} \
-                 for data, but {} not read as the new encoding (`content-after-trailer`: remove {}, or move \
-                 what matters into a record before the trailer)",
-                if *octets == 1 { "octet".to_string() } else { format!("{octets} octets") },
-                if *octets == 1 { "is" } else { "are" },
-                if *octets == 1 { "it is" } else { "they are" },
-                if *octets == 1 { "it" } else { "them" },
-                if *octets == 1 { "it does" } else { "they do" },
-                if *octets == 1 { "it" } else { "them" },
-            ),
+            } => {
+                // One octet or more: the words that agree with it.
+                let (what, is, it_is, it, it_does) = match *octets {
+                    1 => ("octet".to_string(), "is", "it is", "it", "it does"),
+                    n => (format!("{n} octets"), "are", "they are", "them", "they do"),
+                };
+                write!(
+                    f,
+                    "line {line}: the {what} after the trailer {is} copied as {it_is}, still {from}: no \
+                     reader takes {it} for data, but {it_does} not read as the new encoding \
+                     (`content-after-trailer`: remove {it}, or move what matters into a record before the \
+                     trailer)"
+                )
+            }
             Warning::NotReversible {
                 from,
                 to,

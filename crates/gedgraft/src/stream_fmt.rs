@@ -326,7 +326,8 @@ impl File<'_> {
                 Ok::<Formatted, Stop>(counts)
             });
             let written = || {
-                // What the header's serialisation metadata holds that the dataset does not keep.
+                // The notes of what is not written as read: the encoding a dialect does not allow, and what
+                // the header's serialisation metadata holds that the dataset does not keep (first batch).
                 let mut not_written: Vec<String> = encoding_note.into_iter().collect();
                 for batch in stream {
                     // An input whose encoding notes need the whole body (an undecodable octet past the
@@ -335,7 +336,8 @@ impl File<'_> {
                         StreamError::Io(e) => Stop::Error(read_error(&e)),
                         _ => Stop::WholeFile,
                     })?;
-                    let Some(new) = writing.batch(self, batch.parse(), &mut not_written)? else {
+                    not_written.extend(crate::fmt::metadata_not_written(batch.parse()));
+                    let Some(new) = writing.batch(self, batch.parse())? else {
                         continue;
                     };
                     out(&new).map_err(Stop::Error)?;
@@ -395,18 +397,9 @@ enum Counted {
 impl Writing {
     /// One batch lowered and written: its new octets; `None` once the file has an error (the one pass goes on
     /// counting them for the refusal) or a batch changed the plan (the one pass goes on planning).
-    fn batch(
-        &mut self,
-        file: &File<'_>,
-        parse: &Parse,
-        not_written: &mut Vec<String>,
-    ) -> Result<Option<Vec<u8>>, Stop> {
+    fn batch(&mut self, file: &File<'_>, parse: &Parse) -> Result<Option<Vec<u8>>, Stop> {
         let (lowered, writer) = match self {
-            Writing::Planned(planned) => {
-                let lowered = planned.lowering.lower(parse);
-                not_written.extend(crate::fmt::metadata_not_written(parse));
-                (lowered, &mut planned.writer)
-            }
+            Writing::Planned(planned) => (planned.lowering.lower(parse), &mut planned.writer),
             Writing::Ended => return Err(Stop::WholeFile),
             Writing::OnePass(one) => {
                 let OnePass {
@@ -415,7 +408,6 @@ impl Writing {
                     refusal,
                 } = &mut **one;
                 let lowered = lowering.lower(parse);
-                not_written.extend(crate::fmt::metadata_not_written(parse));
                 let refused = refusal.is_some();
                 count_errors(refusal, parse, &lowered);
                 if refusal.is_some() {

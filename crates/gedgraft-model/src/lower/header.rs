@@ -253,7 +253,7 @@ pub fn metadata_not_kept(parse: &Parse) -> Vec<(String, gedgraft_syntax::Locatio
     // Explicit stack (invariant 4): the structures read, with their paths.
     let mut stack: Vec<(Structure, String)> = (header.substructures())
         .map(|s| (tag(&s), s))
-        .filter(|(t, _)| ["CHAR", "ELF", "GEDC", "PLANG"].contains(&t.as_str()))
+        .filter(|(t, _)| t != "SCHMA" && SERIALISATION_METADATA.contains(&t.as_str()))
         .map(|(t, s)| (s, t))
         .collect();
     while let Some((structure, path)) = stack.pop() {
