@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{corpus_file, exit_code, fix_command, fix_in, stderr, stdout_lossy, temp_dir, write};
+use common::{corpus_file, exit_code, fix_in, stderr, stdout_lossy, temp_dir, write};
 use std::process::Command;
 
 /// The folder of this file's scratch directories under Cargo's temporary directory.
@@ -502,12 +502,8 @@ fn a_file_that_is_not_gedcom_is_left_alone_with_a_warning() {
         &["--repair", "--check", "photo.png"],
     ] {
         for whole in [false, true] {
-            let mut command = fix_command(&dir, args);
-            match whole {
-                true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-                false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-            };
-            let out = command.output().expect("runs");
+            let all = [&["fix"][..], args].concat();
+            let out = common::gedgraft_whole_or_streamed(&dir, &all, whole);
             assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
             assert_eq!(
                 stderr(&out),

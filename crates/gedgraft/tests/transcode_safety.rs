@@ -339,15 +339,11 @@ fn rewrap_splits_only_and_join_conc_joins() {
     write(&dir, "g.ged", input.as_bytes());
     let mut outputs = Vec::new();
     for whole in [false, true] {
-        let mut command = common::gedgraft_command(
+        let out = common::gedgraft_whole_or_streamed(
             &dir,
             &["fix", "--rewrap=40", "--join-conc", "g.ged", "-o", "-"],
+            whole,
         );
-        match whole {
-            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-        };
-        let out = command.output().expect("runs");
         assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         outputs.push(stdout_lossy(&out));
     }

@@ -242,12 +242,8 @@ fn the_summary_counts_the_lines_the_review_diff_shows() {
         );
         let done = said.replace("would change", "formatted");
         for whole in [false, true] {
-            let mut command = gedgraft_command(&dir, &["fmt", name, "-o", "out.ged"]);
-            match whole {
-                true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-                false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-            };
-            let out = command.output().expect("runs");
+            let out =
+                common::gedgraft_whole_or_streamed(&dir, &["fmt", name, "-o", "out.ged"], whole);
             assert!(
                 stderr(&out).contains(&done),
                 "{name} whole={whole}: {}",

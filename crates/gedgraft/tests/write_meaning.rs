@@ -288,14 +288,7 @@ fn a_dates_calendar_is_converted_between_dialects_or_refused() {
     ];
     lowered(&dir, "seven", seven, seven_dates);
     // Streamed, and the whole file (`GEDGRAFT_WHOLE_FILE`).
-    let run = |args: &[&str], whole: bool| {
-        let mut command = common::gedgraft_command(&dir, args);
-        match whole {
-            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-        };
-        command.output().expect("runs")
-    };
+    let run = |args: &[&str], whole: bool| common::gedgraft_whole_or_streamed(&dir, args, whole);
     for (args, expected) in runs {
         for whole in [false, true] {
             let out = run(args, whole);
@@ -437,13 +430,8 @@ fn identifiers_gedcom_7_does_not_allow_are_refused_when_written_in_it() {
                 "o.ged",
             ],
         ] {
-            for whole in ["0", "1"] {
-                let mut command = common::gedgraft_command(&dir, &args);
-                match whole {
-                    "1" => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-                    _ => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-                };
-                let out = command.output().expect("runs");
+            for whole in [false, true] {
+                let out = common::gedgraft_whole_or_streamed(&dir, &args, whole);
                 assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
                 assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
                 assert!(!dir.join("o.ged").exists(), "{args:?} wrote its output");
@@ -477,14 +465,9 @@ fn null_pointers_written_into_a_dialect_without_one_are_warned_about() {
         ),
         (["fmt", "void.ged", "--dialect", "gedcom-7.0"], ""),
     ] {
-        for whole in ["0", "1"] {
-            let mut command = common::gedgraft_command(&dir, &args);
-            command.args(["-o", "-"]);
-            match whole {
-                "1" => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-                _ => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-            };
-            let out = command.output().expect("runs");
+        for whole in [false, true] {
+            let args = [&args[..], &["-o", "-"]].concat();
+            let out = common::gedgraft_whole_or_streamed(&dir, &args, whole);
             assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
             assert!(stdout(&out).contains("1 FAMC @VOID@\n"), "{args:?}");
             match said {
@@ -517,12 +500,7 @@ fn metadata_the_dataset_does_not_keep_is_warned_about_when_not_written() {
         stdout(&out)
     );
     for whole in [false, true] {
-        let mut command = common::gedgraft_command(&dir, &["fmt", "h.ged", "-o", "o.ged"]);
-        match whole {
-            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-        };
-        let out = command.output().expect("runs");
+        let out = common::gedgraft_whole_or_streamed(&dir, &["fmt", "h.ged", "-o", "o.ged"], whole);
         assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         let err = stderr(&out);
         for (line, path) in [
@@ -558,15 +536,8 @@ fn converting_to_gedcom_7_writes_utf8_unless_told_otherwise() {
     let ascii = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR ASCII\n";
     write(&dir, "a.ged", format!("{ascii}{body}").as_bytes());
     for whole in [false, true] {
-        let mut command = common::gedgraft_command(
-            &dir,
-            &["fmt", "a.ged", "--dialect", "gedcom-7.0", "-o", "-"],
-        );
-        match whole {
-            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-        };
-        let out = command.output().expect("runs");
+        let args = ["fmt", "a.ged", "--dialect", "gedcom-7.0", "-o", "-"];
+        let out = common::gedgraft_whole_or_streamed(&dir, &args, whole);
         assert_eq!(exit_code(&out), 0, "whole={whole}: {}", stderr(&out));
         assert_eq!(stdout(&out), format!("0 HEAD\n1 GEDC\n2 VERS 7.0\n{body}"));
         assert!(
@@ -621,12 +592,7 @@ fn tags_gedcom_7_does_not_allow_are_refused_when_written_in_it() {
             false,
         ),
     ] {
-        let mut command = common::gedgraft_command(&dir, args);
-        match whole {
-            true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
-            false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
-        };
-        let out = command.output().expect("runs");
+        let out = common::gedgraft_whole_or_streamed(&dir, args, whole);
         assert_eq!(exit_code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
         assert!(

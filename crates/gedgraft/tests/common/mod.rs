@@ -76,6 +76,17 @@ pub fn gedgraft_in(dir: &Path, args: &[&str]) -> Output {
     gedgraft_command(dir, args).output().expect("run gedgraft")
 }
 
+/// Runs `gedgraft ARGS` in `dir` reading the whole file at once (`GEDGRAFT_WHOLE_FILE`), or streamed: a test
+/// that compares the two paths runs both.
+pub fn gedgraft_whole_or_streamed(dir: &Path, args: &[&str], whole: bool) -> Output {
+    let mut command = gedgraft_command(dir, args);
+    match whole {
+        true => command.env("GEDGRAFT_WHOLE_FILE", "1"),
+        false => command.env_remove("GEDGRAFT_WHOLE_FILE"),
+    };
+    command.output().expect("run gedgraft")
+}
+
 /// Runs `gedgraft ARGS` in the data directory ([`data_dir`]).
 pub fn gedgraft(args: &[&str]) -> Output {
     gedgraft_in(&data_dir(), args)
